@@ -1,0 +1,142 @@
+// Command sqlrl makes Text2SQL models better from the feedback of executing
+// their SQL, and serves them. Each subcommand lives in its own file and only
+// wires flags to the packages that do the work.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand. Its name may have several words ("bench
+// generate"); run gets the arguments after the name.
+type command struct {
+	name    string
+	summary string
+	// usage is the text after "usage: sqlrl <name>", e.g. "[flags] FILE".
+	usage string
+	// help is printed under the usage line by --help.
+	help string
+	// flags declares the command's flags on fs and returns the function
+	// that runs it once they are parsed.
+	flags func(fs *flag.FlagSet) func(ctx context.Context, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("sqlrl: duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// usageError marks errors caused by how the command was called; they print
+// the command's usage and exit with 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// The longest registered name that prefixes args wins.
+	var cmd *command
+	var n int
+	for i := len(args); i > 0; i-- {
+		if c := commands[strings.Join(args[:i], " ")]; c != nil {
+			cmd, n = c, i
+			break
+		}
+	}
+	if cmd == nil {
+		if len(args) > 0 && args[0] != "help" && args[0] != "-h" && args[0] != "--help" {
+			if group := groupHelp(args[0]); group != "" {
+				fmt.Fprint(stderr, group)
+				return 2
+			}
+			fmt.Fprintf(stderr, "sqlrl: unknown command %q\n\n", strings.Join(args, " "))
+			fmt.Fprint(stderr, mainHelp())
+			return 2
+		}
+		fmt.Fprint(stdout, mainHelp())
+		return 0
+	}
+	fs := flag.NewFlagSet("sqlrl "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runFn := cmd.flags(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: sqlrl %s %s\n\n%s\n", cmd.name, cmd.usage, strings.TrimSpace(cmd.summary))
+		if cmd.help != "" {
+			fmt.Fprintf(stderr, "\n%s\n", strings.TrimRight(cmd.help, "\n"))
+		}
+		fmt.Fprintf(stderr, "\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args[n:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if err := runFn(ctx, fs.Args()); err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "sqlrl %s: %s\n", cmd.name, ue.msg)
+			fs.Usage()
+			return 2
+		}
+		fmt.Fprintf(stderr, "sqlrl %s: %v\n", cmd.name, err)
+		return 1
+	}
+	return 0
+}
+
+func mainHelp() string {
+	var b strings.Builder
+	b.WriteString("sqlrl: Text2SQL models that improve from the feedback of executing their SQL.\n\nusage: sqlrl <command> [flags] [args]\n\ncommands:\n")
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(&b, "  %-18s %s\n", name, commands[name].summary)
+	}
+	b.WriteString("\nRun 'sqlrl <command> --help' for a command's flags.\n")
+	return b.String()
+}
+
+// groupHelp lists the subcommands under a first word ("sqlrl bench").
+func groupHelp(word string) string {
+	var names []string
+	for name := range commands {
+		if strings.HasPrefix(name, word+" ") {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: sqlrl %s <command>\n\ncommands:\n", word)
+	for _, name := range names {
+		fmt.Fprintf(&b, "  %-18s %s\n", name, commands[name].summary)
+	}
+	return b.String()
+}

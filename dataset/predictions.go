@@ -1,0 +1,279 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Prediction is a model's answer to one question. Index ties it to the
+// Example at the same position; Candidates (optional) are K sampled answers
+// for pass@K, of which SQL is the one submitted.
+type Prediction struct {
+	Index      int      `json:"index"`
+	QuestionID int      `json:"question_id"`
+	DBID       string   `json:"db_id,omitempty"`
+	SQL        string   `json:"sql"`
+	Candidates []string `json:"candidates,omitempty"`
+}
+
+// birdSeparator splits SQL from db_id in BIRD's prediction files.
+const birdSeparator = "\t----- bird -----\t"
+
+// ReadBIRDPredictions reads BIRD's prediction file, a JSON object
+// {"<idx>": "<SQL>\t----- bird -----\t<db_id>"}, sorted by idx. BIRD's own
+// script pairs predictions with gold lines by their order in the file; sqlrl
+// pairs them by idx and rejects a file whose keys are not integers or repeat.
+func ReadBIRDPredictions(path string) ([]Prediction, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %w", err)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return nil, fmt.Errorf("%s: not a BIRD prediction file (a JSON object of idx -> \"SQL\\t----- bird -----\\tdb_id\"): %w", path, jsonErrorWithLine(data, err))
+	}
+	out := make([]Prediction, 0, len(obj))
+	for key, raw := range obj {
+		idx, err := strconv.Atoi(key)
+		if err != nil || idx < 0 {
+			return nil, fmt.Errorf("%s: key %q: not a question index (a non-negative integer)", path, key)
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("%s: key %q: value is %s, want a string \"SQL\\t----- bird -----\\tdb_id\"", path, key, abbreviate(string(raw)))
+		}
+		sql, db, ok := strings.Cut(s, birdSeparator)
+		if !ok {
+			return nil, fmt.Errorf("%s: key %q: missing the \"\\t----- bird -----\\t<db_id>\" suffix", path, key)
+		}
+		out = append(out, Prediction{Index: idx, QuestionID: idx, SQL: sql, DBID: db})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out, nil
+}
+
+// WriteBIRDPredictions writes preds in BIRD's prediction format.
+func WriteBIRDPredictions(path string, preds []Prediction) error {
+	obj := make(map[string]string, len(preds))
+	for _, p := range preds {
+		obj[strconv.Itoa(p.Index)] = p.SQL + birdSeparator + p.DBID
+	}
+	data, err := json.MarshalIndent(obj, "", "    ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return writeFileAtomic(path, data)
+}
+
+// ReadGoldSQL reads a gold file of "SQL<TAB>db_id" lines (BIRD's
+// dev_gold.sql, Spider's gold.txt). Blank lines are skipped, as both official
+// scripts do; each line is trimmed first, as BIRD's script does.
+func ReadGoldSQL(path string) ([]Example, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %w", err)
+	}
+	defer f.Close()
+	var out []Example
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		parts := strings.Split(text, "\t")
+		if len(parts) != 2 || parts[1] == "" {
+			return nil, fmt.Errorf("%s: line %d: want \"SQL<TAB>db_id\", got %d tab-separated fields", path, line, len(parts))
+		}
+		i := len(out)
+		out = append(out, Example{Index: i, QuestionID: i, SQL: parts[0], DBID: parts[1]})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// ReadSQLLines reads a prediction file with one SQL per line (Spider's
+// format; anything after a tab is ignored). Blank lines are skipped, as
+// Spider's evaluator does, so line k pairs with the k-th gold question.
+func ReadSQLLines(path string) ([]Prediction, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %w", err)
+	}
+	var out []Prediction
+	for _, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		sql, _, _ := strings.Cut(l, "\t")
+		i := len(out)
+		out = append(out, Prediction{Index: i, QuestionID: i, SQL: sql})
+	}
+	return out, nil
+}
+
+type jsonlPrediction struct {
+	QuestionID *int            `json:"question_id"`
+	Index      *int            `json:"index"`
+	DBID       string          `json:"db_id"`
+	SQL        *string         `json:"sql"`
+	Candidates json.RawMessage `json:"candidates"`
+}
+
+// ReadJSONLPredictions reads sqlrl's prediction format: one JSON object a
+// line with question_id (or index), sql and optional candidates. A line with
+// candidates but no sql submits the first candidate.
+func ReadJSONLPredictions(path string) ([]Prediction, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %w", err)
+	}
+	defer f.Close()
+	var out []Prediction
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	for line := 1; sc.Scan(); line++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var r jsonlPrediction
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+		}
+		p := Prediction{DBID: r.DBID}
+		switch {
+		case r.QuestionID != nil:
+			p.QuestionID = *r.QuestionID
+			p.Index = -1
+		case r.Index != nil:
+			p.Index = *r.Index
+			p.QuestionID = *r.Index
+		default:
+			return nil, fmt.Errorf("%s: line %d: missing question_id", path, line)
+		}
+		if len(r.Candidates) > 0 && string(r.Candidates) != "null" {
+			if err := json.Unmarshal(r.Candidates, &p.Candidates); err != nil {
+				return nil, fmt.Errorf("%s: line %d: candidates: want a list of SQL strings: %w", path, line, err)
+			}
+		}
+		switch {
+		case r.SQL != nil:
+			p.SQL = *r.SQL
+		case len(p.Candidates) > 0:
+			p.SQL = p.Candidates[0]
+		default:
+			return nil, fmt.Errorf("%s: line %d: missing sql (and no candidates)", path, line)
+		}
+		out = append(out, p)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+// WriteJSONLPredictions writes preds in sqlrl's JSONL format.
+func WriteJSONLPredictions(path string, preds []Prediction) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, p := range preds {
+		rec := struct {
+			QuestionID int      `json:"question_id"`
+			DBID       string   `json:"db_id,omitempty"`
+			SQL        string   `json:"sql"`
+			Candidates []string `json:"candidates,omitempty"`
+		}{p.QuestionID, p.DBID, p.SQL, p.Candidates}
+		if err := enc.Encode(rec); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return writeFileAtomic(path, buf.Bytes())
+}
+
+// ReadPredictions reads any prediction format sqlrl knows, by content: a
+// JSON object is BIRD's format, JSON lines are sqlrl's, anything else is one
+// SQL per line.
+func ReadPredictions(path string) ([]Prediction, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %w", err)
+	}
+	head := make([]byte, 512)
+	n, _ := f.Read(head)
+	f.Close()
+	head = bytes.TrimLeft(head[:n], " \t\r\n\xef\xbb\xbf")
+	switch {
+	case strings.HasSuffix(path, ".jsonl"), bytes.HasPrefix(head, []byte(`{"`)) && !strings.HasSuffix(path, ".json"):
+		return ReadJSONLPredictions(path)
+	case bytes.HasPrefix(head, []byte("{")):
+		return ReadBIRDPredictions(path)
+	}
+	return ReadSQLLines(path)
+}
+
+// Align orders preds to match examples: by Index where the predictions carry
+// one, else by QuestionID. The result has one entry per example; a question
+// without a prediction gets nil. A prediction that names another database
+// than its question, or no question at all, is an error.
+func Align(path string, examples []Example, preds []Prediction) ([]*Prediction, error) {
+	out := make([]*Prediction, len(examples))
+	byQID := map[int]int{}
+	for i, ex := range examples {
+		byQID[ex.QuestionID] = i
+	}
+	for k := range preds {
+		p := &preds[k]
+		i := p.Index
+		if i < 0 {
+			j, ok := byQID[p.QuestionID]
+			if !ok {
+				return nil, fmt.Errorf("%s: prediction for question_id %d: no such question in the gold set", path, p.QuestionID)
+			}
+			i = j
+		}
+		if i >= len(examples) {
+			return nil, fmt.Errorf("%s: prediction %d: index out of range (the gold set has %d questions)", path, i, len(examples))
+		}
+		if out[i] != nil {
+			return nil, fmt.Errorf("%s: two predictions for question %d", path, examples[i].QuestionID)
+		}
+		if p.DBID != "" && p.DBID != examples[i].DBID {
+			return nil, fmt.Errorf("%s: prediction %d: db_id %q, but question %d is on %q", path, i, p.DBID, examples[i].QuestionID, examples[i].DBID)
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+func abbreviate(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so an
+// interrupted run never leaves a half-written output behind.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,3 @@
+module github.com/sqlrl/sqlrl
+
+go 1.26.8

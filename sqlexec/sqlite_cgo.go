@@ -1,0 +1,352 @@
+//go:build cgo
+
+package sqlexec
+
+/*
+#cgo LDFLAGS: -lsqlite3
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+// cell is one column of the current row, fetched in a single cgo call per
+// row rather than three calls per column: on wide result sets the cgo
+// crossing, not SQLite, dominates the scan.
+typedef struct {
+	int type;
+	int len;
+	sqlite3_int64 i;
+	double f;
+	const void *p;
+} cell;
+
+static void fetch_row(sqlite3_stmt *s, int n, cell *out) {
+	for (int k = 0; k < n; k++) {
+		int t = sqlite3_column_type(s, k);
+		out[k].type = t;
+		switch (t) {
+		case SQLITE_INTEGER:
+			out[k].i = sqlite3_column_int64(s, k);
+			break;
+		case SQLITE_FLOAT:
+			out[k].f = sqlite3_column_double(s, k);
+			break;
+		case SQLITE_TEXT:
+			out[k].p = sqlite3_column_text(s, k);
+			out[k].len = sqlite3_column_bytes(s, k);
+			break;
+		case SQLITE_BLOB:
+			out[k].p = sqlite3_column_blob(s, k);
+			out[k].len = sqlite3_column_bytes(s, k);
+			break;
+		}
+	}
+}
+
+static int open_db(const char *path, int flags, sqlite3 **db) {
+	int rc = sqlite3_open_v2(path, db, flags, NULL);
+	if (rc != SQLITE_OK) return rc;
+	sqlite3_extended_result_codes(*db, 1);
+	return SQLITE_OK;
+}
+
+static int lock_down(sqlite3 *db);
+
+// harden applies the database-enforced read-only sandbox: no ATTACH (a
+// prediction must not reach other files), defensive mode (no writable_schema
+// tricks), untrusted schema, no extension loading.
+static int harden(sqlite3 *db) {
+	int dummy;
+	sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &dummy);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &dummy);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, &dummy);
+	int rc = sqlite3_exec(db, "PRAGMA query_only=1", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) return rc;
+	return lock_down(db);
+}
+
+// authorize admits only what a query needs: reading tables, calling
+// functions, recursive CTEs and introspection pragmas. Anything that would
+// change the connection's state (BEGIN left open on a pooled connection, a
+// PRAGMA setter, ATTACH) or the database is denied while the statement is
+// being prepared, before a single row is touched.
+static int authorize(void *arg, int action, const char *a1, const char *a2, const char *db, const char *trigger) {
+	switch (action) {
+	case SQLITE_SELECT:
+	case SQLITE_READ:
+	case SQLITE_FUNCTION:
+	case SQLITE_RECURSIVE:
+		return SQLITE_OK;
+	case SQLITE_PRAGMA:
+		if (a2 == NULL) return SQLITE_OK;
+		if (sqlite3_stricmp(a1, "table_info") == 0 || sqlite3_stricmp(a1, "table_xinfo") == 0 ||
+		    sqlite3_stricmp(a1, "index_list") == 0 || sqlite3_stricmp(a1, "index_info") == 0 ||
+		    sqlite3_stricmp(a1, "index_xinfo") == 0 || sqlite3_stricmp(a1, "foreign_key_list") == 0)
+			return SQLITE_OK;
+		return SQLITE_DENY;
+	}
+	return SQLITE_DENY;
+}
+
+static int lock_down(sqlite3 *db) {
+	return sqlite3_set_authorizer(db, authorize, NULL);
+}
+
+static int bind_text(sqlite3_stmt *s, int i, const char *p, int n) {
+	return sqlite3_bind_text(s, i, p, n, SQLITE_TRANSIENT);
+}
+static int bind_blob(sqlite3_stmt *s, int i, const void *p, int n) {
+	return sqlite3_bind_blob(s, i, p, n, SQLITE_TRANSIENT);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// Version is the SQLite library version the engine runs on.
+var Version = C.GoString(C.sqlite3_libversion())
+
+// Driver names the SQLite implementation compiled in.
+const Driver = "libsqlite3 (cgo)"
+
+// conn is one SQLite connection. It is not safe for concurrent use except for
+// interrupt, which SQLite documents as callable from any thread.
+type conn struct {
+	db   *C.sqlite3
+	path string
+	buf  []C.cell
+}
+
+// openConn opens path. readOnly connections are opened with
+// SQLITE_OPEN_READONLY and hardened; writable ones are for building databases.
+func openConn(path string, readOnly, create bool) (*conn, error) {
+	flags := C.int(C.SQLITE_OPEN_NOMUTEX | C.SQLITE_OPEN_URI)
+	switch {
+	case readOnly:
+		flags |= C.SQLITE_OPEN_READONLY
+	case create:
+		flags |= C.SQLITE_OPEN_READWRITE | C.SQLITE_OPEN_CREATE
+	default:
+		flags |= C.SQLITE_OPEN_READWRITE
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	var db *C.sqlite3
+	if rc := C.open_db(cpath, flags, &db); rc != C.SQLITE_OK {
+		msg := "out of memory"
+		if db != nil {
+			msg = C.GoString(C.sqlite3_errmsg(db))
+			C.sqlite3_close_v2(db)
+		}
+		return nil, fmt.Errorf("open %s: %s", path, msg)
+	}
+	c := &conn{db: db, path: path}
+	if readOnly {
+		if rc := C.harden(db); rc != C.SQLITE_OK {
+			err := c.err(rc)
+			c.close()
+			return nil, fmt.Errorf("open %s: harden: %w", path, err)
+		}
+	}
+	return c, nil
+}
+
+func (c *conn) close() error {
+	if c.db == nil {
+		return nil
+	}
+	rc := C.sqlite3_close_v2(c.db)
+	c.db = nil
+	if rc != C.SQLITE_OK {
+		return fmt.Errorf("close %s: sqlite code %d", c.path, int(rc))
+	}
+	return nil
+}
+
+func (c *conn) interrupt() { C.sqlite3_interrupt(c.db) }
+
+// err turns a SQLite result code into an error carrying SQLite's message.
+func (c *conn) err(rc C.int) error {
+	msg := C.GoString(C.sqlite3_errmsg(c.db))
+	return &sqliteError{code: int(rc), msg: msg}
+}
+
+type sqliteError struct {
+	code int
+	msg  string
+}
+
+func (e *sqliteError) Error() string { return e.msg }
+
+// interrupted reports whether err came from sqlite3_interrupt.
+func interrupted(err error) bool {
+	var se *sqliteError
+	return errors.As(err, &se) && se.code&0xff == C.SQLITE_INTERRUPT
+}
+
+// stmt is one prepared statement.
+type stmt struct {
+	c    *conn
+	s    *C.sqlite3_stmt
+	ncol int
+}
+
+// prepare compiles the first statement of sql. It returns a nil stmt when sql
+// holds no statement (only whitespace, comments or semicolons), and the byte
+// offset where the unparsed tail starts.
+func (c *conn) prepare(sql string) (*stmt, int, error) {
+	csql := C.CString(sql)
+	defer C.free(unsafe.Pointer(csql))
+	var s *C.sqlite3_stmt
+	var tail *C.char
+	rc := C.sqlite3_prepare_v2(c.db, csql, C.int(len(sql)), &s, &tail)
+	if rc != C.SQLITE_OK {
+		return nil, 0, c.err(rc)
+	}
+	off := int(uintptr(unsafe.Pointer(tail)) - uintptr(unsafe.Pointer(csql)))
+	if s == nil {
+		return nil, off, nil
+	}
+	return &stmt{c: c, s: s, ncol: int(C.sqlite3_column_count(s))}, off, nil
+}
+
+func (s *stmt) readOnly() bool { return C.sqlite3_stmt_readonly(s.s) != 0 }
+
+func (s *stmt) columns() []string {
+	cols := make([]string, s.ncol)
+	for i := range cols {
+		cols[i] = C.GoString(C.sqlite3_column_name(s.s, C.int(i)))
+	}
+	return cols
+}
+
+// bind sets the statement's parameters, numbered from 1.
+func (s *stmt) bind(args ...any) error {
+	for i, a := range args {
+		if err := s.bindAt(i+1, a); err != nil {
+			return fmt.Errorf("bind parameter %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func (s *stmt) bindAt(n int, a any) error {
+	switch v := a.(type) {
+	case nil:
+		return s.rc(C.sqlite3_bind_null(s.s, C.int(n)))
+	case int:
+		return s.rc(C.sqlite3_bind_int64(s.s, C.int(n), C.sqlite3_int64(v)))
+	case int64:
+		return s.rc(C.sqlite3_bind_int64(s.s, C.int(n), C.sqlite3_int64(v)))
+	case bool:
+		b := 0
+		if v {
+			b = 1
+		}
+		return s.rc(C.sqlite3_bind_int64(s.s, C.int(n), C.sqlite3_int64(b)))
+	case float64:
+		return s.rc(C.sqlite3_bind_double(s.s, C.int(n), C.double(v)))
+	case string:
+		p := C.CString(v)
+		defer C.free(unsafe.Pointer(p))
+		return s.rc(C.bind_text(s.s, C.int(n), p, C.int(len(v))))
+	case []byte:
+		var p unsafe.Pointer
+		if len(v) > 0 {
+			p = C.CBytes(v)
+			defer C.free(p)
+		}
+		return s.rc(C.bind_blob(s.s, C.int(n), p, C.int(len(v))))
+	case Value:
+		return s.bindAt(n, v.Any())
+	}
+	return fmt.Errorf("unsupported type %T", a)
+}
+
+func (s *stmt) rc(rc C.int) error {
+	if rc != C.SQLITE_OK {
+		return s.c.err(rc)
+	}
+	return nil
+}
+
+// step advances to the next row; it reports false when the statement is done.
+func (s *stmt) step() (bool, error) {
+	switch rc := C.sqlite3_step(s.s); rc {
+	case C.SQLITE_ROW:
+		return true, nil
+	case C.SQLITE_DONE:
+		return false, nil
+	default:
+		return false, s.c.err(rc)
+	}
+}
+
+// row appends the current row's values to dst and returns it with the number
+// of payload bytes it carried.
+func (s *stmt) row(dst []Value) ([]Value, int) {
+	if cap(s.c.buf) < s.ncol {
+		s.c.buf = make([]C.cell, s.ncol)
+	}
+	buf := s.c.buf[:s.ncol]
+	if s.ncol > 0 {
+		C.fetch_row(s.s, C.int(s.ncol), &buf[0])
+	}
+	size := 0
+	for k := range buf {
+		cl := &buf[k]
+		switch cl._type {
+		case C.SQLITE_INTEGER:
+			dst = append(dst, Value{Kind: KindInt, I: int64(cl.i)})
+			size += 8
+		case C.SQLITE_FLOAT:
+			dst = append(dst, Value{Kind: KindFloat, F: float64(cl.f)})
+			size += 8
+		case C.SQLITE_TEXT, C.SQLITE_BLOB:
+			kind := KindText
+			if cl._type == C.SQLITE_BLOB {
+				kind = KindBlob
+			}
+			str := ""
+			if cl.len > 0 {
+				str = C.GoStringN((*C.char)(cl.p), cl.len)
+			}
+			dst = append(dst, Value{Kind: kind, S: str})
+			size += int(cl.len)
+		default:
+			dst = append(dst, Value{})
+		}
+	}
+	runtime.KeepAlive(s)
+	return dst, size
+}
+
+func (s *stmt) reset() error { return s.rc(C.sqlite3_reset(s.s)) }
+
+func (s *stmt) clearBindings() { C.sqlite3_clear_bindings(s.s) }
+
+func (s *stmt) close() {
+	if s.s != nil {
+		C.sqlite3_finalize(s.s)
+		s.s = nil
+	}
+}
+
+// exec runs every statement of sql, discarding rows. It is for building and
+// migrating databases, never for model output.
+func (c *conn) exec(sql string) error {
+	csql := C.CString(sql)
+	defer C.free(unsafe.Pointer(csql))
+	var errmsg *C.char
+	if rc := C.sqlite3_exec(c.db, csql, nil, nil, &errmsg); rc != C.SQLITE_OK {
+		msg := C.GoString(errmsg)
+		C.sqlite3_free(unsafe.Pointer(errmsg))
+		return &sqliteError{code: int(rc), msg: msg}
+	}
+	return nil
+}
