@@ -92,12 +92,44 @@ type birdRecord struct {
 // LoadBIRD reads BIRD's layout: <split>.json, <split>_tables.json and
 // <split>_databases/<db>/<db>.sqlite.
 func LoadBIRD(dir, split string) (*Benchmark, error) {
-	path := filepath.Join(dir, split+".json")
+	b, err := loadBIRDQuestions(filepath.Join(dir, split+".json"))
+	if err != nil {
+		return nil, err
+	}
+	b.Dir, b.DBRoot = dir, filepath.Join(dir, split+"_databases")
+	tables := filepath.Join(dir, split+"_tables.json")
+	if _, err := os.Stat(tables); err == nil {
+		if b.Schemas, err = ReadTables(tables); err != nil {
+			return nil, err
+		}
+	}
+	return b, b.checkDatabases()
+}
+
+// LoadQuestions reads a BIRD or Spider question file on its own, without
+// its databases (to label a gold SQL file with difficulties, say). The
+// layout is told by the records' fields: BIRD has "SQL", Spider "query".
+func LoadQuestions(path string) (*Benchmark, error) {
+	var probe []map[string]json.RawMessage
+	if err := readJSON(path, &probe); err != nil {
+		return nil, err
+	}
+	if len(probe) > 0 {
+		if _, ok := probe[0]["query"]; ok {
+			if _, bird := probe[0]["SQL"]; !bird {
+				return loadSpiderQuestions(path)
+			}
+		}
+	}
+	return loadBIRDQuestions(path)
+}
+
+func loadBIRDQuestions(path string) (*Benchmark, error) {
 	var recs []json.RawMessage
 	if err := readJSON(path, &recs); err != nil {
 		return nil, err
 	}
-	b := &Benchmark{Layout: LayoutBIRD, Dir: dir, DBRoot: filepath.Join(dir, split+"_databases"), Questions: path}
+	b := &Benchmark{Layout: LayoutBIRD, Questions: path}
 	for i, raw := range recs {
 		var r birdRecord
 		if err := strictUnmarshal(raw, &r); err != nil {
@@ -129,13 +161,7 @@ func LoadBIRD(dir, split string) (*Benchmark, error) {
 			Evidence: r.Evidence, SQL: *r.SQL, Difficulty: r.Difficulty,
 		})
 	}
-	tables := filepath.Join(dir, split+"_tables.json")
-	if _, err := os.Stat(tables); err == nil {
-		if b.Schemas, err = ReadTables(tables); err != nil {
-			return nil, err
-		}
-	}
-	return b, b.checkDatabases()
+	return b, nil
 }
 
 type spiderRecord struct {
@@ -152,12 +178,26 @@ var HardnessFunc func(sql string) (string, error)
 // LoadSpider reads Spider's layout: <split>.json, tables.json and
 // database/<db>/<db>.sqlite. Difficulty is Spider's hardness of the gold SQL.
 func LoadSpider(dir, split string) (*Benchmark, error) {
-	path := filepath.Join(dir, split+".json")
+	b, err := loadSpiderQuestions(filepath.Join(dir, split+".json"))
+	if err != nil {
+		return nil, err
+	}
+	b.Dir, b.DBRoot = dir, filepath.Join(dir, "database")
+	tables := filepath.Join(dir, "tables.json")
+	if _, err := os.Stat(tables); err == nil {
+		if b.Schemas, err = ReadTables(tables); err != nil {
+			return nil, err
+		}
+	}
+	return b, b.checkDatabases()
+}
+
+func loadSpiderQuestions(path string) (*Benchmark, error) {
 	var recs []json.RawMessage
 	if err := readJSON(path, &recs); err != nil {
 		return nil, err
 	}
-	b := &Benchmark{Layout: LayoutSpider, Dir: dir, DBRoot: filepath.Join(dir, "database"), Questions: path}
+	b := &Benchmark{Layout: LayoutSpider, Questions: path}
 	for i, raw := range recs {
 		var r spiderRecord
 		if err := json.Unmarshal(raw, &r); err != nil {
@@ -186,13 +226,7 @@ func LoadSpider(dir, split string) (*Benchmark, error) {
 		}
 		b.Examples = append(b.Examples, ex)
 	}
-	tables := filepath.Join(dir, "tables.json")
-	if _, err := os.Stat(tables); err == nil {
-		if b.Schemas, err = ReadTables(tables); err != nil {
-			return nil, err
-		}
-	}
-	return b, b.checkDatabases()
+	return b, nil
 }
 
 // checkDatabases fails early, naming the first question whose database file

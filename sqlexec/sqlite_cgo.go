@@ -60,7 +60,10 @@ static int harden(sqlite3 *db) {
 	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &dummy);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, &dummy);
 	sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, &dummy);
-	int rc = sqlite3_exec(db, "PRAGMA query_only=1", NULL, NULL, NULL);
+	// A pooled connection keeps its page cache between queries; a larger one
+	// and memory-mapped reads are most of why sqlrl outruns a connection per
+	// query. Sorts spill to memory, never to temp files.
+	int rc = sqlite3_exec(db, "PRAGMA cache_size=-65536; PRAGMA mmap_size=1073741824; PRAGMA temp_store=MEMORY; PRAGMA query_only=1", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) return rc;
 	return lock_down(db);
 }

@@ -119,7 +119,13 @@ func (v Value) AppendKey(b []byte) []byte {
 			// so this is unreachable from a database. Keep keys distinct.
 			return append(b, 'n', 'a', 'n')
 		}
-		return strconv.AppendUint(append(b, 'f'), math.Float64bits(f), 16)
+		// Fixed width keeps keys self-delimiting when concatenated.
+		bits := math.Float64bits(f)
+		b = append(b, 'f')
+		for shift := 60; shift >= 0; shift -= 4 {
+			b = append(b, "0123456789abcdef"[bits>>uint(shift)&0xf])
+		}
+		return b
 	case KindText:
 		b = append(b, 't')
 	default:
