@@ -70,17 +70,24 @@ type Scorer struct {
 	// DISTINCT before execution (its --keep_distinct flag).
 	KeepDistinct bool
 
-	gold  cache
-	preds cache
+	results cache
 }
 
 type cacheEntry struct {
 	done chan struct{}
 	res  *sqlexec.Result
 	err  error
+	// cut is set when the run was stopped by its caller's context, which
+	// says nothing about the query: waiters with time left run it again.
+	cut bool
 }
 
-// cache memoises query results with a single execution per key even under
+// maxCachedBytes keeps huge results (a wrong prediction that returns a whole
+// table) out of the cache; they are rare and cheap to recompute relative to
+// the memory they would pin.
+const maxCachedBytes = 8 << 20
+
+// cache memoises query results, executing each key once even under
 // concurrent demand.
 type cache struct {
 	mu sync.Mutex
@@ -88,32 +95,44 @@ type cache struct {
 }
 
 func (c *cache) get(ctx context.Context, key string, run func(context.Context) (*sqlexec.Result, error)) (*sqlexec.Result, error) {
-	c.mu.Lock()
-	if c.m == nil {
-		c.m = map[string]*cacheEntry{}
-	}
-	if e, ok := c.m[key]; ok {
+	for {
+		c.mu.Lock()
+		if c.m == nil {
+			c.m = map[string]*cacheEntry{}
+		}
+		e, ok := c.m[key]
+		if !ok {
+			e = &cacheEntry{done: make(chan struct{})}
+			c.m[key] = e
+			c.mu.Unlock()
+			e.res, e.err = run(ctx)
+			k := sqlexec.ClassOf(e.err)
+			e.cut = ctx.Err() != nil && (k == sqlexec.ClassCanceled || k == sqlexec.ClassTimeout)
+			if e.cut || (e.res != nil && e.res.Bytes > maxCachedBytes) {
+				c.mu.Lock()
+				delete(c.m, key)
+				c.mu.Unlock()
+			}
+			close(e.done)
+			return e.res, e.err
+		}
 		c.mu.Unlock()
 		select {
 		case <-e.done:
-			return e.res, e.err
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, ctxErr(ctx)
+		}
+		if !e.cut || ctx.Err() != nil {
+			return e.res, e.err
 		}
 	}
-	e := &cacheEntry{done: make(chan struct{})}
-	c.m[key] = e
-	c.mu.Unlock()
-	e.res, e.err = run(ctx)
-	// A result cut short by this caller's context says nothing about the
-	// query; forget it so the next caller runs it afresh.
-	if k := sqlexec.ClassOf(e.err); k == sqlexec.ClassCanceled || (k == sqlexec.ClassTimeout && ctx.Err() != nil) {
-		c.mu.Lock()
-		delete(c.m, key)
-		c.mu.Unlock()
+}
+
+func ctxErr(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &sqlexec.Error{Class: sqlexec.ClassTimeout, Msg: "query timed out", Err: ctx.Err()}
 	}
-	close(e.done)
-	return e.res, e.err
+	return &sqlexec.Error{Class: sqlexec.ClassCanceled, Msg: "query canceled", Err: ctx.Err()}
 }
 
 // nondeterministic reports whether sql may return different rows on each
@@ -126,19 +145,25 @@ func nondeterministic(sql string) bool {
 
 // GoldResult returns the (cached) result of a gold query.
 func (s *Scorer) GoldResult(ctx context.Context, db, sql string) (*sqlexec.Result, error) {
-	return s.gold.get(ctx, db+"\x00"+sql, func(ctx context.Context) (*sqlexec.Result, error) {
+	return s.results.get(ctx, cacheKey(db, sql), func(ctx context.Context) (*sqlexec.Result, error) {
 		return s.Engine.Query(ctx, db, sql)
 	})
 }
 
+// predResult executes a prediction, sharing the cache with gold queries: a
+// prediction that is the gold SQL verbatim costs nothing more.
 func (s *Scorer) predResult(ctx context.Context, db, sql string) (*sqlexec.Result, error) {
 	if !s.CachePredictions || nondeterministic(sql) {
 		return s.Engine.Query(ctx, db, sql)
 	}
-	return s.preds.get(ctx, db+"\x00"+sql, func(ctx context.Context) (*sqlexec.Result, error) {
+	return s.results.get(ctx, cacheKey(db, sql), func(ctx context.Context) (*sqlexec.Result, error) {
 		return s.Engine.Query(ctx, db, sql)
 	})
 }
+
+// cacheKey identifies a query; surrounding whitespace cannot change what it
+// returns.
+func cacheKey(db, sql string) string { return db + "\x00" + strings.TrimSpace(sql) }
 
 // Score executes pred and gold on db and compares them under the Scorer's
 // mode.
