@@ -168,13 +168,11 @@ func cacheKey(db, sql string) string { return db + "\x00" + strings.TrimSpace(sq
 // Score executes pred and gold on db and compares them under the Scorer's
 // mode.
 func (s *Scorer) Score(ctx context.Context, db, gold, pred string) Outcome {
-	if s.Mode == ModeSpider && scoreSpider != nil {
-		return scoreSpider(s, ctx, db, gold, pred)
+	if s.Mode == ModeSpider {
+		return s.scoreSpider(ctx, db, gold, pred)
 	}
 	return s.scoreBIRD(ctx, db, gold, pred)
 }
-
-var scoreSpider func(s *Scorer, ctx context.Context, db, gold, pred string) Outcome
 
 func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 	timeout := s.Timeout

@@ -1,0 +1,431 @@
+package prompt
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// Schema is what a prompt shows of one database: its tables, in the order
+// the database lists them. It is read from the database itself (not from a
+// tables.json) so that a prompt describes exactly what the SQL will run on.
+// A Schema is shared by every prompt on its database and must not be
+// modified.
+type Schema struct {
+	DBID   string
+	Tables []*Table
+}
+
+// Table is one table of a Schema.
+type Table struct {
+	Name    string
+	Columns []Column
+	// PrimaryKey lists the key's columns in key order; empty when none.
+	PrimaryKey  []string
+	ForeignKeys []ForeignKey
+
+	// nameTerms, colTerms and valueTerms are the words pruning matches the
+	// question against (see rank.go).
+	nameTerms, colTerms, valueTerms map[string]bool
+}
+
+// Column is one column of a Table.
+type Column struct {
+	Name string
+	// Type is the declared type as written in CREATE TABLE ("" when none).
+	Type    string
+	NotNull bool
+	// Examples are up to CatalogOptions.Examples distinct values, already
+	// written as SQL literals ('gold', 42, 3.5), so that a model sees how
+	// values are spelled (BIRD's golds hinge on 'M' versus 'Male').
+	Examples []string
+	// Description is BIRD's column description on one line, "" when none.
+	Description string
+}
+
+// ForeignKey is one FOREIGN KEY constraint of a Table.
+type ForeignKey struct {
+	Columns    []string
+	RefTable   string
+	RefColumns []string
+}
+
+// Table returns the table called name (case-insensitively, as SQL does), or
+// nil.
+func (s *Schema) Table(name string) *Table {
+	for _, t := range s.Tables {
+		if strings.EqualFold(t.Name, name) {
+			return t
+		}
+	}
+	return nil
+}
+
+// Defaults of CatalogOptions.
+const (
+	DefaultExamples            = 3
+	DefaultScanRows            = 1000
+	DefaultMaxValueChars       = 40
+	DefaultMaxDescriptionChars = 200
+)
+
+// CatalogOptions configure how schemas are read. Zero values take the
+// defaults above; a negative value turns the feature off (Examples < 0: no
+// example values) or the limit off (MaxValueChars, MaxDescriptionChars < 0).
+type CatalogOptions struct {
+	// DescriptionRoot holds <db>/database_description/*.csv, BIRD's column
+	// descriptions; usually the benchmark's database root. Empty: none.
+	DescriptionRoot string
+	// Examples is the number of distinct example values shown per column.
+	Examples int
+	// ScanRows bounds the rows read per column when looking for examples,
+	// so that a table of millions of rows costs what a small one does and
+	// the values found do not depend on a timeout.
+	ScanRows int
+	// MaxValueChars cuts longer text examples (with "..." inside the
+	// quotes): a column of long free text needs its kind shown, not its text.
+	MaxValueChars int
+	// MaxDescriptionChars cuts longer descriptions (with "...").
+	MaxDescriptionChars int
+}
+
+func (o CatalogOptions) withDefaults() CatalogOptions {
+	if o.Examples == 0 {
+		o.Examples = DefaultExamples
+	}
+	if o.ScanRows <= 0 {
+		o.ScanRows = DefaultScanRows
+	}
+	if o.MaxValueChars == 0 {
+		o.MaxValueChars = DefaultMaxValueChars
+	}
+	if o.MaxDescriptionChars == 0 {
+		o.MaxDescriptionChars = DefaultMaxDescriptionChars
+	}
+	return o
+}
+
+// Catalog reads and caches the Schema of each database. Thousands of prompts
+// share a handful of databases, and reading one (a query per column for
+// example values) costs far more than writing a prompt, so each database is
+// read once; concurrent requests for the same database wait for one read.
+// Only SQLite databases can be read for now: introspection goes through
+// sqlite_master and PRAGMA table_info / foreign_key_list.
+type Catalog struct {
+	eng  sqlexec.Engine
+	opts CatalogOptions
+
+	mu      sync.Mutex
+	entries map[string]*catalogEntry
+}
+
+type catalogEntry struct {
+	done   chan struct{}
+	schema *Schema
+	err    error
+}
+
+// NewCatalog returns a Catalog that reads databases through eng.
+func NewCatalog(eng sqlexec.Engine, opts CatalogOptions) *Catalog {
+	return &Catalog{eng: eng, opts: opts.withDefaults(), entries: map[string]*catalogEntry{}}
+}
+
+// Schema returns the schema of database db, reading it on first use. A
+// failed read is not cached, so a canceled run can be retried.
+func (c *Catalog) Schema(ctx context.Context, db string) (*Schema, error) {
+	c.mu.Lock()
+	e := c.entries[db]
+	if e == nil {
+		e = &catalogEntry{done: make(chan struct{})}
+		c.entries[db] = e
+		c.mu.Unlock()
+		e.schema, e.err = c.read(ctx, db)
+		if e.err != nil {
+			c.mu.Lock()
+			delete(c.entries, db)
+			c.mu.Unlock()
+		}
+		close(e.done)
+		return e.schema, e.err
+	}
+	c.mu.Unlock()
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("schema of %s: %w", db, ctx.Err())
+	}
+	return e.schema, e.err
+}
+
+func (c *Catalog) read(ctx context.Context, db string) (*Schema, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("schema of %s: %s", db, fmt.Sprintf(format, args...))
+	}
+	res, err := c.eng.Query(ctx, db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`)
+	if err != nil {
+		return nil, fail("list tables: %v", err)
+	}
+	s := &Schema{DBID: db}
+	for _, row := range res.Rows {
+		t := &Table{Name: row[0].S}
+		if err := c.readTable(ctx, db, t); err != nil {
+			return nil, fail("table %s: %v", t.Name, err)
+		}
+		s.Tables = append(s.Tables, t)
+	}
+	if len(s.Tables) == 0 {
+		return nil, fail("no tables")
+	}
+	// A FOREIGN KEY without target columns references the target's key.
+	for _, t := range s.Tables {
+		for i, fk := range t.ForeignKeys {
+			if len(fk.RefColumns) > 0 && fk.RefColumns[0] != "" {
+				continue
+			}
+			if ref := s.Table(fk.RefTable); ref != nil && len(ref.PrimaryKey) == len(fk.Columns) {
+				t.ForeignKeys[i].RefColumns = append([]string(nil), ref.PrimaryKey...)
+			} else {
+				t.ForeignKeys[i].RefColumns = nil
+			}
+		}
+	}
+	if c.opts.DescriptionRoot != "" {
+		descs, err := dataset.ReadDescriptions(filepath.Join(c.opts.DescriptionRoot, db))
+		if err != nil {
+			return nil, fail("%v", err)
+		}
+		for _, t := range s.Tables {
+			c.describe(t, descs[strings.ToLower(t.Name)])
+		}
+	}
+	for _, t := range s.Tables {
+		t.indexTerms()
+	}
+	return s, nil
+}
+
+func (c *Catalog) readTable(ctx context.Context, db string, t *Table) error {
+	q := SQLite.quoteAlways(t.Name)
+	info, err := c.eng.Query(ctx, db, "PRAGMA table_info("+q+")")
+	if err != nil {
+		return fmt.Errorf("columns: %w", err)
+	}
+	type pkCol struct {
+		pos  int64
+		name string
+	}
+	var pk []pkCol
+	for _, r := range info.Rows {
+		if len(r) < 6 {
+			return fmt.Errorf("columns: PRAGMA table_info returned %d fields, want 6", len(r))
+		}
+		col := Column{Name: r[1].S, Type: strings.TrimSpace(r[2].S), NotNull: r[3].I != 0}
+		t.Columns = append(t.Columns, col)
+		if r[5].I > 0 {
+			pk = append(pk, pkCol{r[5].I, col.Name})
+		}
+	}
+	sort.Slice(pk, func(i, j int) bool { return pk[i].pos < pk[j].pos })
+	for _, p := range pk {
+		t.PrimaryKey = append(t.PrimaryKey, p.name)
+	}
+
+	fks, err := c.eng.Query(ctx, db, "PRAGMA foreign_key_list("+q+")")
+	if err != nil {
+		return fmt.Errorf("foreign keys: %w", err)
+	}
+	// SQLite numbers constraints from the last declared one; list them in
+	// declaration order.
+	byID := map[int64]*ForeignKey{}
+	var ids []int64
+	for _, r := range fks.Rows {
+		if len(r) < 5 {
+			return fmt.Errorf("foreign keys: PRAGMA foreign_key_list returned %d fields, want 8", len(r))
+		}
+		fk := byID[r[0].I]
+		if fk == nil {
+			fk = &ForeignKey{RefTable: r[2].S}
+			byID[r[0].I] = fk
+			ids = append(ids, r[0].I)
+		}
+		fk.Columns = append(fk.Columns, r[3].S)
+		fk.RefColumns = append(fk.RefColumns, r[4].S) // "" (NULL): the target's key
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] > ids[j] })
+	for _, id := range ids {
+		t.ForeignKeys = append(t.ForeignKeys, *byID[id])
+	}
+
+	if c.opts.Examples > 0 {
+		for i := range t.Columns {
+			ex, err := c.examples(ctx, db, t.Name, t.Columns[i].Name)
+			if err != nil {
+				return fmt.Errorf("example values of column %s: %w", t.Columns[i].Name, err)
+			}
+			t.Columns[i].Examples = ex
+		}
+	}
+	return nil
+}
+
+// examples reads up to Examples distinct non-empty values of a column among
+// its first ScanRows rows. Without ORDER BY the rows come in the table's
+// storage order, which is fixed for a given database file and SQLite
+// release, so prompts are reproducible; sorting instead would scan whole
+// tables of millions of rows.
+func (c *Catalog) examples(ctx context.Context, db, table, column string) ([]string, error) {
+	col := SQLite.quoteAlways(column)
+	// Ask for a few more than needed: empty strings and blobs are skipped.
+	sql := fmt.Sprintf("SELECT DISTINCT %s FROM (SELECT %s FROM %s LIMIT %d) WHERE %s IS NOT NULL LIMIT %d",
+		col, col, SQLite.quoteAlways(table), c.opts.ScanRows, col, c.opts.Examples+3)
+	res, err := c.eng.Query(ctx, db, sql)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range res.Rows {
+		if len(out) == c.opts.Examples {
+			break
+		}
+		lit, ok := literal(r[0], c.opts.MaxValueChars)
+		if !ok || seen[lit] {
+			continue
+		}
+		seen[lit] = true
+		out = append(out, lit)
+	}
+	return out, nil
+}
+
+// literal writes v as a SQL literal on one line; ok is false for values not
+// worth showing (blobs, empty text).
+func literal(v sqlexec.Value, maxChars int) (string, bool) {
+	switch v.Kind {
+	case sqlexec.KindInt:
+		return strconv.FormatInt(v.I, 10), true
+	case sqlexec.KindFloat:
+		s := strconv.FormatFloat(v.F, 'g', -1, 64)
+		if v.F > -1e15 && v.F < 1e15 {
+			s = strconv.FormatFloat(v.F, 'f', -1, 64)
+		}
+		if !strings.ContainsAny(s, ".eEnN") {
+			s += ".0"
+		}
+		return s, true
+	case sqlexec.KindText:
+		s := oneLine(v.S)
+		if s == "" {
+			return "", false
+		}
+		s = cut(s, maxChars)
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'", true
+	}
+	return "", false
+}
+
+// oneLine collapses runs of whitespace (line breaks included) into one
+// space: a schema comment must stay on its line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// cut shortens s to max runes, marking the cut with "...". max < 0: no limit.
+func cut(s string, max int) string {
+	if max < 0 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max {
+			return strings.TrimRight(s[:i], " ") + "..."
+		}
+		n++
+	}
+	return s
+}
+
+// describe attaches BIRD's descriptions to t's columns. A description that
+// only repeats the column's name is dropped; the readable name is kept when
+// it says more than the column name; value notes ("M: male") follow.
+func (c *Catalog) describe(t *Table, descs []dataset.ColumnDescription) {
+	if len(descs) == 0 {
+		return
+	}
+	find := func(name string) *dataset.ColumnDescription {
+		for i := range descs {
+			if strings.EqualFold(strings.TrimSpace(descs[i].Column), name) {
+				return &descs[i]
+			}
+		}
+		key := squash(name)
+		for i := range descs {
+			if squash(descs[i].Column) == key {
+				return &descs[i]
+			}
+		}
+		return nil
+	}
+	for i := range t.Columns {
+		col := &t.Columns[i]
+		d := find(col.Name)
+		if d == nil {
+			continue
+		}
+		var parts []string
+		name, desc := oneLine(d.Name), oneLine(d.Description)
+		if name != "" && squash(name) != squash(col.Name) && squash(name) != squash(desc) {
+			parts = append(parts, name)
+		}
+		if desc != "" && squash(desc) != squash(col.Name) {
+			parts = append(parts, desc)
+		}
+		if v := stripNoise(d.Values); v != "" {
+			parts = append(parts, "values: "+v)
+		}
+		col.Description = cut(strings.Join(parts, "; "), c.opts.MaxDescriptionChars)
+	}
+}
+
+// stripNoise puts a BIRD value note on one line without the "commonsense
+// evidence:" labels its annotators left in, which tell a model nothing.
+func stripNoise(s string) string {
+	const label = "commonsense evidence:"
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if i+len(label) <= len(s) && strings.EqualFold(s[i:i+len(label)], label) {
+			b.WriteByte(' ')
+			i += len(label)
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return oneLine(b.String())
+}
+
+// squash lower-cases s and drops everything but letters and digits, so that
+// "superhero name" matches superhero_name.
+func squash(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// quoteAlways double-quotes an identifier for the introspection queries,
+// where a name is data and must never be read as a keyword.
+func (Dialect) quoteAlways(name string) string {
+	return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+}
