@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 // Example is one benchmark question with its gold SQL.
@@ -170,11 +172,6 @@ type spiderRecord struct {
 	Query    *string `json:"query"`
 }
 
-// HardnessFunc computes Spider hardness from a gold SQL. LoadSpider uses it
-// to fill Difficulty; it is a variable so the dataset package does not depend
-// on a SQL parser.
-var HardnessFunc func(sql string) (string, error)
-
 // LoadSpider reads Spider's layout: <split>.json, tables.json and
 // database/<db>/<db>.sqlite. Difficulty is Spider's hardness of the gold SQL.
 func LoadSpider(dir, split string) (*Benchmark, error) {
@@ -217,13 +214,11 @@ func loadSpiderQuestions(path string) (*Benchmark, error) {
 			return nil, fmt.Errorf("%s: record %d: missing %s", path, i, strings.Join(missing, ", "))
 		}
 		ex := Example{Index: i, QuestionID: i, DBID: *r.DBID, Question: *r.Question, SQL: *r.Query}
-		if HardnessFunc != nil {
-			h, err := HardnessFunc(ex.SQL)
-			if err != nil {
-				return nil, fmt.Errorf("%s: record %d: hardness of gold SQL: %w", path, i, err)
-			}
-			ex.Difficulty = h
+		h, err := sqlparse.SpiderHardness(ex.SQL)
+		if err != nil {
+			return nil, fmt.Errorf("%s: record %d: hardness of gold SQL %q: %w", path, i, abbreviate(ex.SQL), err)
 		}
+		ex.Difficulty = h
 		b.Examples = append(b.Examples, ex)
 	}
 	return b, nil

@@ -153,3 +153,39 @@ func TestMissingDatabaseIsNamed(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestLoadSpiderLayout lays the BIRD sample out as Spider does (the
+// questions converted by eval/testdata/spider-layout) and checks hardness
+// is computed for every question.
+func TestLoadSpiderLayout(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../eval/testdata/spider-layout/dev.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "dev.json", string(data))
+	tables, _ := os.ReadFile(filepath.Join(sample, "dev_tables.json"))
+	write(t, dir, "tables.json", string(tables))
+	for _, db := range []string{"superhero", "student_club"} {
+		abs, _ := filepath.Abs(filepath.Join(sample, "dev_databases", db, db+".sqlite"))
+		os.MkdirAll(filepath.Join(dir, "database", db), 0o755)
+		if err := os.Symlink(abs, filepath.Join(dir, "database", db, db+".sqlite")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := Load(dir, "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Layout != LayoutSpider || len(b.Examples) != 287 || len(b.Schemas) != 2 {
+		t.Fatalf("layout %s, %d examples, %d schemas", b.Layout, len(b.Examples), len(b.Schemas))
+	}
+	count := map[string]int{}
+	for _, ex := range b.Examples {
+		count[ex.Difficulty]++
+	}
+	if count["easy"]+count["medium"]+count["hard"]+count["extra"] != 287 {
+		t.Errorf("hardness not computed for every question: %v", count)
+	}
+	t.Logf("Spider hardness of the BIRD sample golds: %v", count)
+}
