@@ -104,10 +104,16 @@ func TestAgreesWithOfficialBIRD(t *testing.T) {
 	f1s := readPairs(t, "testdata/official/bird_softf1.jsonl")
 	e := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: sampleRoot})
 	defer e.Close()
-	s := &Scorer{Engine: e, Mode: ModeBIRD, CachePredictions: true}
+	s := &Scorer{Engine: e, Mode: ModeBIRD, CachePredictions: true, SoftF1: true}
 	outs := scoreAll(s, pairs)
+	// The EX-only scorer stops wrong predictions at their first stray row.
+	fast := scoreAll(&Scorer{Engine: e, Mode: ModeBIRD, CachePredictions: true}, pairs)
 	disagree := 0
 	for i, p := range pairs {
+		if got := b2i(fast[i].Correct); got != *p.EX {
+			disagree++
+			t.Errorf("pair %d (%s, %s): streaming EX %d, official %d (%s: %s)", p.Index, p.DBID, p.Kind, got, *p.EX, fast[i].Class, fast[i].Error)
+		}
 		if got := b2i(outs[i].Correct); got != *p.EX {
 			disagree++
 			t.Errorf("pair %d (%s, %s): EX %d, official %d (%s: %s)\n  gold: %s\n  pred: %s", p.Index, p.DBID, p.Kind, got, *p.EX, outs[i].Class, outs[i].Error, p.Gold, p.Pred)
@@ -161,12 +167,16 @@ func TestAgreesWithOfficialEdgeCases(t *testing.T) {
 	pairs := readPairs(t, "testdata/official/edge_cases.jsonl")
 	e := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: sampleRoot})
 	defer e.Close()
-	bird := &Scorer{Engine: e, Mode: ModeBIRD}
+	bird := &Scorer{Engine: e, Mode: ModeBIRD, SoftF1: true}
+	fast := &Scorer{Engine: e, Mode: ModeBIRD, CachePredictions: true}
 	spider := &Scorer{Engine: e, Mode: ModeSpider}
 	for _, p := range pairs {
 		b := bird.Score(context.Background(), p.DBID, p.Gold, p.Pred)
 		if got := b2i(b.Correct); got != *p.EX {
 			t.Errorf("%s: EX %d, official %d (%s %s)", p.Case, got, *p.EX, b.Class, b.Error)
+		}
+		if f := fast.Score(context.Background(), p.DBID, p.Gold, p.Pred); b2i(f.Correct) != *p.EX {
+			t.Errorf("%s: streaming EX %v, official %d (%s %s)", p.Case, f.Correct, *p.EX, f.Class, f.Error)
 		}
 		if p.F1 != nil && math.Abs(b.SoftF1-*p.F1) > 1e-9 {
 			t.Errorf("%s: Soft-F1 %v, official %v", p.Case, b.SoftF1, *p.F1)

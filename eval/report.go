@@ -27,7 +27,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	row("", func(c LevelStats) string { return c.Level })
 	row("count", func(c LevelStats) string { return fmt.Sprint(c.Count) })
 	row(metric, func(c LevelStats) string { return fmt.Sprintf("%.2f", c.Accuracy) })
-	if r.Mode == ModeBIRD {
+	if r.SoftF1 {
 		row("Soft-F1", func(c LevelStats) string { return fmt.Sprintf("%.2f", c.SoftF1) })
 	}
 	if r.Total.VES != 0 || r.Total.RVES != 0 {

@@ -60,10 +60,12 @@ type LevelStats struct {
 
 // Report is the result of Run.
 type Report struct {
-	Mode      Mode             `json:"mode"`
-	Levels    []LevelStats     `json:"levels"`
-	Total     LevelStats       `json:"total"`
-	Classes   map[string]int   `json:"classes"`
+	Mode    Mode           `json:"mode"`
+	Levels  []LevelStats   `json:"levels"`
+	Total   LevelStats     `json:"total"`
+	Classes map[string]int `json:"classes"`
+	// SoftF1 says whether the levels' soft_f1 was computed.
+	SoftF1    bool             `json:"soft_f1_computed"`
 	Questions []QuestionResult `json:"questions"`
 	Elapsed   time.Duration    `json:"elapsed_ns"`
 }
@@ -101,7 +103,7 @@ func Run(ctx context.Context, s *Scorer, examples []dataset.Example, preds []*da
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("eval interrupted after %d of %d questions: %w", done.Load(), len(examples), err)
 	}
-	r := &Report{Mode: s.Mode, Questions: results, Classes: map[string]int{}}
+	r := &Report{Mode: s.Mode, Questions: results, Classes: map[string]int{}, SoftF1: s.SoftF1 && s.Mode == ModeBIRD}
 	r.summarise(opts)
 	r.Elapsed = time.Since(start)
 	return r, nil

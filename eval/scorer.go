@@ -66,11 +66,17 @@ type Scorer struct {
 	CachePredictions bool
 	// KeepResults keeps both results in each Outcome (agents show rows).
 	KeepResults bool
+	// SoftF1 computes BIRD mini-dev's Soft-F1, which needs every row of a
+	// prediction; without it a wrong prediction is stopped at its first row
+	// that is not in the gold result.
+	SoftF1 bool
 	// KeepDistinct disables the Spider evaluator's default removal of
 	// DISTINCT before execution (its --keep_distinct flag).
 	KeepDistinct bool
 
-	results cache
+	results  cache
+	verdicts sync.Map // db, normalized gold, normalized pred -> Outcome
+	goldSets sync.Map // *sqlexec.Result -> set of row keys
 }
 
 type cacheEntry struct {
@@ -90,8 +96,9 @@ const maxCachedBytes = 8 << 20
 // cache memoises query results, executing each key once even under
 // concurrent demand.
 type cache struct {
-	mu sync.Mutex
-	m  map[string]*cacheEntry
+	mu     sync.Mutex
+	m      map[string]*cacheEntry
+	counts cacheCounters // see stats.go
 }
 
 func (c *cache) get(ctx context.Context, key string, run func(context.Context) (*sqlexec.Result, error)) (*sqlexec.Result, error) {
@@ -102,6 +109,7 @@ func (c *cache) get(ctx context.Context, key string, run func(context.Context) (
 		}
 		e, ok := c.m[key]
 		if !ok {
+			c.counts.misses.Add(1)
 			e = &cacheEntry{done: make(chan struct{})}
 			c.m[key] = e
 			c.mu.Unlock()
@@ -117,6 +125,7 @@ func (c *cache) get(ctx context.Context, key string, run func(context.Context) (
 			return e.res, e.err
 		}
 		c.mu.Unlock()
+		c.counts.hits.Add(1)
 		select {
 		case <-e.done:
 		case <-ctx.Done():
@@ -183,6 +192,25 @@ func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 	if gerr != nil {
 		return Outcome{Class: ClassGoldError, Error: gerr.Error()}
 	}
+	cacheable := s.CachePredictions && !nondeterministic(pred) && !nondeterministic(gold)
+	var vkey string
+	if cacheable {
+		gk, pk := NormalizeSQL(gold), NormalizeSQL(pred)
+		vkey = db + "\x00" + gk + "\x00" + pk
+		if o, ok := s.verdicts.Load(vkey); ok {
+			return o.(Outcome)
+		}
+		if gk == pk && !s.KeepResults {
+			// The same statement up to case, spacing and comments returns
+			// the same rows: the verdict is known without running it.
+			out := Outcome{Correct: true, Class: ClassCorrect, SoftF1: 1, PredRows: len(g.Rows), GoldRows: len(g.Rows)}
+			if hasInvalidUTF8(g.Rows) {
+				out = invalidText(len(g.Rows), len(g.Rows))
+			}
+			s.verdicts.Store(vkey, out)
+			return out
+		}
+	}
 	// The official script runs both queries under one timer; the gold's
 	// share of it is its own execution time.
 	budget := timeout - g.Elapsed
@@ -191,18 +219,35 @@ func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 	}
 	pctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	p, perr := s.predResult(pctx, db, pred)
+	var out Outcome
+	if st, ok := s.Engine.(rowStreamer); ok && !s.SoftF1 && !s.KeepResults {
+		out = s.streamBIRD(pctx, st, db, pred, g)
+	} else {
+		out = s.fullBIRD(pctx, db, pred, g)
+	}
+	if cacheable && !cutShort(out, ctx) {
+		s.verdicts.Store(vkey, out)
+	}
+	return out
+}
+
+// cutShort reports an outcome decided by the caller's context rather than
+// by the query, which must not be remembered.
+func cutShort(o Outcome, ctx context.Context) bool {
+	return o.Class == string(sqlexec.ClassCanceled) || (o.Class == string(sqlexec.ClassTimeout) && ctx.Err() != nil)
+}
+
+// fullBIRD executes the prediction to the end: needed for Soft-F1 and for
+// callers that want the rows.
+func (s *Scorer) fullBIRD(ctx context.Context, db, pred string, g *sqlexec.Result) Outcome {
+	p, perr := s.predResult(ctx, db, pred)
 	if perr != nil {
 		return failed(perr, g)
 	}
-	out := Outcome{PredRows: len(p.Rows), GoldRows: len(g.Rows)}
 	if hasInvalidUTF8(p.Rows) || hasInvalidUTF8(g.Rows) {
-		// Python's sqlite3 raises on text that is not UTF-8, and BIRD's
-		// script scores the pair 0.
-		out.Class = string(sqlexec.ClassRuntime)
-		out.Error = "Could not decode to UTF-8"
-		return out
+		return invalidText(len(p.Rows), len(g.Rows))
 	}
+	out := Outcome{PredRows: len(p.Rows), GoldRows: len(g.Rows)}
 	out.Correct = BirdEX(p.Rows, g.Rows)
 	out.SoftF1 = SoftF1(p.Rows, g.Rows)
 	out.Class = ClassWrong
@@ -213,6 +258,74 @@ func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 		out.Pred, out.Gold = p, g
 	}
 	return out
+}
+
+// rowStreamer is an Engine that can hand rows over one at a time and stop
+// early (sqlexec.SQLite does).
+type rowStreamer interface {
+	QueryRows(ctx context.Context, db, sql string, fn func(row []sqlexec.Value) bool) (*sqlexec.Result, error)
+}
+
+// streamBIRD decides EX while the prediction runs: the first row that is
+// not in the gold set proves set(pred) != set(gold), so the query is
+// stopped there. The verdict is the official one (0), whatever the rest of
+// the query would have done: more rows, a runtime error or a timeout all
+// score 0 as well.
+func (s *Scorer) streamBIRD(ctx context.Context, st rowStreamer, db, pred string, g *sqlexec.Result) Outcome {
+	if hasInvalidUTF8(g.Rows) {
+		return invalidText(0, len(g.Rows))
+	}
+	gset := s.goldSet(g)
+	seen := make(map[string]struct{}, len(gset))
+	var buf []byte
+	var wrong, invalid bool
+	nrows := 0
+	_, err := st.QueryRows(ctx, db, pred, func(row []sqlexec.Value) bool {
+		nrows++
+		for _, v := range row {
+			if v.Kind == sqlexec.KindText && !utf8.ValidString(v.S) {
+				invalid = true
+				return false
+			}
+		}
+		buf = rowKey(buf, row)
+		if _, ok := gset[string(buf)]; !ok {
+			wrong = true
+			return false
+		}
+		if _, ok := seen[string(buf)]; !ok {
+			seen[string(buf)] = struct{}{}
+		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return failed(err, g)
+	case invalid:
+		return invalidText(nrows, len(g.Rows))
+	}
+	out := Outcome{PredRows: nrows, GoldRows: len(g.Rows), Class: ClassWrong}
+	if !wrong && len(seen) == len(gset) {
+		out.Correct, out.Class, out.SoftF1 = true, ClassCorrect, 1
+	}
+	return out
+}
+
+// goldSet returns the set of a gold result's row keys, built once per
+// result.
+func (s *Scorer) goldSet(g *sqlexec.Result) map[string]struct{} {
+	if v, ok := s.goldSets.Load(g); ok {
+		return v.(map[string]struct{})
+	}
+	set := rowSet(g.Rows)
+	s.goldSets.Store(g, set)
+	return set
+}
+
+// invalidText is the verdict on a result holding text that is not UTF-8:
+// Python's sqlite3 raises while fetching it, and BIRD's script scores 0.
+func invalidText(predRows, goldRows int) Outcome {
+	return Outcome{Class: string(sqlexec.ClassRuntime), Error: "Could not decode to UTF-8", PredRows: predRows, GoldRows: goldRows}
 }
 
 func failed(err error, g *sqlexec.Result) Outcome {

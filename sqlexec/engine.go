@@ -146,10 +146,34 @@ func (e *SQLite) Query(ctx context.Context, db, sql string) (*Result, error) {
 		return nil, err
 	}
 	defer p.put(c)
-	return c.query(ctx, sql, e.opts.Limits)
+	return c.query(ctx, sql, e.opts.Limits, nil)
 }
 
-func (c *conn) query(ctx context.Context, sql string, lim Limits) (*Result, error) {
+// QueryRows runs sql like Query but hands each row to fn instead of keeping
+// it; fn returning false stops the query there (Result.Stopped). The row is
+// only valid during the call. An evaluator uses it to abandon a prediction
+// as soon as one of its rows proves it wrong.
+func (e *SQLite) QueryRows(ctx context.Context, db, sql string, fn func(row []Value) bool) (*Result, error) {
+	if e.opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
+		defer cancel()
+	}
+	p, err := e.pool(db)
+	if err != nil {
+		return nil, err
+	}
+	c, err := p.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer p.put(c)
+	return c.query(ctx, sql, e.opts.Limits, fn)
+}
+
+// query runs sql on c, keeping rows in the result or, when fn is set,
+// streaming them to fn.
+func (c *conn) query(ctx context.Context, sql string, lim Limits, fn func([]Value) bool) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx, "before it started")
 	}
@@ -182,7 +206,8 @@ func (c *conn) query(ctx context.Context, sql string, lim Limits) (*Result, erro
 		return nil, &Error{Class: ClassNotReadOnly, Msg: "statement is not read-only"}
 	}
 	res.Columns = st.columns()
-	for {
+	var scratch []Value
+	for nrows := 0; ; {
 		ok, err := st.step()
 		if err != nil {
 			return nil, c.queryError(ctx, err)
@@ -190,10 +215,22 @@ func (c *conn) query(ctx context.Context, sql string, lim Limits) (*Result, erro
 		if !ok {
 			break
 		}
-		row, size := st.row(make([]Value, 0, st.ncol))
-		res.Rows = append(res.Rows, row)
-		res.Bytes += size
-		if lim.MaxRows > 0 && len(res.Rows) > lim.MaxRows {
+		nrows++
+		var row []Value
+		var size int
+		if fn != nil {
+			scratch, size = st.row(scratch[:0])
+			res.Bytes += size
+			if !fn(scratch) {
+				res.Stopped = true
+				break
+			}
+		} else {
+			row, size = st.row(make([]Value, 0, st.ncol))
+			res.Rows = append(res.Rows, row)
+			res.Bytes += size
+		}
+		if lim.MaxRows > 0 && nrows > lim.MaxRows {
 			return nil, &Error{Class: ClassTooLarge, Msg: fmt.Sprintf("result has more than %d rows", lim.MaxRows)}
 		}
 		if lim.MaxBytes > 0 && res.Bytes > lim.MaxBytes {

@@ -42,6 +42,13 @@ static void fetch_row(sqlite3_stmt *s, int n, cell *out) {
 	}
 }
 
+// configure runs before SQLite initialises. Memory statistics take a
+// global mutex on every allocation, which two workers contend for; sqlrl
+// never reads them.
+static int configure(void) {
+	return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static int open_db(const char *path, int flags, sqlite3 **db) {
 	int rc = sqlite3_open_v2(path, db, flags, NULL);
 	if (rc != SQLITE_OK) return rc;
@@ -113,6 +120,12 @@ import (
 
 // Version is the SQLite library version the engine runs on.
 var Version = C.GoString(C.sqlite3_libversion())
+
+func init() {
+	// Fails harmlessly (SQLITE_MISUSE) if another package in the process
+	// initialised SQLite first; the setting is an optimisation only.
+	C.configure()
+}
 
 // Driver names the SQLite implementation compiled in.
 const Driver = "libsqlite3 (cgo)"

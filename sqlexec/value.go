@@ -144,4 +144,7 @@ type Result struct {
 	Bytes int
 	// Elapsed is the wall time from prepare to the last row.
 	Elapsed time.Duration
+	// Stopped reports that a row callback ended the query early, so Rows
+	// and Bytes describe only what was read.
+	Stopped bool
 }

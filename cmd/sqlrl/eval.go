@@ -56,6 +56,7 @@ examples:
 			ks := fs.String("k", "1,5,8", "pass@k values to report when predictions carry candidates")
 			suite := fs.Bool("suite", false, "spider: match on every .sqlite file in the db's directory (test-suite evaluation)")
 			keepDistinct := fs.Bool("keep-distinct", false, "spider: do not remove DISTINCT before execution")
+			softF1 := fs.Bool("soft-f1", false, "bird: also compute mini-dev's Soft-F1 (runs every prediction to its last row instead of stopping wrong ones early)")
 			noCache := fs.Bool("no-cache", false, "execute identical predictions again instead of reusing their result")
 			quiet := fs.Bool("quiet", false, "no progress bar")
 			return func(ctx context.Context, args []string) error {
@@ -108,7 +109,7 @@ examples:
 				}
 				engine := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: root})
 				defer engine.Close()
-				scorer := &eval.Scorer{Engine: engine, Mode: m, Timeout: *timeout, CachePredictions: !*noCache, KeepDistinct: *keepDistinct}
+				scorer := &eval.Scorer{Engine: engine, Mode: m, Timeout: *timeout, CachePredictions: !*noCache, KeepDistinct: *keepDistinct, SoftF1: *softF1}
 				if *suite {
 					scorer.Suite = suiteOf(engine)
 				}
