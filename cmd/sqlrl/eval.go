@@ -58,6 +58,8 @@ examples:
 			keepDistinct := fs.Bool("keep-distinct", false, "spider: do not remove DISTINCT before execution")
 			softF1 := fs.Bool("soft-f1", false, "bird: also compute mini-dev's Soft-F1 (runs every prediction to its last row instead of stopping wrong ones early)")
 			noCache := fs.Bool("no-cache", false, "execute identical predictions again instead of reusing their result")
+			maxRows := fs.Int("max-rows", 0, "fail a query that returns more than `N` rows (0: no cap; the official scripts have none)")
+			maxBytes := fs.Int("max-bytes", 0, "fail a query whose rows carry more than `N` bytes (0: no cap)")
 			quiet := fs.Bool("quiet", false, "no progress bar")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
@@ -107,7 +109,7 @@ examples:
 					}
 					kvals = append(kvals, k)
 				}
-				engine := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: root})
+				engine := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: root, Limits: sqlexec.Limits{MaxRows: *maxRows, MaxBytes: *maxBytes}})
 				defer engine.Close()
 				scorer := &eval.Scorer{Engine: engine, Mode: m, Timeout: *timeout, CachePredictions: !*noCache, KeepDistinct: *keepDistinct, SoftF1: *softF1}
 				if *suite {
