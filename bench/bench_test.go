@@ -683,7 +683,7 @@ func TestInformative(t *testing.T) {
 // LIKE '%X%': no title word may occur inside another.
 func TestTitleVocabulary(t *testing.T) {
 	var words []string
-	for _, l := range [][]string{titleAdjectives, titleNouns, titleThings, titleNames, {"The", "A", "of", "for"}} {
+	for _, l := range [][]string{titleAdjectives, titleNouns, titleThings, titleNames, {"The", "A", "An", "of", "for"}} {
 		words = append(words, l...)
 	}
 	targets := append(append([]string{}, titleNouns...), titleAdjectives...)

@@ -284,7 +284,7 @@ var flightsFamilies = []family{
 	{"flights/passengers_nationality", Simple, func(q *candidate) {
 		nat := q.Distinct("passenger.nationality")
 		year := q.Year("passenger.birth_date")
-		q.Ask([]string{"How many passengers with {nat} nationality were born before {year}?", "Count the passengers whose nationality is {nat} and who were born earlier than {year}.", "What is the number of passengers whose nationality is {nat} and whose birth year is before {year}?"}, "nat", nat, "year", year)
+		q.Ask([]string{"How many passengers who are citizens of {nat} were born before {year}?", "Count the passengers holding a passport from {nat} who were born earlier than {year}.", "What is the number of passengers whose passport country is {nat} and whose birth year is before {year}?"}, "nat", withThe(nat), "year", year)
 		q.Ev("born before "+year+" refers to strftime('%Y', {passenger.birth_date}) < ?", year)
 		q.SQL("SELECT COUNT(*) FROM {passenger} WHERE {passenger.nationality} = ? AND strftime('%Y', {passenger.birth_date}) < ?", nat, year)
 	}},
@@ -325,8 +325,8 @@ var flightsFamilies = []family{
 	{"flights/airline_flights_year", Moderate, func(q *candidate) {
 		al := q.Distinct("airline.airline_name")
 		year := q.Year("flight.departure_time")
-		q.Ask([]string{"How many flights did {al} have scheduled in {year}?", "Count the {year} flights scheduled by {al}.", "What is the number of flights {al} had on its schedule in {year}?"}, "al", al, "year", year)
-		q.Ev("in "+year+" refers to strftime('%Y', {flight.departure_time}) = ?", year)
+		q.Ask([]string{"How many departures did {al} have scheduled in {year}?", "Count the scheduled {al} departures in {year}, each dated departure once.", "What is the number of scheduled departures {al} had in {year}?"}, "al", al, "year", year)
+		q.Ev("a departure is one row of {flight}, one flight number on one date; in "+year+" refers to strftime('%Y', {flight.departure_time}) = ?", year)
 		q.SQL("SELECT COUNT(T2.{flight.flight_id}) FROM {airline} AS T1 INNER JOIN {flight} AS T2 ON T1.{airline.airline_id} = T2.{flight.airline_id} WHERE T1.{airline.airline_name} = ? AND strftime('%Y', T2.{flight.departure_time}) = ?", al, year)
 	}},
 	{"flights/bookings_of_passenger", Moderate, func(q *candidate) {
@@ -390,15 +390,15 @@ var flightsFamilies = []family{
 	{"flights/international_flights", Challenging, func(q *candidate) {
 		al := q.Distinct("airline.airline_name")
 		year := q.Year("flight.departure_time")
-		q.Ask([]string{"How many international flights did {al} have scheduled in {year}?", "Count the {year} scheduled flights of {al} between airports in different countries.", "What is the number of international flights on the schedule of {al} in {year}?"}, "al", al, "year", year)
-		q.Ev("international flight refers to the country of the origin airport <> the country of the destination airport; in "+year+" refers to strftime('%Y', {flight.departure_time}) = ?", year)
+		q.Ask([]string{"How many international departures did {al} have scheduled in {year}?", "Count the scheduled {al} departures in {year} between airports in different countries.", "What is the number of scheduled international departures of {al} in {year}?"}, "al", al, "year", year)
+		q.Ev("a departure is one row of {flight}, one flight number on one date; international refers to the country of the origin airport <> the country of the destination airport; in "+year+" refers to strftime('%Y', {flight.departure_time}) = ?", year)
 		q.SQL("SELECT COUNT(T1.{flight.flight_id}) FROM {flight} AS T1 INNER JOIN {airline} AS T2 ON T1.{flight.airline_id} = T2.{airline.airline_id} INNER JOIN {airport} AS T3 ON T1.{flight.origin_code} = T3.{airport.airport_code} INNER JOIN {airport} AS T4 ON T1.{flight.destination_code} = T4.{airport.airport_code} WHERE T2.{airline.airline_name} = ? AND strftime('%Y', T1.{flight.departure_time}) = ? AND T3.{airport.country} <> T4.{airport.country}", al, year)
 	}},
 	{"flights/premium_share_route", Challenging, func(q *candidate) {
 		r := q.Pick("SELECT T1.{flight.origin_code}, T1.{flight.destination_code} FROM {flight} AS T1 INNER JOIN {booking} AS T2 ON T1.{flight.flight_id} = T2.{booking.flight_id} GROUP BY T1.{flight.origin_code}, T1.{flight.destination_code} HAVING COUNT(*) >= 10 ORDER BY 1, 2")
 		from, to := r.S(0), r.S(1)
-		q.Ask([]string{"What percentage of bookings on flights from {from} to {to} were in a premium cabin?", "Among bookings for flights from {from} to {to}, what percent were business or first class?", "Calculate the share, as a percentage, of premium-cabin bookings on the route {from} to {to}."}, "from", from, "to", to)
-		q.Ev("premium cabin refers to {booking.seat_class} IN ('business', 'first'); percentage = DIVIDE(SUM({booking.seat_class} IN ('business', 'first')), COUNT({booking.booking_id})) * 100")
+		q.Ask([]string{"What percentage of bookings on flights from {from} to {to} were in business or first class?", "Among bookings for flights from {from} to {to}, what percent were business or first class?", "Calculate the share, as a percentage, of business- and first-class bookings on the route {from} to {to}."}, "from", from, "to", to)
+		q.Ev("business or first class refers to {booking.seat_class} IN ('business', 'first'); percentage = DIVIDE(SUM({booking.seat_class} IN ('business', 'first')), COUNT({booking.booking_id})) * 100")
 		q.SQL("SELECT CAST(SUM(CASE WHEN T2.{booking.seat_class} IN ('business', 'first') THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(T2.{booking.booking_id}) FROM {flight} AS T1 INNER JOIN {booking} AS T2 ON T1.{flight.flight_id} = T2.{booking.flight_id} WHERE T1.{flight.origin_code} = ? AND T1.{flight.destination_code} = ?", from, to)
 	}},
 	{"flights/above_avg_fare", Challenging, func(q *candidate) {
@@ -410,7 +410,8 @@ var flightsFamilies = []family{
 	}},
 	{"flights/favourite_destination", Challenging, func(q *candidate) {
 		nat := q.Distinct("passenger.nationality")
-		q.Ask([]string{"Which destination city did passengers with {nat} nationality book flights to most often?", "Among bookings by passengers whose nationality is {nat}, which arrival city appears most? Give the city.", "Name the destination city most frequently booked by passengers of {nat} nationality."}, "nat", nat)
+		q.Ask([]string{"Which destination city did passengers who are citizens of {nat} book flights to most often?", "Among bookings by passengers holding a passport from {nat}, which arrival city appears most? Give the city.", "Name the destination city most frequently booked by passengers whose passport country is {nat}."}, "nat", withThe(nat))
+		q.Ev("most often refers to the largest number of bookings")
 		q.Top("T4.{airport.city}", "FROM {passenger} AS T1 INNER JOIN {booking} AS T2 ON T1.{passenger.passenger_id} = T2.{booking.passenger_id} INNER JOIN {flight} AS T3 ON T2.{booking.flight_id} = T3.{flight.flight_id} INNER JOIN {airport} AS T4 ON T3.{flight.destination_code} = T4.{airport.airport_code} WHERE T1.{passenger.nationality} = ? GROUP BY T4.{airport.city}", "COUNT(T2.{booking.booking_id})", true, nat)
 	}},
 	{"flights/cancel_rate_airline_country", Challenging, func(q *candidate) {

@@ -294,7 +294,7 @@ var hospitalFamilies = []family{
 	{"hospital/drugs_for_diagnosis", Moderate, func(q *candidate) {
 		diag := q.Distinct("admission.diagnosis")
 		year := q.Year("admission.admit_date")
-		q.Ask([]string{"Which distinct drugs were prescribed during admissions for {diag} in {year}?", "List each drug prescribed at least once to patients admitted for {diag} in {year}.", "What different drugs were given during {year} admissions with a diagnosis of {diag}?"}, "diag", diag, "year", year)
+		q.Ask([]string{"Which distinct drugs were prescribed during admissions for {diag} in {year}?", "List each drug prescribed at least once during an admission for {diag} in {year}.", "What different drugs were given during {year} admissions with a diagnosis of {diag}?"}, "diag", diag, "year", year)
 		q.Ev("in "+year+" refers to strftime('%Y', {admission.admit_date}) = ?", year)
 		q.SQL("SELECT DISTINCT T2.{prescription.drug_name} FROM {admission} AS T1 INNER JOIN {prescription} AS T2 ON T1.{admission.admission_id} = T2.{prescription.admission_id} WHERE T1.{admission.diagnosis} = ? AND strftime('%Y', T1.{admission.admit_date}) = ?", diag, year)
 	}},

@@ -300,7 +300,7 @@ var hrFamilies = []family{
 	{"hr/employees_in_job", Moderate, func(q *candidate) {
 		job := q.Distinct("job.job_title")
 		year := q.Year("employee.hire_date")
-		q.Ask([]string{"How many employees hired in {year} work as {job}?", "Count the {job} employees who joined in {year}.", "What is the number of employees with the job title {job} hired in {year}?"}, "job", job, "year", year)
+		q.Ask([]string{"How many employees hired in {year} work as {job}?", "Count the employees with the job title {job} who joined in {year}.", "What is the number of employees with the job title {job} hired in {year}?"}, "job", job, "year", year)
 		q.Ev("hired in "+year+" refers to strftime('%Y', {employee.hire_date}) = ?", year)
 		q.SQL("SELECT COUNT(T1.{employee.employee_id}) FROM {employee} AS T1 INNER JOIN {job} AS T2 ON T1.{employee.job_id} = T2.{job.job_id} WHERE T2.{job.job_title} = ? AND strftime('%Y', T1.{employee.hire_date}) = ?", job, year)
 	}},
@@ -319,7 +319,7 @@ var hrFamilies = []family{
 	}},
 	{"hr/above_job_avg", Challenging, func(q *candidate) {
 		job := q.Pick("SELECT T2.{job.job_title} FROM {employee} AS T1 INNER JOIN {job} AS T2 ON T1.{employee.job_id} = T2.{job.job_id} GROUP BY T2.{job.job_id} HAVING COUNT(*) BETWEEN 3 AND 80 ORDER BY 1").S(0)
-		q.Ask([]string{"List the first and last names of employees working as {job} who earn more than the average salary of all {job} employees.", "Which {job} employees are paid above the average {job} salary? Give their first and last names.", "Give the first and last name of every {job} whose salary is higher than the average salary for that job."}, "job", job)
+		q.Ask([]string{"List the first and last names of employees working as {job} who earn more than the average salary of all {job} employees.", "Which employees with the job title {job} are paid above the average salary of that job? Give their first and last names.", "Give the first and last name of every {job} whose salary is higher than the average salary for that job."}, "job", job)
 		q.SQL("SELECT T1.{employee.first_name}, T1.{employee.last_name} FROM {employee} AS T1 INNER JOIN {job} AS T2 ON T1.{employee.job_id} = T2.{job.job_id} WHERE T2.{job.job_title} = ? AND T1.{employee.salary} > (SELECT AVG(T3.{employee.salary}) FROM {employee} AS T3 INNER JOIN {job} AS T4 ON T3.{employee.job_id} = T4.{job.job_id} WHERE T4.{job.job_title} = ?)", job, job)
 	}},
 	{"hr/best_team", Challenging, func(q *candidate) {

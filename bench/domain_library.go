@@ -3,6 +3,7 @@ package bench
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 )
 
 // Library: authors, books, members and loans with due dates and fines.
@@ -91,7 +92,12 @@ func populateLibrary(b *builder, r *rand.Rand) {
 		case 1:
 			title = pick(r, titleNouns) + " of " + pick(r, titleThings)
 		case 2:
-			title = "A " + pick(r, titleNouns) + " for " + pick(r, titleNames)
+			noun := pick(r, titleNouns)
+			article := "A "
+			if strings.ContainsRune("AEIOU", rune(noun[0])) {
+				article = "An "
+			}
+			title = article + noun + " for " + pick(r, titleNames)
 		default:
 			n1, n2 := pick(r, titleNouns), pick(r, titleNouns)
 			if n1 == n2 {
@@ -315,8 +321,8 @@ var libraryFamilies = []family{
 	{"library/top_borrower_genre", Challenging, func(q *candidate) {
 		genre := q.Distinct("book.genre")
 		year := q.Year("loan.loan_date")
-		q.Ask([]string{"Which member borrowed the most {genre} books in {year}? Give the first and last name.", "Who had the most loans of {genre} books in {year}? List the member's first and last name.", "Give the first and last name of the member with the highest number of {genre} loans in {year}."}, "genre", genre, "year", year)
-		q.Ev("in "+year+" refers to strftime('%Y', {loan.loan_date}) = ?", year)
+		q.Ask([]string{"Which member made the most loans of {genre} books in {year}? Give the first and last name.", "Who had the most loans of {genre} books in {year}? List the member's first and last name.", "Give the first and last name of the member with the highest number of {genre} loans in {year}."}, "genre", genre, "year", year)
+		q.Ev("the most loans refers to MAX(COUNT({loan.loan_id})); in "+year+" refers to strftime('%Y', {loan.loan_date}) = ?", year)
 		q.Top("T1.{member.first_name}, T1.{member.last_name}", "FROM {member} AS T1 INNER JOIN {loan} AS T2 ON T1.{member.member_id} = T2.{loan.member_id} INNER JOIN {book} AS T3 ON T2.{loan.book_id} = T3.{book.book_id} WHERE T3.{book.genre} = ? AND strftime('%Y', T2.{loan.loan_date}) = ? GROUP BY T1.{member.member_id}", "COUNT(T2.{loan.loan_id})", true, genre, year)
 	}},
 	{"library/loans_author_country", Challenging, func(q *candidate) {

@@ -231,8 +231,8 @@ var retailFamilies = []family{
 	{"retail/status_payment", Simple, func(q *candidate) {
 		status := q.Choose("delivered", "cancelled", "returned", "shipped")
 		pay := q.Choose(paymentMethods...)
-		q.Ask([]string{"How many orders paid by {pay} were {status}?", "Among orders paid with {pay}, how many were {status}?", "Count the {status} orders that were paid by {pay}."}, "pay", paymentText[pay], "status", status)
-		q.Ev("paid by "+paymentText[pay]+" refers to {orders.payment_method} = ?; "+status+" refers to {orders.status} = ?", pay, status)
+		q.Ask([]string{"How many orders paid by {pay} have the status {status}?", "Among orders paid with {pay}, how many have the status {status}?", "Count the orders paid by {pay} whose status is {status}."}, "pay", paymentText[pay], "status", status)
+		q.Ev("paid by "+paymentText[pay]+" refers to {orders.payment_method} = ?; the status "+status+" refers to {orders.status} = ?", pay, status)
 		q.SQL("SELECT COUNT(*) FROM {orders} WHERE {orders.payment_method} = ? AND {orders.status} = ?", pay, status)
 	}},
 	{"retail/avg_price_brand", Simple, func(q *candidate) {

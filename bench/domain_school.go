@@ -207,13 +207,14 @@ var schoolFamilies = []family{
 	{"school/students_city_year", Simple, func(q *candidate) {
 		city := q.Distinct("student.home_city")
 		year := q.DistinctInt("student.enrollment_year")
-		q.Ask([]string{"How many students from {city} enrolled in {year}?", "Count the students whose home city is {city} and who enrolled in {year}.", "What is the number of students from {city} with an enrollment year of {year}?"}, "city", city, "year", itoa(int(year)))
+		q.Ask([]string{"How many students from {city} started at the university in {year}?", "Count the students whose home city is {city} and whose university enrollment year is {year}.", "What is the number of students from {city} with an enrollment year of {year}?"}, "city", city, "year", itoa(int(year)))
+		q.Ev("enrollment year refers to {student.enrollment_year}")
 		q.SQL("SELECT COUNT(*) FROM {student} WHERE {student.home_city} = ? AND {student.enrollment_year} = ?", city, year)
 	}},
 	{"school/gender_year", Simple, func(q *candidate) {
 		g := q.Choose("F", "M")
 		year := q.DistinctInt("student.enrollment_year")
-		q.Ask([]string{"How many {g} students enrolled in {year}?", "Count the {g} students who started at the university in {year}.", "What is the number of {g} students with an enrollment year of {year}?"}, "g", genderWord[g], "year", itoa(int(year)))
+		q.Ask([]string{"How many {g} students started at the university in {year}?", "Count the {g} students who started at the university in {year}.", "What is the number of {g} students with an enrollment year of {year}?"}, "g", genderWord[g], "year", itoa(int(year)))
 		q.Ev(genderWord[g]+" refers to {student.gender} = ?", g)
 		q.SQL("SELECT COUNT(*) FROM {student} WHERE {student.gender} = ? AND {student.enrollment_year} = ?", g, year)
 	}},
@@ -293,7 +294,7 @@ var schoolFamilies = []family{
 			return
 		}
 		year := q.DistinctInt("student.enrollment_year")
-		q.Ask([]string{"How many students who enrolled in {year} have a last name starting with '{p}'?", "Count the students of the {year} intake whose last name begins with '{p}'.", "What is the number of students enrolled in {year} with a last name that starts with '{p}'?"}, "p", p, "year", itoa(int(year)))
+		q.Ask([]string{"How many students who started at the university in {year} have a last name starting with '{p}'?", "Count the students of the {year} intake whose last name begins with '{p}'.", "What is the number of students with an enrollment year of {year} and a last name that starts with '{p}'?"}, "p", p, "year", itoa(int(year)))
 		q.Ev("last name starting with '"+p+"' refers to {student.last_name} LIKE ?", p+"%")
 		q.SQL("SELECT COUNT(*) FROM {student} WHERE {student.enrollment_year} = ? AND {student.last_name} LIKE ?", year, p+"%")
 	}},
@@ -387,7 +388,8 @@ var schoolFamilies = []family{
 	{"school/best_instructor_dept", Challenging, func(q *candidate) {
 		dept := q.Distinct("department.department_name")
 		term := q.Distinct("enrollment.term")
-		q.Ask([]string{"In the {dept} department, whose courses had the highest average score in {term}? Give the instructor's first and last name.", "Which instructor of the {dept} department had the highest average enrollment score in {term}? List the first and last name.", "Give the first and last name of the {dept} instructor whose courses scored highest on average in {term}."}, "dept", dept, "term", term)
+		q.Ask([]string{"Which {dept} department instructor had the highest average score over all enrollments in their courses in {term}? Give the first and last name.", "Which instructor of the {dept} department had the highest average enrollment score in {term}, counting every enrollment in their courses? List the first and last name.", "Give the first and last name of the {dept} instructor whose course enrollments in {term} had the highest average score."}, "dept", dept, "term", term)
+		q.Ev("average enrollment score = AVG({enrollment.score}) over all enrollments in the instructor's courses in the term")
 		q.Top("T2.{instructor.first_name}, T2.{instructor.last_name}", "FROM {department} AS T1 INNER JOIN {instructor} AS T2 ON T1.{department.department_id} = T2.{instructor.department_id} INNER JOIN {course} AS T3 ON T2.{instructor.instructor_id} = T3.{course.instructor_id} INNER JOIN {enrollment} AS T4 ON T3.{course.course_id} = T4.{enrollment.course_id} WHERE T1.{department.department_name} = ? AND T4.{enrollment.term} = ? GROUP BY T2.{instructor.instructor_id}", "AVG(T4.{enrollment.score})", true, dept, term)
 	}},
 	{"school/above_dept_salary", Challenging, func(q *candidate) {

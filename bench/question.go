@@ -563,9 +563,19 @@ func (q *candidate) Month(col string) string {
 }
 
 // Person picks a first and last name that occurs exactly once in table t,
-// so that "the customer Maria Lopez" names one row.
+// so that "the customer Maria Lopez" names one row, and in no other table
+// of people in the database, so that a question naming "Maria Lopez"
+// without a role word ("How much has Maria Lopez been fined?") cannot be
+// read as asking about an author or a doctor of the same name.
 func (q *candidate) Person(t string) (first, last, full string) {
-	r := q.Pick("SELECT {" + t + ".first_name}, {" + t + ".last_name} FROM {" + t + "} GROUP BY {" + t + ".first_name}, {" + t + ".last_name} HAVING COUNT(*) = 1 ORDER BY 1, 2")
+	var others strings.Builder
+	for _, o := range q.a.inst.dom.tables {
+		if o.name == t || !hasColumn(o, "first_name") || !hasColumn(o, "last_name") {
+			continue
+		}
+		others.WriteString(" AND NOT EXISTS (SELECT 1 FROM {" + o.name + "} AS o WHERE o.{" + o.name + ".first_name} = p.{" + t + ".first_name} AND o.{" + o.name + ".last_name} = p.{" + t + ".last_name})")
+	}
+	r := q.Pick("SELECT p.{" + t + ".first_name}, p.{" + t + ".last_name} FROM {" + t + "} AS p GROUP BY p.{" + t + ".first_name}, p.{" + t + ".last_name} HAVING COUNT(*) = 1" + others.String() + " ORDER BY 1, 2")
 	first, last = r.S(0), r.S(1)
 	return first, last, first + " " + last
 }
@@ -579,4 +589,14 @@ func (q *candidate) Unique(col string) string {
 // so comparisons ("priced above $250") split the data somewhere real.
 func (q *candidate) Threshold(col string) float64 {
 	return nice(q.Pick("SELECT {" + col + "} FROM {" + tableOf(col) + "} WHERE {" + col + "} IS NOT NULL ORDER BY 1").F(0))
+}
+
+// hasColumn reports whether table t has the logical column name.
+func hasColumn(t table, name string) bool {
+	for _, c := range t.cols {
+		if c.name == name {
+			return true
+		}
+	}
+	return false
 }
