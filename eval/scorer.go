@@ -263,12 +263,12 @@ func (s *Scorer) fullBIRD(ctx context.Context, db, pred string, g *sqlexec.Resul
 // rowStreamer is an Engine that can hand rows over one at a time and stop
 // early (sqlexec.SQLite does).
 type rowStreamer interface {
-	QueryRows(ctx context.Context, db, sql string, fn func(row []sqlexec.Value) bool) (*sqlexec.Result, error)
+	QueryRows(ctx context.Context, db, sql string, fn func(cols []string, row []sqlexec.Value) bool) (*sqlexec.Result, error)
 }
 
-// streamBIRD decides EX while the prediction runs: the first row that is
-// not in the gold set proves set(pred) != set(gold), so the query is
-// stopped there. The verdict is the official one (0), whatever the rest of
+// streamBIRD decides EX while the prediction runs: a column count unlike
+// the gold's, or the first row that is not in the gold set, proves
+// set(pred) != set(gold), so the query is stopped there. The verdict is the official one (0), whatever the rest of
 // the query would have done: more rows, a runtime error or a timeout all
 // score 0 as well.
 func (s *Scorer) streamBIRD(ctx context.Context, st rowStreamer, db, pred string, g *sqlexec.Result) Outcome {
@@ -280,7 +280,18 @@ func (s *Scorer) streamBIRD(ctx context.Context, st rowStreamer, db, pred string
 	var buf []byte
 	var wrong, invalid bool
 	nrows := 0
-	_, err := st.QueryRows(ctx, db, pred, func(row []sqlexec.Value) bool {
+	_, err := st.QueryRows(ctx, db, pred, func(cols []string, row []sqlexec.Value) bool {
+		if row == nil {
+			// Rows of another width never equal the gold's, and no rows
+			// cannot equal a non-empty gold: a prediction with the wrong
+			// number of columns is wrong whatever it would return (or
+			// whichever error or timeout it would hit), so it never runs.
+			if len(cols) != len(g.Columns) && len(g.Rows) > 0 {
+				wrong = true
+				return false
+			}
+			return true
+		}
 		nrows++
 		for _, v := range row {
 			if v.Kind == sqlexec.KindText && !utf8.ValidString(v.S) {

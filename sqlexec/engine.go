@@ -150,10 +150,12 @@ func (e *SQLite) Query(ctx context.Context, db, sql string) (*Result, error) {
 }
 
 // QueryRows runs sql like Query but hands each row to fn instead of keeping
-// it; fn returning false stops the query there (Result.Stopped). The row is
-// only valid during the call. An evaluator uses it to abandon a prediction
-// as soon as one of its rows proves it wrong.
-func (e *SQLite) QueryRows(ctx context.Context, db, sql string, fn func(row []Value) bool) (*Result, error) {
+// it. fn is first called once with a nil row, after the statement is
+// compiled and before it runs (Result.Columns is then known); returning
+// false there or on any row stops the query (Result.Stopped). A row is only
+// valid during the call. An evaluator uses it to abandon a prediction as
+// soon as its shape or one of its rows proves it wrong.
+func (e *SQLite) QueryRows(ctx context.Context, db, sql string, fn func(cols []string, row []Value) bool) (*Result, error) {
 	if e.opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
@@ -173,7 +175,7 @@ func (e *SQLite) QueryRows(ctx context.Context, db, sql string, fn func(row []Va
 
 // query runs sql on c, keeping rows in the result or, when fn is set,
 // streaming them to fn.
-func (c *conn) query(ctx context.Context, sql string, lim Limits, fn func([]Value) bool) (*Result, error) {
+func (c *conn) query(ctx context.Context, sql string, lim Limits, fn func([]string, []Value) bool) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(ctx, "before it started")
 	}
@@ -206,6 +208,11 @@ func (c *conn) query(ctx context.Context, sql string, lim Limits, fn func([]Valu
 		return nil, &Error{Class: ClassNotReadOnly, Msg: "statement is not read-only"}
 	}
 	res.Columns = st.columns()
+	if fn != nil && !fn(res.Columns, nil) {
+		res.Stopped = true
+		res.Elapsed = time.Since(start)
+		return res, nil
+	}
 	var scratch []Value
 	for nrows := 0; ; {
 		ok, err := st.step()
@@ -221,7 +228,7 @@ func (c *conn) query(ctx context.Context, sql string, lim Limits, fn func([]Valu
 		if fn != nil {
 			scratch, size = st.row(scratch[:0])
 			res.Bytes += size
-			if !fn(scratch) {
+			if !fn(res.Columns, scratch) {
 				res.Stopped = true
 				break
 			}
