@@ -132,21 +132,7 @@ func ctxError(ctx context.Context, doing string) error {
 // An input with no statement at all (empty, only comments) returns an empty
 // result, as SQLite and Python's sqlite3 do.
 func (e *SQLite) Query(ctx context.Context, db, sql string) (*Result, error) {
-	if e.opts.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
-		defer cancel()
-	}
-	p, err := e.pool(db)
-	if err != nil {
-		return nil, err
-	}
-	c, err := p.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer p.put(c)
-	return c.query(ctx, sql, e.opts.Limits, nil)
+	return e.run(ctx, db, sql, nil)
 }
 
 // QueryRows runs sql like Query but hands each row to fn instead of keeping
@@ -156,6 +142,12 @@ func (e *SQLite) Query(ctx context.Context, db, sql string) (*Result, error) {
 // valid during the call. An evaluator uses it to abandon a prediction as
 // soon as its shape or one of its rows proves it wrong.
 func (e *SQLite) QueryRows(ctx context.Context, db, sql string, fn func(cols []string, row []Value) bool) (*Result, error) {
+	return e.run(ctx, db, sql, fn)
+}
+
+// run takes a pooled connection to db and runs sql on it under the engine's
+// limits.
+func (e *SQLite) run(ctx context.Context, db, sql string, fn func([]string, []Value) bool) (*Result, error) {
 	if e.opts.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
