@@ -61,6 +61,10 @@ examples:
 			maxRows := fs.Int("max-rows", 0, "fail a query that returns more than `N` rows (0: no cap; the official scripts have none)")
 			maxBytes := fs.Int("max-bytes", 0, "fail a query whose rows carry more than `N` bytes (0: no cap)")
 			quiet := fs.Bool("quiet", false, "no progress bar")
+			engineName := fs.String("engine", "sqlite", "execution engine: sqlite, or postgres (databases copied by 'sqlrl db copy'; gold SQL translated, or from SQL_postgres / --gold-dialect-file)")
+			pgDSN := fs.String("pg-dsn", os.Getenv(pgDSNEnv), "postgres: `DSN` of a read-only role (default $"+pgDSNEnv+")")
+			goldDialect := fs.String("gold-dialect-file", "", "postgres: JSONL `file` of {\"question_id\", \"SQL\"}: PostgreSQL gold SQL used instead of the translation")
+			translatePred := fs.Bool("translate-pred", false, "postgres: the predictions are SQLite SQL; translate them as the gold is")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -71,6 +75,22 @@ examples:
 				examples, layout, root, err := loadGold(*data, *split, *gold, *dbRoot, *questions)
 				if err != nil {
 					return err
+				}
+				lim := sqlexec.Limits{MaxRows: *maxRows, MaxBytes: *maxBytes}
+				var pg *sqlexec.Postgres
+				var pgTr *pgTranslator
+				switch *engineName {
+				case "sqlite":
+				case "postgres", "postgresql", "pg":
+					if *suite {
+						return usagef("--suite needs --engine sqlite")
+					}
+					if pg, pgTr, err = postgresEval(ctx, *pgDSN, lim, examples, questionsFile(*data, *split, *gold, *questions), *goldDialect); err != nil {
+						return err
+					}
+					defer pg.Close()
+				default:
+					return usagef("--engine %q: want sqlite or postgres", *engineName)
 				}
 				var preds []*dataset.Prediction
 				if *goldAsPred {
@@ -85,6 +105,11 @@ examples:
 					}
 					if preds, err = dataset.Align(*pred, examples, raw); err != nil {
 						return err
+					}
+					if *translatePred && pgTr != nil {
+						if err := pgTr.translatePreds(ctx, examples, preds); err != nil {
+							return err
+						}
 					}
 				}
 				m := eval.Mode(*mode)
@@ -109,11 +134,16 @@ examples:
 					}
 					kvals = append(kvals, k)
 				}
-				engine := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: root, Limits: sqlexec.Limits{MaxRows: *maxRows, MaxBytes: *maxBytes}})
-				defer engine.Close()
+				sqlite := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: root, Limits: lim})
+				defer sqlite.Close()
+				var engine sqlexec.Engine = sqlite
+				engineDesc := fmt.Sprintf("%s, SQLite %s", sqlexec.Driver, sqlexec.Version)
+				if pg != nil {
+					engine, engineDesc = pg, "PostgreSQL "+pg.ServerVersion()
+				}
 				scorer := &eval.Scorer{Engine: engine, Mode: m, Timeout: *timeout, CachePredictions: !*noCache, KeepDistinct: *keepDistinct, SoftF1: *softF1}
 				if *suite {
-					scorer.Suite = suiteOf(engine)
+					scorer.Suite = suiteOf(sqlite)
 				}
 				levels := []string{"simple", "moderate", "challenging"}
 				if m == eval.ModeSpider {
@@ -134,8 +164,8 @@ examples:
 					if err := rep.WriteTable(os.Stdout); err != nil {
 						return err
 					}
-					fmt.Fprintf(os.Stdout, "\n%d questions in %v (%s, %s, SQLite %s)\n", len(examples),
-						rep.Elapsed.Round(time.Millisecond), m, sqlexec.Driver, sqlexec.Version)
+					fmt.Fprintf(os.Stdout, "\n%d questions in %v (%s, %s)\n", len(examples),
+						rep.Elapsed.Round(time.Millisecond), m, engineDesc)
 				}
 				if *jsonOut != "" {
 					if err := writeJSON(*jsonOut, rep); err != nil {
