@@ -181,6 +181,7 @@ func (c *conn) query(ctx context.Context, sql string, lim Limits, fn func([]stri
 		if !stop() {
 			<-fired
 		}
+		c.clearInterrupt()
 	}()
 
 	st, off, err := c.prepare(sql)

@@ -103,6 +103,9 @@ func TestStatementShapes(t *testing.T) {
 		{"SELECT nope(1)", 0, ClassUnknownFunc},
 		{"SELECT 'unterminated", 0, ClassSyntax},
 		{"PRAGMA table_info(item)", 6, ""},
+		// Table-valued functions run, as they do in Python's sqlite3.
+		{"SELECT value FROM json_each('[1,2]')", 2, ""},
+		{"SELECT name FROM pragma_table_info('item')", 6, ""},
 	}
 	for _, tt := range tests {
 		res, err := e.Query(context.Background(), "shop", tt.sql)
@@ -300,5 +303,31 @@ func TestValueEqualAndKey(t *testing.T) {
 		if (ka == kb) != tt.eq {
 			t.Errorf("keys of %v, %v: %q %q, want equal=%v", tt.a, tt.b, ka, kb, tt.eq)
 		}
+	}
+}
+
+// TestInterruptBeforeFirstStep checks that an interrupt arriving after a
+// query was registered but before its first step is not lost (SQLite clears
+// its own flag when a statement starts), and that clearing re-arms the
+// connection.
+func TestInterruptBeforeFirstStep(t *testing.T) {
+	_, path := newTestDB(t, SQLiteOptions{})
+	c, err := openConn(path, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	c.interrupt()
+	start := time.Now()
+	_, err = c.query(context.Background(), "SELECT count(*) FROM big a, big b, big c", Limits{}, nil)
+	if !interrupted(errors.Unwrap(err)) && ClassOf(err) != ClassRuntime {
+		t.Fatalf("got %v, want an interruption", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Fatalf("the early interrupt was lost: query ran %v", time.Since(start))
+	}
+	res, err := c.query(context.Background(), "SELECT count(*) FROM big", Limits{}, nil)
+	if err != nil || res.Rows[0][0] != Int(3000) {
+		t.Fatalf("after clearing: %v %v", res, err)
 	}
 }

@@ -87,6 +87,16 @@ static int authorize(void *arg, int action, const char *a1, const char *a2, cons
 	case SQLITE_FUNCTION:
 	case SQLITE_RECURSIVE:
 		return SQLITE_OK;
+	case SQLITE_UPDATE:
+		// Table-valued functions (json_each, pragma_table_info) are
+		// constructed under an authorisation probe for an update of
+		// sqlite_master; Python's sqlite3, which has no authorizer, runs
+		// them. No write can follow: the file is read-only, query_only is
+		// on, defensive mode forbids schema writes and the statement must
+		// be read-only.
+		if (a1 != NULL && (sqlite3_stricmp(a1, "sqlite_master") == 0 || sqlite3_stricmp(a1, "sqlite_temp_master") == 0))
+			return SQLITE_OK;
+		return SQLITE_DENY;
 	case SQLITE_PRAGMA:
 		if (a2 == NULL) return SQLITE_OK;
 		if (sqlite3_stricmp(a1, "table_info") == 0 || sqlite3_stricmp(a1, "table_xinfo") == 0 ||
@@ -100,6 +110,23 @@ static int authorize(void *arg, int action, const char *a1, const char *a2, cons
 
 static int lock_down(sqlite3 *db) {
 	return sqlite3_set_authorizer(db, authorize, NULL);
+}
+
+// on_progress runs every few hundred VM steps and stops the statement once
+// the connection's interrupt flag is set. sqlite3_interrupt alone loses an
+// interrupt that lands after the query was registered but before its first
+// step (SQLite clears its own flag when a statement starts); this flag is
+// cleared only by sqlrl, after the query is over.
+static int on_progress(void *flag) {
+	return __atomic_load_n((int *)flag, __ATOMIC_SEQ_CST);
+}
+
+static void watch(sqlite3 *db, int *flag) {
+	sqlite3_progress_handler(db, 256, on_progress, flag);
+}
+
+static void set_flag(int *flag, int v) {
+	__atomic_store_n(flag, v, __ATOMIC_SEQ_CST);
 }
 
 static int bind_text(sqlite3_stmt *s, int i, const char *p, int n) {
@@ -136,6 +163,9 @@ type conn struct {
 	db   *C.sqlite3
 	path string
 	buf  []C.cell
+	// flag is the interrupt flag the progress handler polls; it lives in C
+	// memory so SQLite can hold its address.
+	flag *C.int
 }
 
 // openConn opens path. readOnly connections are opened with
@@ -161,7 +191,8 @@ func openConn(path string, readOnly, create bool) (*conn, error) {
 		}
 		return nil, fmt.Errorf("open %s: %s", path, msg)
 	}
-	c := &conn{db: db, path: path}
+	c := &conn{db: db, path: path, flag: (*C.int)(C.calloc(1, C.size_t(unsafe.Sizeof(C.int(0)))))}
+	C.watch(db, c.flag)
 	if readOnly {
 		if rc := C.harden(db); rc != C.SQLITE_OK {
 			err := c.err(rc)
@@ -178,13 +209,24 @@ func (c *conn) close() error {
 	}
 	rc := C.sqlite3_close_v2(c.db)
 	c.db = nil
+	C.free(unsafe.Pointer(c.flag))
+	c.flag = nil
 	if rc != C.SQLITE_OK {
 		return fmt.Errorf("close %s: sqlite code %d", c.path, int(rc))
 	}
 	return nil
 }
 
-func (c *conn) interrupt() { C.sqlite3_interrupt(c.db) }
+// interrupt stops the running statement, or the next one to start before
+// clearInterrupt.
+func (c *conn) interrupt() {
+	C.set_flag(c.flag, 1)
+	C.sqlite3_interrupt(c.db)
+}
+
+// clearInterrupt re-arms the connection once nothing can interrupt it any
+// more (the query is over and its context callback has returned).
+func (c *conn) clearInterrupt() { C.set_flag(c.flag, 0) }
 
 // err turns a SQLite result code into an error carrying SQLite's message.
 func (c *conn) err(rc C.int) error {

@@ -154,6 +154,9 @@ func (c *conn) open() (err error) {
 	c.db = db
 	c.ictx = nil
 	c.broken = false
+	// A context is always installed, so an interrupt that arrives before
+	// the first statement is kept for it.
+	c.arm()
 	return nil
 }
 
@@ -390,15 +393,22 @@ func (c *conn) close() (err error) {
 }
 
 // interrupt stops the statement being prepared or run on c, from any
-// goroutine. Like sqlite3_interrupt, an interrupt that arrives while no
-// statement is in progress does not reach the next one: each prepare
-// installs a fresh context when the last one was cancelled.
+// goroutine, including one about to start: the cancelled context stays
+// installed until clearInterrupt, which the engine calls once the query is
+// over and nothing can interrupt it any more.
 func (c *conn) interrupt() {
 	c.mu.Lock()
 	if c.cancel != nil {
 		c.cancel()
 	}
 	c.mu.Unlock()
+}
+
+// clearInterrupt installs a fresh interrupt context after a cancelled one.
+func (c *conn) clearInterrupt() {
+	if c.ictx != nil && c.ictx.Err() != nil {
+		c.arm()
+	}
 }
 
 // arm makes sure a live interrupt context is installed on c.db. It runs on
@@ -530,7 +540,9 @@ func (c *conn) prepare(sql string) (st *stmt, off int, err error) {
 		return nil, 0, err
 	}
 	defer c.catch(&err)
-	c.arm()
+	if c.ictx == nil {
+		c.arm()
+	}
 	s, tail, err := c.compile(sql)
 	if err != nil {
 		return nil, 0, toError(err)
