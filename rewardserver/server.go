@@ -1,0 +1,561 @@
+// Package rewardserver serves sqlrl's rewards over HTTP to distributed RLHF
+// trainers: OpenRLHF's remote reward protocol, a batch JSON API of sqlrl's
+// own, health and Prometheus metrics. docs/reward-server.md documents the
+// protocol.
+//
+// The server is a thin, defensive shell around a reward.Func: every
+// request body is capped, every label checked before anything runs, every
+// request has a deadline and is canceled (queries included) when its client
+// goes away, and scoring is bounded server-wide, so that one trainer's bad
+// batch costs that trainer a clear 4xx and nobody else anything. The
+// databases are opened read-only by sqlexec; nothing a client sends can
+// change them.
+package rewardserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"regexp"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/reward"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Reward scores each completion.
+	Reward reward.Func
+	// Name describes the reward in /healthz (e.g. "gate+analytic").
+	Name string
+	// DBExists reports whether the server has a database; labels naming
+	// another get a 422 before anything runs. Nil accepts every valid name.
+	DBExists func(db string) bool
+	// Questions maps BIRD question_id to its question, for labels that
+	// carry only a question_id (servers started with a benchmark).
+	Questions map[int]dataset.Example
+	// MaxBodyBytes caps a request body; default 32 MiB. Larger: 413.
+	MaxBodyBytes int64
+	// MaxItems caps completions per request; default 65,536.
+	MaxItems int
+	// RequestTimeout bounds one request end to end; default 150s (under
+	// OpenRLHF's 180 s client timeout, so the client sees our 504 rather
+	// than its own timeout and retries).
+	RequestTimeout time.Duration
+	// MaxInFlight bounds completions being scored at once, server-wide;
+	// default 32 x GOMAXPROCS. SQLite work is further bounded per database
+	// by the engine's connection pool.
+	MaxInFlight int
+	// CacheStats, when set, exports eval's result-cache counters.
+	CacheStats func() eval.CacheStats
+	// Log receives one line per failed request; nil discards.
+	Log *slog.Logger
+}
+
+// Server answers reward requests. Create it with New.
+type Server struct {
+	cfg     Config
+	sem     chan struct{}
+	metrics *metrics
+	mux     *http.ServeMux
+}
+
+// Defaults.
+const (
+	DefaultMaxBodyBytes   = 32 << 20
+	DefaultMaxItems       = 65536
+	DefaultRequestTimeout = 150 * time.Second
+)
+
+// New returns a server for cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.Reward == nil {
+		return nil, errors.New("rewardserver: no reward function")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxItems <= 0 {
+		cfg.MaxItems = DefaultMaxItems
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = 32 * runtime.GOMAXPROCS(0)
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.MaxInFlight), metrics: newMetrics(), mux: http.NewServeMux()}
+	s.mux.HandleFunc("/", s.handleOpenRLHF)
+	s.mux.HandleFunc("/get_reward", s.handleOpenRLHF)
+	s.mux.HandleFunc("/v1/reward", s.handleBatch)
+	s.mux.HandleFunc("/healthz", s.handleHealth)
+	s.mux.HandleFunc("/metrics", s.handleMetrics)
+	return s, nil
+}
+
+// Handler returns the HTTP handler.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Serve answers requests on ln until ctx ends, then shuts down gracefully
+// (requests in flight get up to 10 s to finish).
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       2 * time.Minute,
+		WriteTimeout:      s.cfg.RequestTimeout + 30*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("reward server: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("reward server shutdown: %w", err)
+	}
+	return nil
+}
+
+// Label is what a trainer attaches to a prompt so the server knows what the
+// completion should return: the database and gold SQL, or a question_id of
+// the benchmark the server was started with. "SQL" is accepted for gold_sql
+// so a BIRD record works as a label unchanged.
+type Label struct {
+	DBID       string `json:"db_id"`
+	GoldSQL    string `json:"gold_sql"`
+	SQL        string `json:"SQL"`
+	QuestionID *int   `json:"question_id"`
+	Question   string `json:"question"`
+	Evidence   string `json:"evidence"`
+}
+
+// requestError is a client error with its HTTP status.
+type requestError struct {
+	status int
+	msg    string
+}
+
+func (e *requestError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &requestError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+func unprocessable(format string, args ...any) error {
+	return &requestError{http.StatusUnprocessableEntity, fmt.Sprintf(format, args...)}
+}
+
+// dbName is what a database id may look like. sqlexec opens a name with a
+// path separator or a .sqlite suffix as a file path; a client must not be
+// able to point the server at arbitrary files.
+var dbName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]{0,127}$`)
+
+// parseLabel decodes a label: a JSON string holding a JSON object (what
+// OpenRLHF sends for a string dataset column), or the object itself.
+func parseLabel(raw json.RawMessage) (Label, error) {
+	var l Label
+	raw = json.RawMessage(strings.TrimSpace(string(raw)))
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return l, err
+		}
+		raw = json.RawMessage(s)
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return l, errors.New(`want a JSON object {"db_id": ..., "gold_sql": ...} or {"question_id": ...}, or that object as a JSON string`)
+	}
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return l, err
+	}
+	return l, nil
+}
+
+// sample resolves a label to a reward.Sample (without the completion).
+func (s *Server) sample(l Label) (reward.Sample, error) {
+	gold := l.GoldSQL
+	if gold == "" {
+		gold = l.SQL
+	}
+	smp := reward.Sample{DBID: l.DBID, GoldSQL: gold, Question: l.Question, Evidence: l.Evidence}
+	if l.QuestionID != nil {
+		ex, ok := s.cfg.Questions[*l.QuestionID]
+		switch {
+		case !ok && s.cfg.Questions == nil:
+			if gold == "" {
+				return smp, unprocessable("question_id %d: the server was started without a benchmark (--data); send db_id and gold_sql", *l.QuestionID)
+			}
+		case !ok:
+			return smp, unprocessable("question_id %d is not in the server's benchmark", *l.QuestionID)
+		default:
+			if smp.DBID == "" {
+				smp.DBID = ex.DBID
+			}
+			if smp.GoldSQL == "" {
+				smp.GoldSQL = ex.SQL
+			}
+			if smp.Question == "" {
+				smp.Question = ex.Question
+			}
+			if smp.Evidence == "" {
+				smp.Evidence = ex.Evidence
+			}
+		}
+	}
+	switch {
+	case smp.DBID == "":
+		return smp, badRequest("missing db_id")
+	case strings.TrimSpace(smp.GoldSQL) == "":
+		return smp, badRequest("missing gold_sql")
+	case !dbName.MatchString(smp.DBID):
+		return smp, badRequest("db_id %q: want letters, digits, '_' or '-'", abbreviate(smp.DBID, 80))
+	case s.cfg.DBExists != nil && !s.cfg.DBExists(smp.DBID):
+		return smp, unprocessable("unknown database %q", smp.DBID)
+	}
+	return smp, nil
+}
+
+// item is one completion's result.
+type item struct {
+	score reward.Score
+	norm  float64
+	sql   string
+}
+
+// scoreAll scores samples concurrently under the server-wide bound. The
+// first error (a broken gold, the request's end) cancels the rest.
+func (s *Server) scoreAll(ctx context.Context, samples []reward.Sample) ([]item, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := make([]item, len(samples))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	fail := func(i int, err error) {
+		mu.Lock()
+		if firstErr == nil {
+			switch {
+			case errors.Is(err, reward.ErrGold):
+				err = unprocessable("item %d: %v", i, err)
+			case errors.Is(err, reward.ErrJudge):
+				err = &requestError{http.StatusBadGateway, fmt.Sprintf("item %d: %v", i, err)}
+			}
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	for i := range samples {
+		select {
+		case s.sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			if firstErr != nil {
+				return nil, firstErr
+			}
+			return nil, ctx.Err()
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-s.sem; wg.Done() }()
+			// A bug met on some model output must cost this request a
+			// 500, not every trainer the server (net/http recovers only
+			// the handler's own goroutine).
+			defer func() {
+				if p := recover(); p != nil {
+					s.cfg.Log.Error("panic scoring a completion", "panic", p, "stack", string(debug.Stack()))
+					fail(i, fmt.Errorf("internal error scoring item %d: %v", i, p))
+				}
+			}()
+			smp := samples[i]
+			smp.SQL = smp.Query()
+			sc, err := s.cfg.Reward.Reward(ctx, smp)
+			if err != nil {
+				fail(i, err)
+				return
+			}
+			out[i] = item{score: sc, norm: reward.Normalize(s.cfg.Reward, sc.Value), sql: smp.SQL}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	for _, it := range out {
+		s.metrics.completion(it.score)
+	}
+	return out, nil
+}
+
+// openRLHFRequest is OpenRLHF's remote reward request
+// (openrlhf/utils/remote_rm_utils.py): query = prompt + response, decoded
+// with special tokens kept.
+type openRLHFRequest struct {
+	Query   []string          `json:"query"`
+	Prompts []string          `json:"prompts"`
+	Labels  []json.RawMessage `json:"labels"`
+}
+
+// openRLHFResponse is what OpenRLHF reads back: "rewards" for training,
+// "scores" in [0, 1] for dynamic filtering, "extra_logs" for its logger
+// (each a list aligned with the batch).
+type openRLHFResponse struct {
+	Rewards   []float64            `json:"rewards"`
+	Scores    []float64            `json:"scores"`
+	ExtraLogs map[string][]float64 `json:"extra_logs"`
+}
+
+func (s *Server) handleOpenRLHF(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/" && r.URL.Path != "/get_reward" {
+		s.fail(w, r, "other", &requestError{http.StatusNotFound, "no such endpoint " + r.URL.Path})
+		return
+	}
+	s.serve(w, r, "openrlhf", func(ctx context.Context, body io.Reader) (any, error) {
+		var req openRLHFRequest
+		if err := decode(body, &req); err != nil {
+			return nil, err
+		}
+		n := len(req.Query)
+		switch {
+		case n == 0:
+			return nil, badRequest(`"query" is missing or empty`)
+		case n > s.cfg.MaxItems:
+			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d items; at most %d per request", n, s.cfg.MaxItems)}
+		case len(req.Labels) != n:
+			return nil, badRequest(`"labels" has %d items for %d queries; every query needs a label {"db_id", "gold_sql"} (OpenRLHF: --label_key)`, len(req.Labels), n)
+		case req.Prompts != nil && len(req.Prompts) != n:
+			return nil, badRequest(`"prompts" has %d items for %d queries`, len(req.Prompts), n)
+		}
+		samples := make([]reward.Sample, n)
+		mismatch := make([]float64, n)
+		for i := range n {
+			l, err := parseLabel(req.Labels[i])
+			if err != nil {
+				return nil, badRequest("labels[%d]: %v", i, err)
+			}
+			smp, err := s.sample(l)
+			if err != nil {
+				return nil, prefixed(fmt.Sprintf("labels[%d]: ", i), err)
+			}
+			var prompt string
+			if req.Prompts != nil {
+				prompt = req.Prompts[i]
+			}
+			resp, ok := ResponseOf(req.Query[i], prompt)
+			if !ok {
+				mismatch[i] = 1
+			}
+			smp.Completion = resp
+			samples[i] = smp
+		}
+		items, err := s.scoreAll(ctx, samples)
+		if err != nil {
+			return nil, err
+		}
+		out := openRLHFResponse{Rewards: make([]float64, n), Scores: make([]float64, n), ExtraLogs: map[string][]float64{}}
+		for i, it := range items {
+			out.Rewards[i], out.Scores[i] = it.score.Value, it.norm
+			for k := range it.score.Components {
+				if out.ExtraLogs[k] == nil {
+					out.ExtraLogs[k] = make([]float64, n)
+				}
+			}
+		}
+		for i, it := range items {
+			for k, v := range it.score.Components {
+				out.ExtraLogs[k][i] = v
+			}
+		}
+		out.ExtraLogs["prompt_mismatch"] = mismatch
+		return out, nil
+	})
+}
+
+// batchRequest is sqlrl's own API: K completions of one question.
+type batchRequest struct {
+	Label
+	Completions []string `json:"completions"`
+}
+
+type batchResult struct {
+	Reward     float64            `json:"reward"`
+	Score      float64            `json:"score"`
+	Class      string             `json:"class"`
+	SQL        string             `json:"sql"`
+	Error      string             `json:"error,omitempty"`
+	Components map[string]float64 `json:"components"`
+}
+
+type batchResponse struct {
+	Results   []batchResult `json:"results"`
+	ElapsedMS float64       `json:"elapsed_ms"`
+}
+
+func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request) {
+	s.serve(w, r, "v1", func(ctx context.Context, body io.Reader) (any, error) {
+		start := time.Now()
+		var req batchRequest
+		if err := decode(body, &req); err != nil {
+			return nil, err
+		}
+		switch n := len(req.Completions); {
+		case req.Completions == nil:
+			return nil, badRequest(`"completions" is missing`)
+		case n > s.cfg.MaxItems:
+			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d completions; at most %d per request", n, s.cfg.MaxItems)}
+		}
+		smp, err := s.sample(req.Label)
+		if err != nil {
+			return nil, err
+		}
+		samples := make([]reward.Sample, len(req.Completions))
+		for i, c := range req.Completions {
+			samples[i] = smp
+			samples[i].Completion = c
+		}
+		items, err := s.scoreAll(ctx, samples)
+		if err != nil {
+			return nil, err
+		}
+		out := batchResponse{Results: make([]batchResult, len(items))}
+		for i, it := range items {
+			out.Results[i] = batchResult{Reward: it.score.Value, Score: it.norm, Class: it.score.Class, SQL: it.sql,
+				Error: it.score.Error, Components: it.score.Components}
+		}
+		out.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+		return out, nil
+	})
+}
+
+// serve runs one POST endpoint: method check, body cap, deadline, error
+// mapping, metrics.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, endpoint string, fn func(context.Context, io.Reader) (any, error)) {
+	start := time.Now()
+	s.metrics.inFlight.Add(1)
+	defer s.metrics.inFlight.Add(-1)
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		s.fail(w, r, endpoint, &requestError{http.StatusMethodNotAllowed, "use POST"})
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	out, err := fn(ctx, body)
+	switch {
+	case err == nil:
+	case r.Context().Err() != nil:
+		// The client went away; its queries were canceled with it.
+		s.metrics.request(endpoint, 499, time.Since(start))
+		s.cfg.Log.Info("client gone", "endpoint", endpoint, "remote", r.RemoteAddr)
+		return
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
+		err = &requestError{http.StatusGatewayTimeout, fmt.Sprintf("request took longer than %v; retry, or send smaller batches", s.cfg.RequestTimeout)}
+	}
+	if err != nil {
+		s.fail(w, r, endpoint, err)
+		s.metrics.observe(endpoint, time.Since(start))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		s.cfg.Log.Info("writing response", "endpoint", endpoint, "err", err)
+	}
+	s.metrics.request(endpoint, http.StatusOK, time.Since(start))
+}
+
+// fail writes a JSON error with the status err carries (500 otherwise).
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, endpoint string, err error) {
+	status := http.StatusInternalServerError
+	var re *requestError
+	if errors.As(err, &re) {
+		status = re.status
+	}
+	s.metrics.count(endpoint, status)
+	s.cfg.Log.Info("request failed", "endpoint", endpoint, "status", status, "remote", r.RemoteAddr, "err", err)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+}
+
+// decode reads one JSON value, mapping a too-large body to 413 and
+// anything malformed to 400.
+func decode(body io.Reader, v any) error {
+	dec := json.NewDecoder(body)
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)}
+		}
+		return badRequest("malformed JSON: %v", err)
+	}
+	if dec.More() {
+		return badRequest("malformed JSON: more than one value in the body")
+	}
+	// Read to EOF: net/http watches the connection for a client that goes
+	// away (canceling the request's context, and so its queries) only once
+	// the body has been read to the end.
+	if _, err := io.Copy(io.Discard, body); err != nil {
+		return badRequest("reading body: %v", err)
+	}
+	return nil
+}
+
+func prefixed(prefix string, err error) error {
+	var re *requestError
+	if errors.As(err, &re) {
+		return &requestError{re.status, prefix + re.msg}
+	}
+	return fmt.Errorf("%s%w", prefix, err)
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]string{"status": "ok", "reward": s.cfg.Name})
+}
+
+func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	var counters map[string]int64
+	if c, ok := s.cfg.Reward.(reward.Counter); ok {
+		counters = c.Counters()
+	}
+	var cs *eval.CacheStats
+	if s.cfg.CacheStats != nil {
+		st := s.cfg.CacheStats()
+		cs = &st
+	}
+	s.metrics.write(w, cs, counters)
+}
+
+func abbreviate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
