@@ -191,6 +191,9 @@ func loadGold(data, split, gold, dbRoot, questions string) ([]dataset.Example, d
 		if err != nil {
 			return nil, "", "", err
 		}
+		for _, w := range b.Warnings {
+			fmt.Fprintln(os.Stderr, "warning:", w)
+		}
 		root := b.DBRoot
 		if dbRoot != "" {
 			root = dbRoot
