@@ -81,6 +81,7 @@ func Run(ctx context.Context, s *Scorer, examples []dataset.Example, preds []*da
 		workers = runtime.GOMAXPROCS(0)
 	}
 	results := make([]QuestionResult, len(examples))
+	order := goldFirstOrder(examples)
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -88,10 +89,11 @@ func Run(ctx context.Context, s *Scorer, examples []dataset.Example, preds []*da
 		go func() {
 			defer wg.Done()
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(examples) || ctx.Err() != nil {
+				k := int(next.Add(1) - 1)
+				if k >= len(order) || ctx.Err() != nil {
 					return
 				}
+				i := order[k]
 				results[i] = scoreOne(ctx, s, &examples[i], preds[i], opts)
 				if opts.Progress != nil {
 					opts.Progress(int(done.Add(1)), len(examples))
@@ -107,6 +109,31 @@ func Run(ctx context.Context, s *Scorer, examples []dataset.Example, preds []*da
 	r.summarise(opts)
 	r.Elapsed = time.Since(start)
 	return r, nil
+}
+
+// goldFirstOrder schedules one question of each distinct gold query before
+// any second one. Questions sharing a gold wait for its single execution;
+// scheduled side by side they would leave a core idle behind a slow gold,
+// while spread out every gold runs in parallel with other work.
+func goldFirstOrder(examples []dataset.Example) []int {
+	groups := map[string][]int{}
+	var keys []string
+	for i, ex := range examples {
+		k := cacheKey(ex.DBID, ex.SQL)
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	order := make([]int, 0, len(examples))
+	for round := 0; len(order) < len(examples); round++ {
+		for _, k := range keys {
+			if g := groups[k]; round < len(g) {
+				order = append(order, g[round])
+			}
+		}
+	}
+	return order
 }
 
 func scoreOne(ctx context.Context, s *Scorer, ex *dataset.Example, p *dataset.Prediction, opts Options) QuestionResult {
