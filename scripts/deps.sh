@@ -5,6 +5,9 @@ set -euo pipefail
 need=()
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 [ -f /usr/include/sqlite3.h ] || need+=(libsqlite3-dev)
+# OpenBLAS is loaded at run time by the native policy's matrix products; without
+# it they fall back to pure Go (slower, same results).
+ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so\.0' || need+=(libopenblas0)
 if [ ${#need[@]} -gt 0 ]; then
   echo "deps: installing ${need[*]}" >&2
   sudo=""
