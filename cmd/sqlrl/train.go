@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/train"
+)
+
+func init() {
+	register(&command{
+		name:    "train sft",
+		summary: "train the native policy from random weights by supervised fine-tuning (checkpoints, exact resume)",
+		usage:   "-out DIR [flags] DATA",
+		help: `DATA is a benchmark directory in BIRD's layout (such as one written by
+'sqlrl bench generate') or a TRL prompt/completion file (trl_sft.jsonl from
+'sqlrl data prepare').
+
+From a benchmark, the train split is split as 'sqlrl data prepare' splits it
+(-sft-fraction, -split-seed) and SFT uses the SFT share only; prompts are
+compact (one line per table) and schema names are renamed at random in part
+of the examples (-rename) so that the model learns to copy names from its
+prompt; the dev split is decoded and scored by execution every -eval-every
+steps. A TRL file is trained as given.
+
+-out receives step-NNNNNN/ checkpoints (weights, tokenizer, optimizer state),
+"latest", and train_log.jsonl. Running again with the same -out resumes from
+the latest checkpoint at the same step, data order and loss; -restart starts
+over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			out := fs.String("out", "", "run directory (required)")
+			preset := fs.String("preset", "tiny", "model size: "+strings.Join(nn.PresetNames(), ", "))
+			vocab := fs.Int("vocab", 2048, "tokenizer vocabulary size")
+			seed := fs.Uint64("seed", 1, "seed of initialisation, data order and augmentation")
+			epochs := fs.Int("epochs", 10, "passes over the training data")
+			maxSteps := fs.Int("max-steps", 0, "stop after this many steps (0: epochs decide)")
+			batch := fs.Int("batch", 32, "sequences per step")
+			lr := fs.Float64("lr", 2e-3, "peak learning rate")
+			warmup := fs.Int("warmup", 0, "warmup steps (0: 5% of the run)")
+			wd := fs.Float64("weight-decay", 0.1, "AdamW weight decay")
+			clip := fs.Float64("clip", 1, "gradient norm clip")
+			rename := fs.Float64("rename", 0.8, "share of examples whose schema names are renamed at random")
+			renameEach := fs.Float64("rename-each", 0.8, "probability that each name of such an example is renamed")
+			promptLoss := fs.Float64("prompt-loss", 0, "weight of an auxiliary NLL on prompt tokens (0: completion-only loss)")
+			saveEvery := fs.Int("save-every", 200, "checkpoint every N steps")
+			keep := fs.Int("keep", 2, "checkpoints kept")
+			evalEvery := fs.Int("eval-every", 0, "dev evaluation every N steps (0: at the end only; -1: never)")
+			evalN := fs.Int("eval-n", 100, "dev questions per evaluation (0: all)")
+			restart := fs.Bool("restart", false, "start over even if -out holds a checkpoint")
+			threads := fs.Int("threads", 2, "threads")
+			frac := fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "SFT share of the train split (as in 'sqlrl data prepare')")
+			splitSeed := fs.Uint64("split-seed", 1, "seed of the SFT/holdout split (as 'sqlrl data prepare -seed')")
+			trainSplit := fs.String("train-split", "train", "benchmark split to train on")
+			devSplit := fs.String("dev-split", "dev", "benchmark split to evaluate on ('-': none)")
+			types := fs.Bool("types", true, "show column types in compact prompts")
+			descs := fs.Bool("descriptions", false, "show column descriptions in compact prompts")
+			dim := fs.Int("dim", 0, "model width (overrides the preset's)")
+			layers := fs.Int("layers", 0, "transformer layers (overrides the preset's)")
+			heads := fs.Int("heads", 0, "attention heads (overrides the preset's)")
+			quiet := fs.Bool("q", false, "no progress on stderr")
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return usagef("want one DATA argument, got %d", len(args))
+				}
+				if *out == "" {
+					return usagef("-out is required")
+				}
+				if _, err := nn.Preset(*preset, 0); err != nil {
+					return usagef("%v", err)
+				}
+				var data *train.Data
+				var err error
+				if st, serr := os.Stat(args[0]); serr == nil && st.IsDir() {
+					if err := checkSplit(args[0], *trainSplit); err != nil {
+						return err
+					}
+					data, err = train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: *trainSplit, SFTFraction: *frac, Seed: *splitSeed,
+						DevSplit: *devSplit, Format: policy.Format{Kind: policy.FormatCompact, Types: *types, Descriptions: *descs}})
+				} else {
+					data, err = train.LoadTRL(args[0])
+				}
+				if err != nil {
+					return err
+				}
+				defer data.Close()
+				opts := train.Options{
+					Out: *out, Preset: *preset, VocabSize: *vocab, Seed: *seed, Epochs: *epochs, MaxSteps: *maxSteps,
+					BatchSize: *batch, LR: *lr, Warmup: *warmup, WeightDecay: *wd, Clip: *clip,
+					Rename: *rename, RenameEach: *renameEach, PromptLoss: *promptLoss, SaveEvery: *saveEvery, Keep: *keep,
+					EvalEvery: *evalEvery, EvalN: *evalN, Restart: *restart, Threads: *threads,
+				}
+				if *dim > 0 || *layers > 0 || *heads > 0 {
+					cfg, _ := nn.Preset(*preset, 0)
+					if *dim > 0 {
+						cfg.Dim, cfg.Hidden = *dim, 4**dim
+					}
+					if *layers > 0 {
+						cfg.Layers = *layers
+					}
+					if *heads > 0 {
+						cfg.Heads = *heads
+					}
+					opts.Model = &cfg
+				}
+				if *rename == 0 {
+					opts.Rename = -1
+				}
+				if !*quiet {
+					opts.Progress = os.Stderr
+				}
+				start := time.Now()
+				res, err := train.Run(ctx, data, opts)
+				if errors.Is(err, context.Canceled) {
+					return fmt.Errorf("interrupted; run again with the same -out to resume from the last checkpoint")
+				}
+				if err != nil {
+					return err
+				}
+				fmt.Printf("trained %s: step %d, loss %.4f, %d tokens, %.0fs training (%s wall)\n", res.Checkpoint, res.State.Step,
+					res.State.Loss, res.State.Tokens, res.State.ElapsedSec, time.Since(start).Round(time.Second))
+				if res.LastEval != nil {
+					fmt.Println(res.LastEval)
+				}
+				if res.Skipped > 0 {
+					fmt.Printf("%d examples longer than the model's context were skipped\n", res.Skipped)
+				}
+				return nil
+			}
+		},
+	})
+}

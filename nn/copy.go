@@ -1,0 +1,261 @@
+package nn
+
+import "math"
+
+// The pointer head (Config.Copy). For a scored row r at position t of its
+// sequence, with final state h (after the last norm):
+//
+//	q = h·wcq, k_j = h_j·wck for positions j <= t
+//	β₁, β₂ = wbeta·[h,1]; m_j = [x_{j-1} = x_t]; m2_j = m_j·[x_{j-2} = x_{t-1}]
+//	α = softmax_j(q·k_j/√dc + β₁·m_j + β₂·m2_j)
+//	g = sigmoid(wgate·[h,1])
+//	P(y) = g·softmax(h·wteᵀ)(y) + (1-g)·Σ_{j<=t, x_j=y} α_j
+//
+// and the scored log-probability is log P(target).
+
+// copyState holds the pointer head's activations for one batch.
+type copyState struct {
+	kc, qc       []float32 // [n, dc], [P, dc]
+	att          []float32 // per sequence: [rows of the sequence, T]
+	attOff       []int
+	seqRows      []int // scored rows of sequence s: [seqRows[s], seqRows[s+1])
+	rowPos       []int32
+	gate, pv, pc []float32
+	beta, beta2  []float32
+	mix          []float64
+}
+
+// matchBonus adds the continuation bonuses to the scores row[:lim] of the
+// position lim-1 of toks: beta where the previous token equals the current
+// one, beta2 more where the two previous tokens equal the last two.
+func matchBonus(row []float32, toks []int32, lim int, beta, beta2 float32) {
+	cur := toks[lim-1]
+	prev := int32(-1)
+	if lim >= 2 {
+		prev = toks[lim-2]
+	}
+	for j := 1; j < lim; j++ {
+		if toks[j-1] == cur {
+			row[j] += beta
+			if j >= 2 && toks[j-2] == prev {
+				row[j] += beta2
+			}
+		}
+	}
+}
+
+// matchOrder returns 0, 1 or 2: how many of the bonuses apply at j.
+func matchOrder(toks []int32, lim, j int) int {
+	if j < 1 || toks[j-1] != toks[lim-1] {
+		return 0
+	}
+	if j >= 2 && lim >= 2 && toks[j-2] == toks[lim-2] {
+		return 2
+	}
+	return 1
+}
+
+func (m *Model) copyForward(b *Batch, ws *workspace) {
+	c, w := m.Cfg, m.w
+	cs := &ws.copy
+	n, p, d, dc, V := ws.n, ws.nsel, c.Dim, c.copyDim(), c.Vocab
+	cs.kc, cs.qc = grow(cs.kc, n*dc), grow(cs.qc, p*dc)
+	Sgemm(false, false, n, dc, d, 1, ws.hf, d, w.wck, dc, 0, cs.kc, dc)
+	Sgemm(false, false, p, dc, d, 1, ws.hsel, d, w.wcq, dc, 0, cs.qc, dc)
+	nseq := b.NumSeqs()
+	// rows are grouped by sequence in order (checkBatch)
+	cs.seqRows = cs.seqRows[:0]
+	if cap(cs.rowPos) < p {
+		cs.rowPos = make([]int32, p)
+	}
+	cs.rowPos = cs.rowPos[:p]
+	r := 0
+	for s := 0; s < nseq; s++ {
+		cs.seqRows = append(cs.seqRows, r)
+		for r < p && int(b.Rows[r]) < b.Starts[s+1] {
+			cs.rowPos[r] = int32(int(b.Rows[r]) - b.Starts[s])
+			r++
+		}
+	}
+	cs.seqRows = append(cs.seqRows, r)
+	cs.attOff = cs.attOff[:0]
+	tot := 0
+	for s := 0; s < nseq; s++ {
+		cs.attOff = append(cs.attOff, tot)
+		tot += (cs.seqRows[s+1] - cs.seqRows[s]) * (b.Starts[s+1] - b.Starts[s])
+	}
+	cs.att = grow(cs.att, tot)
+	cs.gate, cs.pv, cs.pc = grow(cs.gate, p), grow(cs.pv, p), grow(cs.pc, p)
+	cs.beta, cs.beta2 = grow(cs.beta, p), grow(cs.beta2, p)
+	for r := 0; r < p; r++ {
+		h := ws.hsel[r*d : r*d+d]
+		cs.beta[r] = dot32(w.wbeta[:d], h) + w.wbeta[d]
+		cs.beta2[r] = dot32(w.wbeta[d+1:2*d+1], h) + w.wbeta[2*d+1]
+	}
+	if cap(cs.mix) < p {
+		cs.mix = make([]float64, p)
+	}
+	cs.mix = cs.mix[:p]
+	scale := float32(1 / math.Sqrt(float64(dc)))
+	parallelTasks(nseq, func(_, s int) {
+		r0, r1 := cs.seqRows[s], cs.seqRows[s+1]
+		if r0 == r1 {
+			return
+		}
+		st, T := b.Starts[s], b.Starts[s+1]-b.Starts[s]
+		a := cs.att[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
+		Sgemm(false, true, r1-r0, T, dc, scale, cs.qc[r0*dc:], dc, cs.kc[st*dc:], dc, 0, a, T)
+		toks := b.Tokens[st : st+T]
+		for r := r0; r < r1; r++ {
+			row := a[(r-r0)*T : (r-r0+1)*T]
+			lim := int(cs.rowPos[r]) + 1
+			matchBonus(row, toks, lim, cs.beta[r], cs.beta2[r])
+			softmaxPrefix(row, lim)
+			y := b.Targets[r]
+			var pc float32
+			for j, x := range toks[:lim] {
+				if x == y {
+					pc += row[j]
+				}
+			}
+			cs.pc[r] = pc
+		}
+	})
+	for r := 0; r < p; r++ {
+		h := ws.hsel[r*d : r*d+d]
+		g := sigmoid(dot32(w.wgate[:d], h) + w.wgate[d])
+		pv := ws.probs[r*V+int(b.Targets[r])]
+		cs.gate[r], cs.pv[r] = g, pv
+		mix := float64(g)*float64(pv) + float64(1-g)*float64(cs.pc[r])
+		cs.mix[r] = mix
+		ws.logp[r] = float32(math.Log(max(mix, 1e-30)))
+	}
+}
+
+// softmaxPrefix turns row[:lim] into probabilities and zeroes the rest.
+func softmaxPrefix(row []float32, lim int) {
+	if softmaxRowsKernel != nil {
+		softmaxRowsKernel(row, 1, len(row), lim-1)
+		return
+	}
+	mx := row[0]
+	for _, v := range row[1:lim] {
+		if v > mx {
+			mx = v
+		}
+	}
+	var sum float32
+	for j := 0; j < lim; j++ {
+		e := expf(row[j] - mx)
+		row[j] = e
+		sum += e
+	}
+	inv := 1 / sum
+	for j := 0; j < lim; j++ {
+		row[j] *= inv
+	}
+	clear(row[lim:])
+}
+
+func sigmoid(x float32) float32 { return 1 / (1 + expf(-x)) }
+
+func dot32(a, b []float32) float32 {
+	var s float32
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
+
+// copyBackward turns the gradients of the mixture's log-probabilities
+// (dlogp) into those of the head's log-softmax (written to dvocab), adds the
+// pointer head's parameter gradients, and returns through dhsel (added)
+// and dhfCopy (written, [n, d]) the gradients of the final states.
+func (m *Model) copyBackward(b *Batch, ws *workspace, dlogp, dvocab []float32) {
+	c, w, g := m.Cfg, m.w, m.g
+	cs := &ws.copy
+	n, p, d, dc := ws.n, ws.nsel, c.Dim, c.copyDim()
+	scale := float32(1 / math.Sqrt(float64(dc)))
+	dpc := make([]float32, p)
+	dgl := make([]float32, p)
+	for r := 0; r < p; r++ {
+		if cs.mix[r] < 1e-30 {
+			dvocab[r] = 0
+			continue
+		}
+		cr := float64(dlogp[r]) / cs.mix[r]
+		gr := float64(cs.gate[r])
+		dvocab[r] = float32(cr * gr * float64(cs.pv[r])) // times (onehot - p) in the head
+		dpc[r] = float32(cr * (1 - gr))
+		dgl[r] = float32(cr * (float64(cs.pv[r]) - float64(cs.pc[r])) * gr * (1 - gr))
+	}
+	// gate: wgate·[h,1]
+	for r := 0; r < p; r++ {
+		h := ws.hsel[r*d : r*d+d]
+		gw := g.wgate[:d]
+		for j, v := range h {
+			gw[j] += dgl[r] * v
+		}
+		g.wgate[d] += dgl[r]
+	}
+	// attention scores: dS = scale * α ⊙ dpc (1[x=y] - pc)
+	dbeta, dbeta2 := make([]float32, p), make([]float32, p)
+	datt := make([]float32, len(cs.att))
+	dqc := make([]float32, p*dc)
+	dkc := make([]float32, n*dc)
+	nseq := b.NumSeqs()
+	parallelTasks(nseq, func(_, s int) {
+		r0, r1 := cs.seqRows[s], cs.seqRows[s+1]
+		if r0 == r1 {
+			return
+		}
+		st, T := b.Starts[s], b.Starts[s+1]-b.Starts[s]
+		a := cs.att[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
+		da := datt[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
+		toks := b.Tokens[st : st+T]
+		for r := r0; r < r1; r++ {
+			row, drow := a[(r-r0)*T:(r-r0+1)*T], da[(r-r0)*T:(r-r0+1)*T]
+			lim := int(cs.rowPos[r]) + 1
+			y, pc, k := b.Targets[r], cs.pc[r], dpc[r]
+			var db, db2 float32
+			for j := 0; j < lim; j++ {
+				ind := -pc
+				if toks[j] == y {
+					ind++
+				}
+				ds := k * row[j] * ind // d/d(score)
+				switch matchOrder(toks, lim, j) {
+				case 2:
+					db2 += ds
+					fallthrough
+				case 1:
+					db += ds
+				}
+				drow[j] = ds * scale // d/d(q·k)
+			}
+			dbeta[r], dbeta2[r] = db, db2
+		}
+		Sgemm(false, false, r1-r0, dc, T, 1, da, T, cs.kc[st*dc:], dc, 0, dqc[r0*dc:], dc)
+		Sgemm(true, false, T, dc, r1-r0, 1, da, T, cs.qc[r0*dc:], dc, 0, dkc[st*dc:], dc)
+	})
+	Sgemm(true, false, d, dc, p, 1, ws.hsel, d, dqc, dc, 1, g.wcq, dc)
+	Sgemm(true, false, d, dc, n, 1, ws.hf, d, dkc, dc, 1, g.wck, dc)
+	for r := 0; r < p; r++ {
+		h := ws.hsel[r*d : r*d+d]
+		gb, gb2 := g.wbeta[:d], g.wbeta[d+1:2*d+1]
+		for j, v := range h {
+			gb[j] += dbeta[r] * v
+			gb2[j] += dbeta2[r] * v
+		}
+		g.wbeta[d] += dbeta[r]
+		g.wbeta[2*d+1] += dbeta2[r]
+	}
+	Sgemm(false, true, p, d, dc, 1, dqc, dc, w.wcq, dc, 0, ws.dhselCopy, d)
+	for r := 0; r < p; r++ {
+		row := ws.dhselCopy[r*d : r*d+d]
+		for j := range row {
+			row[j] += dgl[r]*w.wgate[j] + dbeta[r]*w.wbeta[j] + dbeta2[r]*w.wbeta[d+1+j]
+		}
+	}
+	Sgemm(false, true, n, d, dc, 1, dkc, dc, w.wck, dc, 0, ws.dhfCopy, d)
+}

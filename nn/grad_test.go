@@ -1,0 +1,175 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// checkGrad compares analytic[i] with the central difference of loss in
+// x[i], for every i (or a sample of 200 when x is longer).
+func checkGrad(t *testing.T, name string, x []float32, analytic []float32, loss func() float64) {
+	t.Helper()
+	const eps = 1e-2
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	if len(idx) > 200 {
+		r := rand.New(rand.NewPCG(7, uint64(len(x))))
+		r.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		idx = idx[:200]
+	}
+	worst := 0.0
+	for _, i := range idx {
+		old := x[i]
+		x[i] = old + eps
+		lp := loss()
+		x[i] = old - eps
+		lm := loss()
+		x[i] = old
+		num := (lp - lm) / (2 * eps)
+		a := float64(analytic[i])
+		err := math.Abs(num-a) / (math.Max(math.Abs(num), math.Abs(a)) + 1e-2)
+		worst = math.Max(worst, err)
+		if err > 2e-2 {
+			t.Errorf("%s: grad[%d] analytic %.6g numeric %.6g", name, i, a, num)
+		}
+	}
+	t.Logf("%s: %d coordinates, worst relative error %.2g", name, len(idx), worst)
+}
+
+func dot64(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+func TestGradRMSNorm(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	n, d := 5, 12
+	x, w, c := randSlice(r, n*d), randSlice(r, d), randSlice(r, n*d)
+	out, rstd := make([]float32, n*d), make([]float32, n)
+	loss := func() float64 { rmsnormForward(out, rstd, x, w, n, d); return dot64(out, c) }
+	loss()
+	dx, dw := make([]float32, n*d), make([]float32, d)
+	rmsnormBackward(dx, dw, c, x, w, rstd, n, d, false)
+	checkGrad(t, "rmsnorm/x", x, dx, loss)
+	checkGrad(t, "rmsnorm/w", w, dw, loss)
+}
+
+func TestGradGELU(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	u, c := randSlice(r, 40), randSlice(r, 40)
+	out, th := make([]float32, 40), make([]float32, 40)
+	loss := func() float64 { geluForward(out, th, u); return dot64(out, c) }
+	loss()
+	du := make([]float32, 40)
+	geluBackward(du, c, u, th)
+	checkGrad(t, "gelu", u, du, loss)
+}
+
+func TestGradRoPE(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 3))
+	cfg := Config{Vocab: 5, Dim: 8, Layers: 1, Heads: 2, Hidden: 4, MaxSeq: 16}
+	m, _ := New(cfg, 1)
+	n, d := 6, 8
+	pos := []int32{0, 1, 2, 7, 3, 15}
+	x, c := randSlice(r, n*3*d), randSlice(r, n*3*d)
+	buf := make([]float32, n*3*d)
+	loss := func() float64 {
+		copy(buf, x)
+		ropeApply(buf, pos, n, d, 2, m.cos, m.sin, 1)
+		return dot64(buf, c)
+	}
+	dx := append([]float32(nil), c...)
+	ropeApply(dx, pos, n, d, 2, m.cos, m.sin, -1)
+	checkGrad(t, "rope", x, dx, loss)
+}
+
+func TestGradAttention(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 4))
+	T, dh, qs := 7, 4, 12
+	qkv, c := randSlice(r, T*qs), randSlice(r, T*dh)
+	p, out := make([]float32, T*T), make([]float32, T*dh)
+	scale := float32(0.5)
+	loss := func() float64 {
+		attentionForward(p, out, dh, qkv, qkv[dh:], qkv[2*dh:], qs, qs, T, dh, scale)
+		return dot64(out, c)
+	}
+	loss()
+	dqkv := make([]float32, T*qs)
+	attentionBackward(dqkv, dqkv[dh:], dqkv[2*dh:], c, dh, p, qkv, qkv[dh:], qkv[2*dh:], qs, qs, T, dh, scale, make([]float32, T*T))
+	checkGrad(t, "attention/qkv", qkv, dqkv, loss)
+}
+
+func TestGradSoftmaxLogp(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 5))
+	z := randSlice(r, 9)
+	buf := make([]float32, 9)
+	loss := func() float64 { copy(buf, z); return float64(softmaxRow(buf, 3)) }
+	loss()
+	g := make([]float32, 9)
+	for j := range g {
+		g[j] = -buf[j]
+	}
+	g[3]++
+	checkGrad(t, "logsoftmax", z, g, loss)
+}
+
+// tinyTestModel is a model small enough for finite differences on every
+// parameter tensor, with weights large enough for non-trivial gradients.
+func tinyTestModel(t *testing.T, seed uint64) *Model {
+	cfg := Config{Vocab: 13, Dim: 8, Layers: 2, Heads: 2, Hidden: 12, MaxSeq: 16, PrevToken: true, Copy: true, CopyDim: 6}
+	m, err := New(cfg, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(seed, 9))
+	for i := range m.Params {
+		m.Params[i] = float32(r.NormFloat64() * 0.5)
+	}
+	m.EnableGrads()
+	return m
+}
+
+func testBatch() *Batch {
+	b := &Batch{}
+	b.Add([]int32{1, 5, 7, 2, 9}, 1)
+	b.Add([]int32{3, 3, 12, 0, 4, 8, 6}, 0)
+	b.Add([]int32{11, 10}, 0)
+	b.Add([]int32{4, 6, 4, 6, 4, 2, 6, 4, 6, 2, 6, 4}, 1) // repeats: the pointer head has something to copy
+	return b
+}
+
+func TestGradModel(t *testing.T) {
+	for _, be := range []Backend{Go, BLAS} {
+		if be == BLAS && !BLASAvailable() {
+			continue
+		}
+		t.Run(string(be), func(t *testing.T) {
+			defer SetBackend(CurrentBackend())
+			SetBackend(be)
+			m := tinyTestModel(t, 3)
+			b := testBatch()
+			r := rand.New(rand.NewPCG(2, 2))
+			c := randSlice(r, len(b.Rows))
+			loss := func() float64 {
+				lp, err := m.Forward(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return dot64(lp, c)
+			}
+			loss()
+			if err := m.Backward(c); err != nil {
+				t.Fatal(err)
+			}
+			for _, ts := range m.Cfg.Tensors() {
+				checkGrad(t, ts.Name, m.Params[ts.Off:ts.Off+ts.Size()], m.Grads[ts.Off:ts.Off+ts.Size()], loss)
+			}
+		})
+	}
+}

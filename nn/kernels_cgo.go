@@ -1,0 +1,152 @@
+//go:build cgo && !noblas
+
+package nn
+
+/*
+#cgo CFLAGS: -O3 -fopenmp-simd
+#cgo LDFLAGS: -lm
+#pragma GCC optimize("O3", "tree-vectorize", "no-math-errno", "no-trapping-math")
+#include <stdint.h>
+#include <string.h>
+#include <math.h>
+
+// Function multiversioning: the loader picks the AVX-512 or AVX2 build of
+// each kernel on CPUs that have them, so the binary stays portable.
+#define CLONES __attribute__((target_clones("arch=skylake-avx512", "arch=haswell", "default")))
+
+// exp_approx is Cephes' expf (range reduction by ln 2, degree-6
+// polynomial), written without branches so that loops over it vectorize.
+static inline float exp_approx(float x) {
+	x = x < -87.33654f ? -87.33654f : x;
+	x = x > 88.72283f ? 88.72283f : x;
+	// round to nearest by the 1.5*2^23 trick: no call, no branch
+	float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+	x = x - n * 0.693359375f + n * 2.12194440e-4f;
+	float z = x * x;
+	float y = ((((1.9875691500e-4f * x + 1.3981999507e-3f) * x + 8.3334519073e-3f) * x + 4.1665795894e-2f) * x + 1.6666665459e-1f) * x + 5.0000001201e-1f;
+	y = y * z + x + 1.0f;
+	int32_t e = ((int32_t)n + 127) << 23;
+	float s;
+	memcpy(&s, &e, 4);
+	return y * s;
+}
+
+CLONES void k_gelu_fwd(float* out, float* th, const float* u, int n) {
+	for (int i = 0; i < n; i++) {
+		float x = u[i];
+		float e = exp_approx(2.0f * 0.7978845608028654f * (x + 0.044715f * x * x * x));
+		float t = 1.0f - 2.0f / (e + 1.0f);
+		th[i] = t;
+		out[i] = 0.5f * x * (1.0f + t);
+	}
+}
+
+CLONES void k_gelu_bwd(float* du, const float* dout, const float* u, const float* th, int n) {
+	for (int i = 0; i < n; i++) {
+		float x = u[i], t = th[i];
+		float dinner = 0.7978845608028654f * (1.0f + 3.0f * 0.044715f * x * x);
+		du[i] = dout[i] * (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * dinner);
+	}
+}
+
+// k_softmax_rows turns t rows of width ld (row i covering [0, off+i]) into
+// probabilities, zeroing the rest of each row.
+CLONES void k_softmax_rows(float* s, int t, int ld, int off) {
+	for (int i = 0; i < t; i++) {
+		float* row = s + (size_t)i * ld;
+		int n = off + i + 1;
+		float mx = row[0];
+		for (int j = 1; j < n; j++) mx = row[j] > mx ? row[j] : mx;
+		for (int j = 0; j < n; j++) row[j] = exp_approx(row[j] - mx);
+		float sum = 0;
+		#pragma omp simd reduction(+:sum)
+		for (int j = 0; j < n; j++) sum += row[j];
+		float inv = 1.0f / sum;
+		for (int j = 0; j < n; j++) row[j] *= inv;
+		if (n < ld) memset(row + n, 0, (size_t)(ld - n) * sizeof(float));
+	}
+}
+
+// k_softmax_logp turns logits into probabilities and returns the
+// log-probability of target.
+CLONES float k_softmax_logp(float* z, int n, int target) {
+	float mx = z[0];
+	for (int j = 1; j < n; j++) mx = z[j] > mx ? z[j] : mx;
+	float zt = z[target];
+	for (int j = 0; j < n; j++) z[j] = exp_approx(z[j] - mx);
+	float sum = 0;
+	#pragma omp simd reduction(+:sum)
+	for (int j = 0; j < n; j++) sum += z[j];
+	float inv = 1.0f / sum;
+	for (int j = 0; j < n; j++) z[j] *= inv;
+	return zt - mx - logf(sum);
+}
+
+// k_attend_one is attention for one query over tot cached keys and values
+// (rows at stride ld), writing dh outputs; sc is tot floats of scratch.
+CLONES void k_attend_one(float* out, const float* q, const float* k, const float* v, int ld, int tot, int dh, float* sc, float scale) {
+	float mx = -3.0e38f;
+	for (int j = 0; j < tot; j++) {
+		const float* kr = k + (size_t)j * ld;
+		float s = 0;
+		#pragma omp simd reduction(+:s)
+		for (int i = 0; i < dh; i++) s += q[i] * kr[i];
+		s *= scale;
+		sc[j] = s;
+		mx = s > mx ? s : mx;
+	}
+	for (int j = 0; j < tot; j++) sc[j] = exp_approx(sc[j] - mx);
+	float sum = 0;
+	#pragma omp simd reduction(+:sum)
+	for (int j = 0; j < tot; j++) sum += sc[j];
+	float inv = 1.0f / sum;
+	for (int i = 0; i < dh; i++) out[i] = 0;
+	for (int j = 0; j < tot; j++) {
+		const float* vr = v + (size_t)j * ld;
+		float p = sc[j] * inv;
+		#pragma omp simd
+		for (int i = 0; i < dh; i++) out[i] += p * vr[i];
+	}
+}
+*/
+import "C"
+
+import "unsafe"
+
+func fptr(s []float32) *C.float { return (*C.float)(unsafe.Pointer(&s[0])) }
+
+func init() {
+	geluFwdKernel = func(out, th, u []float32) {
+		if len(u) == 0 {
+			return
+		}
+		if th == nil {
+			th = make([]float32, len(u))
+		}
+		C.k_gelu_fwd(fptr(out), fptr(th), fptr(u), C.int(len(u)))
+	}
+	geluBwdKernel = func(du, dout, u, th []float32) {
+		if len(u) == 0 {
+			return
+		}
+		C.k_gelu_bwd(fptr(du), fptr(dout), fptr(u), fptr(th), C.int(len(u)))
+	}
+	softmaxRowsKernel = func(s []float32, t, ld, off int) {
+		if t == 0 {
+			return
+		}
+		_ = s[(t-1)*ld+ld-1]
+		C.k_softmax_rows(fptr(s), C.int(t), C.int(ld), C.int(off))
+	}
+	attendOneKernel = func(out, q, k, v []float32, ld, tot int, sc []float32, scale float32) {
+		dh := len(q)
+		_ = k[(tot-1)*ld+dh-1]
+		_ = v[(tot-1)*ld+dh-1]
+		_ = sc[tot-1]
+		C.k_attend_one(fptr(out), fptr(q), fptr(k), fptr(v), C.int(ld), C.int(tot), C.int(dh), fptr(sc), C.float(scale))
+	}
+	softmaxLogpKernel = func(z []float32, target int) float32 {
+		_ = z[target]
+		return float32(C.k_softmax_logp(fptr(z), C.int(len(z)), C.int(target)))
+	}
+}

@@ -1,0 +1,180 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/prompt"
+)
+
+// Format says how a question becomes the prompt text a policy reads. It is
+// saved in the checkpoint, so generation and serving build prompts exactly
+// as training did.
+type Format struct {
+	// Kind is FormatCompact or FormatText.
+	Kind string `json:"kind"`
+	// Types adds each column's declared type; Descriptions adds BIRD's
+	// column descriptions (compact kind only).
+	Types        bool `json:"types,omitempty"`
+	Descriptions bool `json:"descriptions,omitempty"`
+	// DescWords cuts descriptions to this many words (default 6).
+	DescWords int `json:"desc_words,omitempty"`
+}
+
+// Prompt kinds.
+const (
+	// FormatCompact is a one-line-per-table schema, the question, the
+	// evidence and a cue: about a fifth of the tokens of the CREATE TABLE
+	// prompt, which is what a small model trained in minutes can afford.
+	FormatCompact = "compact"
+	// FormatText means prompts are given as text (a TRL prompt/completion
+	// file); questions from a benchmark are written with package prompt's
+	// plain form.
+	FormatText = "text"
+)
+
+// CompactCue ends a compact prompt; the SQL follows it.
+const CompactCue = "\nSQL: "
+
+// Compact renders the compact prompt:
+//
+//	client: client_id integer key, given_name text, region text
+//	purchase: purchase_id integer key, client_id integer -> client, purchase_date date
+//	question: How many ...?
+//	evidence: silver-tier refers to loyalty_level = 'silver'
+//	SQL:
+//
+// A column that is a single-column primary key is marked "key"; a foreign
+// key names the table it references. Tables appear in schema order.
+//
+// With Descriptions, each column's description comes before its name and
+// the table's name after its columns:
+//
+//	[unique id of the customer] client_id integer key, [the customer's first name] given_name text => client
+//
+// The model reads left to right, so a name can only take in what precedes
+// it: this order lets each name's tokens carry its meaning and each table
+// name its columns, which is what the SQL has to look up. Descriptions are
+// BIRD's column_description without value notes, articles and possessives,
+// cut to DescWords words.
+func (f Format) Compact(s *prompt.Schema, question, evidence string) string {
+	var b strings.Builder
+	for _, t := range s.Tables {
+		if !f.Descriptions {
+			b.WriteString(t.Name)
+			b.WriteString(":")
+		}
+		refs := map[string]string{}
+		for _, fk := range t.ForeignKeys {
+			if len(fk.Columns) == 1 {
+				refs[strings.ToLower(fk.Columns[0])] = fk.RefTable
+			}
+		}
+		for i, c := range t.Columns {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			if i > 0 || !f.Descriptions {
+				b.WriteString(" ")
+			}
+			if f.Descriptions {
+				if d := f.shortDescription(c.Description); d != "" {
+					b.WriteString("[")
+					b.WriteString(d)
+					b.WriteString("] ")
+				}
+			}
+			b.WriteString(c.Name)
+			if f.Types && c.Type != "" {
+				b.WriteString(" ")
+				b.WriteString(strings.ToLower(c.Type))
+			}
+			if len(t.PrimaryKey) == 1 && strings.EqualFold(t.PrimaryKey[0], c.Name) {
+				b.WriteString(" key")
+			}
+			if r, ok := refs[strings.ToLower(c.Name)]; ok {
+				b.WriteString(" -> ")
+				b.WriteString(r)
+			}
+		}
+		if f.Descriptions {
+			b.WriteString(" => ")
+			b.WriteString(t.Name)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("question: ")
+	b.WriteString(oneLine(question))
+	if e := oneLine(evidence); e != "" {
+		b.WriteString("\nevidence: ")
+		b.WriteString(e)
+	}
+	b.WriteString(CompactCue)
+	return b.String()
+}
+
+// shortDescription keeps the description proper of a catalog description
+// ("readable name; description; values: ..."): the longest part before the
+// value notes, without articles and possessives, cut to DescWords words
+// (default 6).
+func (f Format) shortDescription(desc string) string {
+	if k := strings.Index(desc, "values:"); k >= 0 {
+		desc = desc[:k]
+	}
+	best := ""
+	for _, p := range strings.Split(desc, "; ") {
+		if p = strings.TrimSpace(p); len(p) > len(best) {
+			best = p
+		}
+	}
+	n := f.DescWords
+	if n <= 0 {
+		n = 6
+	}
+	var w []string
+	for _, x := range strings.Fields(strings.NewReplacer("[", "(", "]", ")", "'s ", " ", ",", "").Replace(best + " ")) {
+		switch strings.ToLower(x) {
+		case "the", "a", "an", "of", "that", "is", "in":
+			continue
+		}
+		if w = append(w, x); len(w) == n {
+			break
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Validate checks the format.
+func (f Format) Validate() error {
+	switch f.Kind {
+	case FormatCompact, FormatText:
+		return nil
+	}
+	return fmt.Errorf("policy: unknown prompt format %q (want %s or %s)", f.Kind, FormatCompact, FormatText)
+}
+
+// ChatPrompt turns chat messages into the policy's prompt text for the
+// OpenAI chat endpoint: the contents of the system and user messages,
+// joined by blank lines, followed by the format's cue unless the last
+// message already ends with it. A client that sends a compact prompt as its
+// user message gets exactly what the model was trained on.
+func (f Format) ChatPrompt(msgs []prompt.Message) string {
+	var parts []string
+	for _, m := range msgs {
+		if m.Role == "assistant" {
+			continue
+		}
+		parts = append(parts, m.Content)
+	}
+	s := strings.TrimRight(strings.Join(parts, "\n\n"), " \n")
+	cue := CompactCue
+	if f.Kind == FormatText {
+		cue = "\n\nSQL:\n"
+	}
+	if strings.HasSuffix(s, "SQL:") {
+		return s + cue[strings.Index(cue, "SQL:")+4:]
+	}
+	return s + cue
+}

@@ -1,0 +1,176 @@
+// Package policy is sqlrl's native Text2SQL policy: a tokenizer and a
+// transformer (package nn) saved together in a checkpoint directory, the
+// prompt format they were trained on, batched sampling with a key/value
+// cache, batched scoring of completions for the training losses, and an
+// OpenAI-compatible HTTP server.
+//
+// A checkpoint directory holds:
+//
+//	config.json     format, model architecture, prompt format, provenance
+//	tokenizer.json  the BPE tokenizer (package tokenizer's format)
+//	model.bin       the parameters (package nn's tensor file)
+//
+// and, when written by the trainer, optimizer.bin and state.json for an
+// exact resume. A run directory written by `sqlrl train sft` holds several
+// checkpoints and a file "latest" naming the newest; Load accepts either.
+package policy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/tokenizer"
+)
+
+// CheckpointFormat is config.json's "format".
+const CheckpointFormat = "sqlrl-policy-v1"
+
+// File names inside a checkpoint directory.
+const (
+	FileConfig    = "config.json"
+	FileTokenizer = "tokenizer.json"
+	FileModel     = "model.bin"
+	FileLatest    = "latest"
+)
+
+// Info is config.json.
+type Info struct {
+	Format string    `json:"format"`
+	Preset string    `json:"preset,omitempty"`
+	Model  nn.Config `json:"model"`
+	Params int       `json:"params"`
+	Prompt Format    `json:"prompt"`
+	// Step is the training step the weights come from.
+	Step int64 `json:"step"`
+	// Notes records provenance (data, seed, command line).
+	Notes map[string]string `json:"notes,omitempty"`
+}
+
+// Policy is a tokenizer, a model and the prompt format they expect.
+type Policy struct {
+	Tok   *tokenizer.Tokenizer
+	Model *nn.Model
+	Info  Info
+}
+
+// New returns a policy with freshly initialised weights.
+func New(tok *tokenizer.Tokenizer, preset string, cfg nn.Config, format Format, seed uint64) (*Policy, error) {
+	if cfg.Vocab != tok.VocabSize() {
+		return nil, fmt.Errorf("policy: model vocabulary %d, tokenizer %d", cfg.Vocab, tok.VocabSize())
+	}
+	m, err := nn.New(cfg, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &Policy{Tok: tok, Model: m, Info: Info{Format: CheckpointFormat, Preset: preset, Model: cfg, Params: cfg.NumParams(), Prompt: format}}, nil
+}
+
+// Resolve returns the checkpoint directory dir names: dir itself, or the
+// checkpoint its "latest" file names.
+func Resolve(dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join(dir, FileConfig)); err == nil {
+		return dir, nil
+	}
+	b, err := os.ReadFile(filepath.Join(dir, FileLatest))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%s: not a checkpoint (no %s) nor a run directory (no %s)", dir, FileConfig, FileLatest)
+		}
+		return "", err
+	}
+	name := strings.TrimSpace(string(b))
+	if name == "" || strings.ContainsAny(name, `/\`) {
+		return "", fmt.Errorf("%s: bad %s file %q", dir, FileLatest, name)
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// Load reads a checkpoint (or the latest checkpoint of a run directory).
+func Load(dir string) (*Policy, error) {
+	dir, err := Resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	var info Info
+	data, err := os.ReadFile(filepath.Join(dir, FileConfig))
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &info); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileConfig), err)
+	}
+	if info.Format != CheckpointFormat {
+		return nil, fmt.Errorf("%s: format %q, want %q", dir, info.Format, CheckpointFormat)
+	}
+	tok, err := tokenizer.Load(filepath.Join(dir, FileTokenizer))
+	if err != nil {
+		return nil, err
+	}
+	if tok.VocabSize() != info.Model.Vocab {
+		return nil, fmt.Errorf("%s: tokenizer has %d tokens, model %d", dir, tok.VocabSize(), info.Model.Vocab)
+	}
+	params, err := nn.LoadFloats(filepath.Join(dir, FileModel), info.Model.NumParams())
+	if err != nil {
+		return nil, err
+	}
+	m, err := nn.FromParams(info.Model, params)
+	if err != nil {
+		return nil, err
+	}
+	return &Policy{Tok: tok, Model: m, Info: info}, nil
+}
+
+// Save writes the checkpoint files into dir (created if needed), each
+// atomically.
+func (p *Policy) Save(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	p.Info.Format = CheckpointFormat
+	p.Info.Model = p.Model.Cfg
+	p.Info.Params = p.Model.Cfg.NumParams()
+	cfg, err := json.MarshalIndent(p.Info, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := nn.WriteFileAtomic(filepath.Join(dir, FileConfig), func(w io.Writer) error {
+		_, err := w.Write(append(cfg, '\n'))
+		return err
+	}); err != nil {
+		return err
+	}
+	tj, err := p.Tok.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if err := nn.WriteFileAtomic(filepath.Join(dir, FileTokenizer), func(w io.Writer) error {
+		_, err := w.Write(append(tj, '\n'))
+		return err
+	}); err != nil {
+		return err
+	}
+	return nn.SaveFloats(filepath.Join(dir, FileModel), p.Model.Params)
+}
+
+// Sequence is a tokenized prompt and completion: the completion's tokens
+// end with the end-of-text token, which is how the model learns to stop.
+type Sequence struct {
+	Tokens    []int32
+	PromptLen int
+}
+
+// Sequence tokenizes prompt and completion separately (as sampling sees
+// them) and appends the end token.
+func (p *Policy) Sequence(prompt, completion string) Sequence {
+	pt := p.Tok.Encode(prompt)
+	ct := p.Tok.Encode(completion)
+	toks := make([]int32, 0, len(pt)+len(ct)+1)
+	toks = append(append(append(toks, pt...), ct...), p.Tok.EOT())
+	return Sequence{Tokens: toks, PromptLen: len(pt)}
+}

@@ -1,0 +1,64 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/prompt"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// Prompter writes a policy's prompts for benchmark questions, reading each
+// database's schema once.
+type Prompter struct {
+	Format  Format
+	cat     *prompt.Catalog
+	builder *prompt.Builder
+}
+
+// NewPrompter returns a prompter reading schemas through eng; dbRoot holds
+// BIRD's database_description folders (may be empty).
+func NewPrompter(eng sqlexec.Engine, dbRoot string, f Format) (*Prompter, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	opts := prompt.CatalogOptions{Examples: -1}
+	if f.Kind == FormatText {
+		// what `sqlrl data prepare` writes by default
+		opts = prompt.CatalogOptions{}
+	}
+	if f.Kind == FormatText || f.Descriptions {
+		opts.DescriptionRoot = dbRoot
+	}
+	p := &Prompter{Format: f, cat: prompt.NewCatalog(eng, opts)}
+	if f.Kind == FormatText {
+		b, err := prompt.NewBuilder(p.cat, prompt.Options{Budget: 8192})
+		if err != nil {
+			return nil, err
+		}
+		p.builder = b
+	}
+	return p, nil
+}
+
+// Schema returns the schema of db.
+func (p *Prompter) Schema(ctx context.Context, db string) (*prompt.Schema, error) {
+	return p.cat.Schema(ctx, db)
+}
+
+// Prompt writes the prompt of ex.
+func (p *Prompter) Prompt(ctx context.Context, ex dataset.Example) (string, error) {
+	if p.Format.Kind == FormatText {
+		pr, err := p.builder.Build(ctx, prompt.Input{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence})
+		if err != nil {
+			return "", err
+		}
+		return pr.Plain(), nil
+	}
+	s, err := p.cat.Schema(ctx, ex.DBID)
+	if err != nil {
+		return "", fmt.Errorf("question %d: %w", ex.QuestionID, err)
+	}
+	return p.Format.Compact(s, ex.Question, ex.Evidence), nil
+}

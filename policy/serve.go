@@ -1,0 +1,306 @@
+package policy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sqlrl/sqlrl/prompt"
+)
+
+// Server serves a policy behind OpenAI's API: POST /v1/completions, POST
+// /v1/chat/completions (n, temperature, top_p, max_tokens, stop, seed,
+// stream) and GET /v1/models, so that any OpenAI client talks to it with
+// only its base URL changed. Requests run one at a time; each already
+// decodes its n samples as one batch.
+type Server struct {
+	Policy *Policy
+	// Name is the model id reported and accepted (any id is accepted).
+	Name string
+	// MaxTokens is the default max_tokens (default 256).
+	MaxTokens int
+
+	mu sync.Mutex
+}
+
+// Handler returns the HTTP handler.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", s.models)
+	mux.HandleFunc("POST /v1/completions", s.completions)
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
+	return mux
+}
+
+type apiError struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+func fail(w http.ResponseWriter, code int, format string, args ...any) {
+	typ := "invalid_request_error"
+	if code >= 500 {
+		typ = "server_error"
+	}
+	writeJSON(w, code, map[string]apiError{"error": {Message: fmt.Sprintf(format, args...), Type: typ}})
+}
+
+func (s *Server) name() string {
+	if s.Name == "" {
+		return "sqlrl-policy"
+	}
+	return s.Name
+}
+
+func (s *Server) models(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, 200, map[string]any{"object": "list", "data": []map[string]any{
+		{"id": s.name(), "object": "model", "created": 0, "owned_by": "sqlrl"},
+	}})
+}
+
+// stringList reads a JSON string or list of strings (prompt, stop).
+type stringList []string
+
+func (l *stringList) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*l = []string{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return errors.New("want a string or a list of strings")
+	}
+	*l = many
+	return nil
+}
+
+// sampling are the request fields both endpoints share.
+type sampling struct {
+	Model               string     `json:"model"`
+	N                   *int       `json:"n"`
+	Temperature         *float64   `json:"temperature"`
+	TopP                *float64   `json:"top_p"`
+	MaxTokens           *int       `json:"max_tokens"`
+	MaxCompletionTokens *int       `json:"max_completion_tokens"`
+	Stop                stringList `json:"stop"`
+	Seed                *uint64    `json:"seed"`
+	Stream              bool       `json:"stream"`
+}
+
+func (s *Server) options(q sampling) (SampleOptions, error) {
+	o := SampleOptions{N: 1, Temperature: 1, TopP: 1, MaxTokens: s.MaxTokens, Stop: q.Stop}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = 256
+	}
+	if q.N != nil {
+		o.N = *q.N
+	}
+	if q.Temperature != nil {
+		o.Temperature = *q.Temperature
+	}
+	if q.TopP != nil {
+		o.TopP = *q.TopP
+	}
+	if q.MaxTokens != nil {
+		o.MaxTokens = *q.MaxTokens
+	}
+	if q.MaxCompletionTokens != nil {
+		o.MaxTokens = *q.MaxCompletionTokens
+	}
+	if q.Seed != nil {
+		o.Seed = *q.Seed
+	} else {
+		o.Seed = uint64(time.Now().UnixNano())
+	}
+	switch {
+	case o.N < 1 || o.N > 128:
+		return o, errors.New("n must be between 1 and 128")
+	case o.Temperature < 0 || o.Temperature > 2:
+		return o, errors.New("temperature must be between 0 and 2")
+	case o.TopP <= 0 || o.TopP > 1:
+		return o, errors.New("top_p must be in (0, 1]")
+	case o.MaxTokens < 1:
+		return o, errors.New("max_tokens must be at least 1")
+	case len(o.Stop) > 4:
+		return o, errors.New("at most 4 stop sequences")
+	}
+	return o, nil
+}
+
+func (s *Server) generate(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.Policy.Generate(ctx, prompts, o)
+}
+
+func newID(prefix string) string {
+	var b [12]byte
+	rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+func usage(st Stats) map[string]int {
+	return map[string]int{"prompt_tokens": st.PromptTokens, "completion_tokens": st.CompletionTokens, "total_tokens": st.PromptTokens + st.CompletionTokens}
+}
+
+func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
+	var q struct {
+		sampling
+		Prompt stringList `json:"prompt"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(&q); err != nil {
+		fail(w, 400, "bad request body: %v", err)
+		return
+	}
+	if len(q.Prompt) == 0 {
+		fail(w, 400, "prompt is required")
+		return
+	}
+	o, err := s.options(q.sampling)
+	if err != nil {
+		fail(w, 400, "%v", err)
+		return
+	}
+	outs, st, err := s.generate(r.Context(), q.Prompt, o)
+	if err != nil {
+		fail(w, 400, "%v", err)
+		return
+	}
+	id, created := newID("cmpl-"), time.Now().Unix()
+	var choices []map[string]any
+	for i, cs := range outs {
+		for j, c := range cs {
+			choices = append(choices, map[string]any{"text": c.Text, "index": i*o.N + j, "logprobs": nil, "finish_reason": c.Finish})
+		}
+	}
+	if q.Stream {
+		sse(w, func(send func(any)) {
+			for _, c := range choices {
+				send(map[string]any{"id": id, "object": "text_completion", "created": created, "model": s.name(), "choices": []any{c}})
+			}
+		})
+		return
+	}
+	writeJSON(w, 200, map[string]any{"id": id, "object": "text_completion", "created": created, "model": s.name(),
+		"choices": choices, "usage": usage(st)})
+}
+
+// chatMessage accepts content as a string or a list of text parts.
+type chatMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+func (m chatMessage) text() (string, error) {
+	var s string
+	if err := json.Unmarshal(m.Content, &s); err == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(m.Content, &parts); err != nil {
+		return "", errors.New("message content must be a string or a list of text parts")
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String(), nil
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	var q struct {
+		sampling
+		Messages []chatMessage `json:"messages"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(&q); err != nil {
+		fail(w, 400, "bad request body: %v", err)
+		return
+	}
+	if len(q.Messages) == 0 {
+		fail(w, 400, "messages is required")
+		return
+	}
+	var msgs []prompt.Message
+	for _, m := range q.Messages {
+		t, err := m.text()
+		if err != nil {
+			fail(w, 400, "%v", err)
+			return
+		}
+		msgs = append(msgs, prompt.Message{Role: m.Role, Content: t})
+	}
+	o, err := s.options(q.sampling)
+	if err != nil {
+		fail(w, 400, "%v", err)
+		return
+	}
+	outs, st, err := s.generate(r.Context(), []string{s.Policy.Info.Prompt.ChatPrompt(msgs)}, o)
+	if err != nil {
+		fail(w, 400, "%v", err)
+		return
+	}
+	id, created := newID("chatcmpl-"), time.Now().Unix()
+	if q.Stream {
+		sse(w, func(send func(any)) {
+			for i, c := range outs[0] {
+				chunk := func(delta map[string]any, finish any) {
+					send(map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": s.name(),
+						"choices": []any{map[string]any{"index": i, "delta": delta, "finish_reason": finish, "logprobs": nil}}})
+				}
+				chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+				chunk(map[string]any{"content": c.Text}, nil)
+				chunk(map[string]any{}, c.Finish)
+			}
+		})
+		return
+	}
+	var choices []map[string]any
+	for i, c := range outs[0] {
+		choices = append(choices, map[string]any{"index": i, "message": map[string]any{"role": "assistant", "content": c.Text, "refusal": nil},
+			"logprobs": nil, "finish_reason": c.Finish})
+	}
+	writeJSON(w, 200, map[string]any{"id": id, "object": "chat.completion", "created": created, "model": s.name(),
+		"choices": choices, "usage": usage(st)})
+}
+
+// sse writes server-sent events: each send is one "data:" event, then
+// "data: [DONE]".
+func sse(w http.ResponseWriter, body func(send func(any))) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(200)
+	fl, _ := w.(http.Flusher)
+	body(func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if fl != nil {
+			fl.Flush()
+		}
+	})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	if fl != nil {
+		fl.Flush()
+	}
+}

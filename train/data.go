@@ -1,0 +1,211 @@
+package train
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// Example is one training or evaluation question. Prompt is set for text
+// data (a TRL prompt/completion file), where SQL is the completion.
+type Example struct {
+	dataset.Example
+	Prompt string `json:"prompt,omitempty"`
+}
+
+// Data is what SFT trains and evaluates on.
+type Data struct {
+	Format policy.Format
+	Train  []Example
+	// Dev questions, scored by execution during training when DevEngine
+	// is set.
+	Dev []Example
+	// TrainPrompter and DevPrompter write prompts from schemas (nil for
+	// text data, whose prompts are given).
+	TrainPrompter, DevPrompter *policy.Prompter
+	DevEngine                  sqlexec.Engine
+	// Words are text values of the training databases (names, cities,
+	// products...), a pool of real words for renaming schemas.
+	Words []string
+	// Notes describe the source, for the checkpoint's provenance.
+	Notes   map[string]string
+	engines []sqlexec.Engine
+}
+
+// Close releases the databases.
+func (d *Data) Close() {
+	for _, e := range d.engines {
+		e.Close()
+	}
+}
+
+// BenchOptions configure LoadBench.
+type BenchOptions struct {
+	// Dir is a benchmark in BIRD's layout.
+	Dir string
+	// TrainSplit (default "train") is split like `sqlrl data prepare` does
+	// (dataset.Split with SFTFraction and Seed): SFT trains on the SFT
+	// share, so that the RLHF holdout stays unseen.
+	TrainSplit  string
+	SFTFraction float64
+	Seed        uint64
+	// DevSplit (default "dev"; "-" for none) is evaluated during training.
+	DevSplit string
+	Format   policy.Format
+}
+
+// LoadBench reads a benchmark for SFT.
+func LoadBench(o BenchOptions) (*Data, error) {
+	if o.TrainSplit == "" {
+		o.TrainSplit = "train"
+	}
+	if o.DevSplit == "" {
+		o.DevSplit = "dev"
+	}
+	if o.SFTFraction == 0 {
+		o.SFTFraction = dataset.DefaultSFTFraction
+	}
+	b, err := dataset.Load(o.Dir, o.TrainSplit)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: o.SFTFraction, Seed: o.Seed})
+	if err != nil {
+		return nil, err
+	}
+	d := &Data{Format: o.Format, Notes: map[string]string{
+		"data": o.Dir, "train_split": o.TrainSplit, "sft_fraction": fmt.Sprint(o.SFTFraction), "split_seed": fmt.Sprint(o.Seed),
+	}}
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot, Limits: sqlexec.Limits{Timeout: time.Minute}})
+	d.engines = append(d.engines, eng)
+	if d.TrainPrompter, err = policy.NewPrompter(eng, b.DBRoot, o.Format); err != nil {
+		return nil, err
+	}
+	for _, ex := range sp.SFT {
+		d.Train = append(d.Train, Example{Example: ex})
+	}
+	if d.Words, err = dbWords(eng, d.TrainPrompter, sp.SFT); err != nil {
+		return nil, err
+	}
+	if o.DevSplit != "-" {
+		db, err := dataset.Load(o.Dir, o.DevSplit)
+		if err != nil {
+			return nil, err
+		}
+		deng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: db.DBRoot, Limits: sqlexec.Limits{Timeout: 30 * time.Second}})
+		d.engines = append(d.engines, deng)
+		d.DevEngine = deng
+		if d.DevPrompter, err = policy.NewPrompter(deng, db.DBRoot, o.Format); err != nil {
+			return nil, err
+		}
+		for _, ex := range db.Examples {
+			d.Dev = append(d.Dev, Example{Example: ex})
+		}
+		d.Notes["dev_split"] = o.DevSplit
+	}
+	return d, nil
+}
+
+// LoadTRL reads a TRL prompt/completion SFT file (trl_sft.jsonl): text
+// data, trained as given, without renaming or dev evaluation.
+func LoadTRL(path string) (*Data, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d := &Data{Format: policy.Format{Kind: policy.FormatText}, Notes: map[string]string{"data": path}}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var r struct {
+			Prompt     *string `json:"prompt"`
+			Completion *string `json:"completion"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+		}
+		if r.Prompt == nil || r.Completion == nil {
+			return nil, fmt.Errorf("%s: line %d: want TRL's prompt and completion fields", path, line)
+		}
+		d.Train = append(d.Train, Example{Example: dataset.Example{QuestionID: line}, Prompt: *r.Prompt})
+		d.Train[len(d.Train)-1].SQL = *r.Completion
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(d.Train) == 0 {
+		return nil, fmt.Errorf("%s: no records", path)
+	}
+	return d, nil
+}
+
+// render writes the prompt and completion of a training example; with a
+// renamer and rng, the schema's names are replaced at random (probability
+// p per identifier) in the prompt, the evidence's code and the SQL.
+func (d *Data) render(ctx context.Context, ex *Example, rn *renamer, p float64, rng *rand.Rand) (string, string, error) {
+	if ex.Prompt != "" || d.TrainPrompter == nil {
+		return ex.Prompt, ex.SQL, nil
+	}
+	s, err := d.TrainPrompter.Schema(ctx, ex.DBID)
+	if err != nil {
+		return "", "", err
+	}
+	sql, ev := ex.SQL, ex.Evidence
+	if rn != nil && rng != nil && p > 0 {
+		var m map[string]string
+		s, m = rn.renameSchema(s, p, rng)
+		sql, ev = renameSQL(sql, m), renameEvidence(ev, m)
+	}
+	return d.Format.Compact(s, ex.Question, ev), sql, nil
+}
+
+// dbWords collects up to 200 distinct values of every text column of the
+// databases the examples use.
+func dbWords(eng sqlexec.Engine, p *policy.Prompter, exs []dataset.Example) ([]string, error) {
+	ctx := context.Background()
+	seen := map[string]bool{}
+	var out []string
+	for _, ex := range exs {
+		if seen["db:"+ex.DBID] {
+			continue
+		}
+		seen["db:"+ex.DBID] = true
+		s, err := p.Schema(ctx, ex.DBID)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range s.Tables {
+			for _, c := range t.Columns {
+				if !strings.Contains(strings.ToLower(c.Type), "text") && !strings.Contains(strings.ToLower(c.Type), "char") {
+					continue
+				}
+				q := fmt.Sprintf(`SELECT DISTINCT "%s" FROM "%s" LIMIT 200`, c.Name, t.Name)
+				res, err := eng.Query(ctx, ex.DBID, q)
+				if err != nil {
+					continue
+				}
+				for _, row := range res.Rows {
+					if len(row) > 0 && row[0].S != "" {
+						out = append(out, row[0].S)
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,263 @@
+package train
+
+import (
+	"math/rand/v2"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/prompt"
+)
+
+// Renaming augmentation. The bundled benchmark's dev databases rename
+// every table and column (customer -> client, first_name -> given_name),
+// and BIRD's dev databases are unseen too, so a policy that recalls train's
+// names instead of reading its prompt scores nothing. Training on copies of
+// each schema with random names (the same names in the prompt, the gold SQL
+// and the evidence's code) makes copying from the prompt the only way to
+// lower the loss. Names are drawn from words of the training corpus and
+// made-up syllables, never from the evaluation data.
+
+// renamer draws new identifiers.
+type renamer struct {
+	words []string
+}
+
+var syllables = []string{"ba", "ko", "ri", "tu", "mel", "sor", "an", "vi", "da", "pen", "lo", "gra", "fen", "zu", "qua", "mo", "ter", "ix", "ul", "cas"}
+
+// sqlWords are names a renamed identifier must not take: SQL keywords and
+// functions the golds use.
+var sqlWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`select from where and or not in is null like between group by order having limit offset
+		as on join inner left right outer cross natural using union intersect except all distinct case when then else end
+		cast real integer text date datetime count sum avg min max desc asc exists values insert update delete into
+		create table index primary key foreign references set default check unique collate glob escape if iif
+		strftime julianday substr length round abs upper lower trim replace instr coalesce ifnull nullif total group_concat
+		with recursive over partition row rows window filter true false current_date current_time current_timestamp`) {
+		sqlWords[w] = true
+	}
+}
+
+// newRenamer collects the pool of words: lowercase alphabetic words of 3
+// to 10 letters from texts.
+func newRenamer(texts []string) *renamer {
+	seen := map[string]bool{}
+	var words []string
+	for _, t := range texts {
+		for _, f := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return r < 'a' || r > 'z' }) {
+			if len(f) >= 3 && len(f) <= 10 && !seen[f] && !sqlWords[f] {
+				seen[f] = true
+				words = append(words, f)
+			}
+		}
+	}
+	return &renamer{words: words}
+}
+
+func (r *renamer) word(rng *rand.Rand) string {
+	if len(r.words) == 0 || rng.IntN(10) < 3 {
+		var b strings.Builder
+		for range 2 + rng.IntN(2) {
+			b.WriteString(syllables[rng.IntN(len(syllables))])
+		}
+		return b.String()
+	}
+	return r.words[rng.IntN(len(r.words))]
+}
+
+// newName renames old part by part ("customer_id" -> "patron_id"): each
+// "_"-separated part is replaced by a drawn word with probability 0.7.
+func (r *renamer) newName(old string, rng *rand.Rand) string {
+	parts := strings.Split(old, "_")
+	changed := false
+	for i := range parts {
+		if parts[i] == "" {
+			continue
+		}
+		if rng.Float64() < 0.7 {
+			parts[i] = r.word(rng)
+			changed = true
+		}
+	}
+	if !changed {
+		parts = append([]string{r.word(rng)}, parts...)
+	}
+	return strings.Join(parts, "_")
+}
+
+// renameSchema returns a copy of s with tables and columns renamed (each
+// identifier with probability p) and the mapping from lowercased old names
+// to new ones. One name is one identifier everywhere: a key column shared
+// by two tables keeps one new name, as the benchmark's dev schemas do.
+func (r *renamer) renameSchema(s *prompt.Schema, p float64, rng *rand.Rand) (*prompt.Schema, map[string]string) {
+	var names []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		k := strings.ToLower(n)
+		if !seen[k] {
+			seen[k] = true
+			names = append(names, n)
+		}
+	}
+	for _, t := range s.Tables {
+		add(t.Name)
+		for _, c := range t.Columns {
+			add(c.Name)
+		}
+	}
+	m := map[string]string{}
+	used := map[string]bool{}
+	for _, n := range names {
+		used[strings.ToLower(n)] = true
+	}
+	for _, n := range names {
+		if rng.Float64() >= p || !plainIdent(n) {
+			continue
+		}
+		for try := 0; try < 20; try++ {
+			nn := r.newName(n, rng)
+			k := strings.ToLower(nn)
+			if !used[k] && !sqlWords[k] {
+				used[k] = true
+				m[strings.ToLower(n)] = nn
+				break
+			}
+		}
+	}
+	get := func(n string) string {
+		if v, ok := m[strings.ToLower(n)]; ok {
+			return v
+		}
+		return n
+	}
+	out := &prompt.Schema{DBID: s.DBID}
+	for _, t := range s.Tables {
+		nt := &prompt.Table{Name: get(t.Name)}
+		for _, c := range t.Columns {
+			c.Name = get(c.Name)
+			nt.Columns = append(nt.Columns, c)
+		}
+		for _, k := range t.PrimaryKey {
+			nt.PrimaryKey = append(nt.PrimaryKey, get(k))
+		}
+		for _, fk := range t.ForeignKeys {
+			nf := prompt.ForeignKey{RefTable: get(fk.RefTable)}
+			for _, c := range fk.Columns {
+				nf.Columns = append(nf.Columns, get(c))
+			}
+			for _, c := range fk.RefColumns {
+				nf.RefColumns = append(nf.RefColumns, get(c))
+			}
+			nt.ForeignKeys = append(nt.ForeignKeys, nf)
+		}
+		out.Tables = append(out.Tables, nt)
+	}
+	return out, m
+}
+
+func plainIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// renameSQL replaces identifiers of sql found in m (lowercased keys):
+// bare words that are not function calls, and quoted identifiers. String
+// literals are left alone.
+func renameSQL(sql string, m map[string]string) string {
+	if len(m) == 0 {
+		return sql
+	}
+	var b strings.Builder
+	for i := 0; i < len(sql); {
+		c := sql[i]
+		switch {
+		case c == '\'':
+			j := i + 1
+			for j < len(sql) {
+				if sql[j] == '\'' {
+					if j+1 < len(sql) && sql[j+1] == '\'' {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			j = min(j+1, len(sql))
+			b.WriteString(sql[i:j])
+			i = j
+		case c == '"' || c == '`' || c == '[':
+			close := c
+			if c == '[' {
+				close = ']'
+			}
+			j := strings.IndexByte(sql[i+1:], close)
+			if j < 0 {
+				b.WriteString(sql[i:])
+				return b.String()
+			}
+			name := sql[i+1 : i+1+j]
+			if v, ok := m[strings.ToLower(name)]; ok {
+				name = v
+			}
+			b.WriteByte(c)
+			b.WriteString(name)
+			b.WriteByte(close)
+			i += j + 2
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i + 1
+			for j < len(sql) && (sql[j] == '_' || sql[j] >= 'a' && sql[j] <= 'z' || sql[j] >= 'A' && sql[j] <= 'Z' || sql[j] >= '0' && sql[j] <= '9') {
+				j++
+			}
+			w := sql[i:j]
+			k := j
+			for k < len(sql) && sql[k] == ' ' {
+				k++
+			}
+			if v, ok := m[strings.ToLower(w)]; ok && !(k < len(sql) && sql[k] == '(') {
+				w = v
+			}
+			b.WriteString(w)
+			i = j
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(sql) && (sql[j] >= '0' && sql[j] <= '9' || sql[j] == '.' || sql[j] == '_' || sql[j] >= 'a' && sql[j] <= 'z' || sql[j] >= 'A' && sql[j] <= 'Z') {
+				j++
+			}
+			b.WriteString(sql[i:j])
+			i = j
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
+// renameEvidence renames identifiers in the code parts of BIRD-style
+// evidence: in each ";"-separated clause, what follows "refers to", or
+// else what follows the first "=" of a clause that has one. The words
+// before (the question's wording) are kept.
+func renameEvidence(ev string, m map[string]string) string {
+	if len(m) == 0 || ev == "" {
+		return ev
+	}
+	clauses := strings.Split(ev, ";")
+	for i, cl := range clauses {
+		if k := strings.Index(cl, "refers to"); k >= 0 {
+			k += len("refers to")
+			clauses[i] = cl[:k] + renameSQL(cl[k:], m)
+		} else if k := strings.IndexByte(cl, '='); k >= 0 {
+			clauses[i] = cl[:k] + renameSQL(cl[k:], m)
+		}
+	}
+	return strings.Join(clauses, ";")
+}
