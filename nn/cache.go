@@ -18,6 +18,7 @@ type Cache struct {
 	lastTok      []int32   // last token of each slot (PrevToken)
 	kc           []float32 // pointer-head keys: [slot][pos][copyDim]
 	tok          []int32   // tokens: [slot][pos]
+	copyLimit    []int     // per slot: the prompt (first Append) the pointer copies from
 	x, h, qkv, y []float32
 	u, hl        []float32
 	pos          []int32
@@ -42,6 +43,7 @@ func (m *Model) NewCache(slots, maxT int) *Cache {
 	if m.Cfg.Copy {
 		c.kc = make([]float32, slots*maxT*m.Cfg.copyDim())
 		c.tok = make([]int32, slots*maxT)
+		c.copyLimit = make([]int, slots)
 	}
 	return c
 }
@@ -75,6 +77,7 @@ func (c *Cache) CopySlot(dst, src int) {
 		k := c.lens[src]
 		copy(c.kc[dst*c.maxT*dc:dst*c.maxT*dc+k*dc], c.kc[src*c.maxT*dc:src*c.maxT*dc+k*dc])
 		copy(c.tok[dst*c.maxT:dst*c.maxT+k], c.tok[src*c.maxT:src*c.maxT+k])
+		c.copyLimit[dst] = c.copyLimit[src]
 	}
 	c.lens[dst] = c.lens[src]
 	c.lastTok[dst] = c.lastTok[src]
@@ -82,6 +85,8 @@ func (c *Cache) CopySlot(dst, src int) {
 
 // Append adds toks[i] to slot slots[i] for each i and writes the logits
 // after each slot's last new token into logits[i*Vocab:(i+1)*Vocab].
+// The first Append to an empty slot is its prompt: with a pointer head,
+// that is what the slot copies from (as Batch.AddPrompted trains).
 func (c *Cache) Append(slots []int, toks [][]int32, logits []float32) error {
 	m := c.m
 	cfg, w := m.Cfg, m.w
@@ -240,6 +245,9 @@ func (c *Cache) copyLogits(slots []int, toks [][]int32, starts []int, logits []f
 	kn := make([]float32, n*dc)
 	Sgemm(false, false, n, dc, d, 1, c.h, d, w.wck, dc, 0, kn, dc)
 	for i, s := range slots {
+		if c.lens[s] == 0 {
+			c.copyLimit[s] = len(toks[i])
+		}
 		for j, t := range toks[i] {
 			p := c.lens[s] + j
 			copy(c.kc[(s*c.maxT+p)*dc:(s*c.maxT+p+1)*dc], kn[(starts[i]+j)*dc:(starts[i]+j+1)*dc])
@@ -252,8 +260,9 @@ func (c *Cache) copyLogits(slots []int, toks [][]int32, starts []int, logits []f
 	parallelTasks(len(slots), func(wk, i int) {
 		s := slots[i]
 		tot := c.lens[s] + len(toks[i])
+		lim := copyLim(tot-1, c.copyLimit[s])
 		c.sc[wk] = grow(c.sc[wk], max(tot, V))
-		a := c.sc[wk][:tot]
+		a := c.sc[wk][:lim]
 		qi := q[i*dc : i*dc+dc]
 		keys := c.kc[s*c.maxT*dc:]
 		for j := range a {
@@ -261,8 +270,8 @@ func (c *Cache) copyLogits(slots []int, toks [][]int32, starts []int, logits []f
 		}
 		h := c.hl[i*d : i*d+d]
 		tk := c.tok[s*c.maxT : s*c.maxT+tot]
-		matchBonus(a, tk, tot, dot32(w.wbeta[:d], h)+w.wbeta[d], dot32(w.wbeta[d+1:2*d+1], h)+w.wbeta[2*d+1])
-		softmaxPrefix(a, tot)
+		matchBonus(a, tk, lim, tot-1, dot32(w.wbeta[:d], h)+w.wbeta[d], dot32(w.wbeta[d+1:2*d+1], h)+w.wbeta[2*d+1])
+		softmaxPrefix(a, lim)
 		g := sigmoid(dot32(w.wgate[:d], h) + w.wgate[d])
 		z := logits[i*V : i*V+V]
 		softmaxRow(z, 0) // probabilities in place

@@ -13,9 +13,9 @@ func TestCacheMatchesForward(t *testing.T) {
 	seqs := [][]int32{{1, 5, 7, 2, 9, 4}, {3, 3, 12, 0, 4, 8, 6, 1}}
 	V := m.Cfg.Vocab
 	// reference: log-probs of every next token via Forward.
-	ref := func(seq []int32) []float32 {
+	ref := func(seq []int32, prompt int) []float32 {
 		b := &Batch{}
-		b.Add(seq, 0)
+		b.AddSeq(seq, 0, prompt) // the cache's first append is the prompt
 		lp, err := m.Forward(b)
 		if err != nil {
 			t.Fatal(err)
@@ -61,7 +61,7 @@ func TestCacheMatchesForward(t *testing.T) {
 		}
 	}
 	for i, seq := range seqs {
-		want := ref(seq)[pre[i]-1:]
+		want := ref(seq, pre[i])[pre[i]-1:]
 		if len(want) != len(got[i]) {
 			t.Fatalf("seq %d: %d vs %d log-probs", i, len(got[i]), len(want))
 		}

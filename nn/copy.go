@@ -25,34 +25,39 @@ type copyState struct {
 	mix          []float64
 }
 
-// matchBonus adds the continuation bonuses to the scores row[:lim] of the
-// position lim-1 of toks: beta where the previous token equals the current
-// one, beta2 more where the two previous tokens equal the last two.
-func matchBonus(row []float32, toks []int32, lim int, beta, beta2 float32) {
-	cur := toks[lim-1]
-	prev := int32(-1)
-	if lim >= 2 {
-		prev = toks[lim-2]
-	}
+// matchBonus adds the continuation bonuses to the pointer scores row[:lim]
+// of the position t of toks: beta where the token before j equals toks[t],
+// beta2 more where the two tokens before j equal toks[t-1], toks[t].
+func matchBonus(row []float32, toks []int32, lim, t int, beta, beta2 float32) {
 	for j := 1; j < lim; j++ {
-		if toks[j-1] == cur {
+		switch matchOrder(toks, t, j) {
+		case 2:
+			row[j] += beta2
+			fallthrough
+		case 1:
 			row[j] += beta
-			if j >= 2 && toks[j-2] == prev {
-				row[j] += beta2
-			}
 		}
 	}
 }
 
-// matchOrder returns 0, 1 or 2: how many of the bonuses apply at j.
-func matchOrder(toks []int32, lim, j int) int {
-	if j < 1 || toks[j-1] != toks[lim-1] {
+// matchOrder returns 0, 1 or 2: how many of the bonuses of position t
+// apply at j.
+func matchOrder(toks []int32, t, j int) int {
+	if j < 1 || toks[j-1] != toks[t] {
 		return 0
 	}
-	if j >= 2 && lim >= 2 && toks[j-2] == toks[lim-2] {
+	if j >= 2 && t >= 1 && toks[j-2] == toks[t-1] {
 		return 2
 	}
 	return 1
+}
+
+// copyLim is how many positions row position t of a sequence may point to.
+func copyLim(t, limit int) int {
+	if limit > 0 && limit < t+1 {
+		return limit
+	}
+	return t + 1
 }
 
 func (m *Model) copyForward(b *Batch, ws *workspace) {
@@ -106,10 +111,12 @@ func (m *Model) copyForward(b *Batch, ws *workspace) {
 		a := cs.att[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
 		Sgemm(false, true, r1-r0, T, dc, scale, cs.qc[r0*dc:], dc, cs.kc[st*dc:], dc, 0, a, T)
 		toks := b.Tokens[st : st+T]
+		limit := b.copyLimit(s)
 		for r := r0; r < r1; r++ {
 			row := a[(r-r0)*T : (r-r0+1)*T]
-			lim := int(cs.rowPos[r]) + 1
-			matchBonus(row, toks, lim, cs.beta[r], cs.beta2[r])
+			t := int(cs.rowPos[r])
+			lim := copyLim(t, limit)
+			matchBonus(row, toks, lim, t, cs.beta[r], cs.beta2[r])
 			softmaxPrefix(row, lim)
 			y := b.Targets[r]
 			var pc float32
@@ -213,9 +220,11 @@ func (m *Model) copyBackward(b *Batch, ws *workspace, dlogp, dvocab []float32) {
 		a := cs.att[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
 		da := datt[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
 		toks := b.Tokens[st : st+T]
+		limit := b.copyLimit(s)
 		for r := r0; r < r1; r++ {
 			row, drow := a[(r-r0)*T:(r-r0+1)*T], da[(r-r0)*T:(r-r0+1)*T]
-			lim := int(cs.rowPos[r]) + 1
+			t := int(cs.rowPos[r])
+			lim := copyLim(t, limit)
 			y, pc, k := b.Targets[r], cs.pc[r], dpc[r]
 			var db, db2 float32
 			for j := 0; j < lim; j++ {
@@ -224,7 +233,7 @@ func (m *Model) copyBackward(b *Batch, ws *workspace, dlogp, dvocab []float32) {
 					ind++
 				}
 				ds := k * row[j] * ind // d/d(score)
-				switch matchOrder(toks, lim, j) {
+				switch matchOrder(toks, t, j) {
 				case 2:
 					db2 += ds
 					fallthrough

@@ -17,6 +17,10 @@ type Batch struct {
 	Starts  []int
 	Rows    []int32
 	Targets []int32
+	// CopyLimit, when set (one entry per sequence), bounds what the
+	// pointer head may copy: positions [0, CopyLimit[i]) of sequence i,
+	// its prompt; 0 means every earlier position.
+	CopyLimit []int
 }
 
 // NumSeqs is the number of sequences in b.
@@ -37,9 +41,34 @@ func (b *Batch) Add(tokens []int32, from int) {
 	}
 }
 
+// AddPrompted appends a prompt and completion (tokens, the first
+// promptLen of which are the prompt), scoring the completion, with the
+// pointer head copying from the prompt only.
+func (b *Batch) AddPrompted(tokens []int32, promptLen int) {
+	b.AddSeq(tokens, promptLen-1, promptLen)
+}
+
+// AddSeq is Add with the sequence's pointer-head copy limit (0: none).
+func (b *Batch) AddSeq(tokens []int32, from, copyLimit int) {
+	for len(b.CopyLimit) < b.NumSeqs() {
+		b.CopyLimit = append(b.CopyLimit, 0)
+	}
+	b.Add(tokens, from)
+	b.CopyLimit = append(b.CopyLimit, copyLimit)
+}
+
 // Reset empties b, keeping its storage.
 func (b *Batch) Reset() {
 	b.Tokens, b.Starts, b.Rows, b.Targets = b.Tokens[:0], b.Starts[:0], b.Rows[:0], b.Targets[:0]
+	b.CopyLimit = b.CopyLimit[:0]
+}
+
+// copyLimit returns the copy limit of sequence s (0: none).
+func (b *Batch) copyLimit(s int) int {
+	if s < len(b.CopyLimit) {
+		return b.CopyLimit[s]
+	}
+	return 0
 }
 
 func (m *Model) checkBatch(b *Batch) error {

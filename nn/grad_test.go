@@ -140,7 +140,8 @@ func testBatch() *Batch {
 	b.Add([]int32{1, 5, 7, 2, 9}, 1)
 	b.Add([]int32{3, 3, 12, 0, 4, 8, 6}, 0)
 	b.Add([]int32{11, 10}, 0)
-	b.Add([]int32{4, 6, 4, 6, 4, 2, 6, 4, 6, 2, 6, 4}, 1) // repeats: the pointer head has something to copy
+	b.Add([]int32{4, 6, 4, 6, 4, 2, 6, 4, 6, 2, 6, 4}, 1)   // repeats: the pointer head has something to copy
+	b.AddPrompted([]int32{4, 6, 2, 6, 4, 6, 2, 4, 6, 2}, 5) // copying from a 5-token prompt only
 	return b
 }
 

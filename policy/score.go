@@ -49,7 +49,7 @@ func (s *Scorer) LogProbs(seqs []Sequence) ([]SeqLogProb, error) {
 			return nil, fmt.Errorf("policy: sequence %d: prompt of %d tokens in a sequence of %d (need a prompt and a completion)", i, q.PromptLen, len(q.Tokens))
 		}
 		before := len(s.batch.Rows)
-		s.batch.Add(q.Tokens, q.PromptLen-1)
+		s.batch.AddPrompted(q.Tokens, q.PromptLen)
 		for range len(s.batch.Rows) - before {
 			s.seqOf = append(s.seqOf, i)
 		}

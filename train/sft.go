@@ -566,7 +566,7 @@ func (t *trainer) stepWithPrompt(batch []policy.Sequence, b *nn.Batch) (float64,
 	m := t.pol.Model
 	b.Reset()
 	for _, s := range batch {
-		b.Add(s.Tokens, 0)
+		b.AddSeq(s.Tokens, 0, s.PromptLen)
 	}
 	lp, err := m.Forward(b)
 	if err != nil {
