@@ -9,7 +9,8 @@
 // multi-head attention with rotary positions, and a GELU (tanh) feed-forward
 // layer, without biases; AdamW with decoupled weight decay. With Copy, a
 // pointer head mixes the vocabulary softmax with an attention distribution
-// over the sequence's earlier tokens (pointer-generator style), so that a
+// over the prompt's tokens (pointer-generator style, with learned bonuses
+// for continuing where the last one or two tokens occurred), so that a
 // schema name or a value is copied from the prompt by pointing at it; the
 // scored log-probabilities (and sampling) are those of the mixture. Sequences are
 // packed end to end without padding (Batch), and only the positions that are
@@ -21,19 +22,23 @@
 // # Engine choice (measured)
 //
 // The choice was made by measurement on the project's 2-core machine
-// (AVX-512 Xeon, shared with other builds; medians of 3 runs in quiet
-// moments; see docs/policy.md for the full table and commands):
+// (AVX-512 Xeon VM; medians of 3 interleaved runs in one session; full
+// tables and commands in docs/policy.md):
 //
-//   - GoMLX's pure-Go backend trains the peer's tiny LM (vocab 512, d128,
-//     L2, seq 128) at 650-950 tokens/s (docs/stack-measurements.md);
-//     PyTorch 1.13 on the same CPU at about 4,400-5,900.
-//   - This engine on OpenBLAS: see BenchmarkTrain; about 20,000 tokens/s
-//     at L2/B16 on a quiet machine, roughly 70% of the sgemm throughput
-//     measured by BenchmarkSgemm at the same shapes, and several times
-//     PyTorch's figure measured in the same session.
-//   - The pure-Go gemm (4x2 register blocks, two workers) reaches about
-//     1.6 GFLOP/s against OpenBLAS's 60-110 GFLOP/s on the same shapes, so
-//     it is a fallback for builds without cgo, not a way to train.
+//   - The peer's tiny LM (vocab 512, d128, 4 heads, seq 128), training
+//     tokens/s at L2 B16 / B32 and L4 B16 / B32: PyTorch 1.13 4,517 /
+//     6,887 / 3,205 / 4,006; this engine on OpenBLAS 29,518 / 36,165 /
+//     17,260 / 17,481 (4.4-6.5x). KV-cache greedy decoding at B1 / B8, L2:
+//     PyTorch 1,763 / 1,400 (noisy), this engine 12,306 / 19,620. GoMLX's
+//     pure-Go backend: 650-950 training tokens/s (stack-measurements.md).
+//   - OpenBLAS sgemm reaches 171-198 GFLOP/s on the model's shapes; a
+//     training step reaches about 53% of that in matmul FLOPs (48-64% for
+//     the presets, BenchmarkPresets). The rest of the step: sgemm on small
+//     and transposed shapes (per-head attention, weight gradients), then
+//     GELU, softmaxes, RMSNorm and AdamW.
+//   - The pure-Go gemm (4x2 register blocks, two workers) reaches 8-9
+//     GFLOP/s; training with it is 11x slower (2,585 tokens/s at L2 B16),
+//     so it is a fallback for builds without cgo, not a way to train.
 //
 // Three things made the BLAS path fast, each found with a profile:
 //

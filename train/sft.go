@@ -45,7 +45,7 @@ type Options struct {
 	// earlier.
 	Epochs   int
 	MaxSteps int
-	// BatchSize is sequences per step (default 32).
+	// BatchSize is sequences per step (default 16).
 	BatchSize int
 	// LR is the peak learning rate (default 2e-3), reached after Warmup
 	// steps (default 5% of the run) and decayed along a cosine to
@@ -55,8 +55,9 @@ type Options struct {
 	WeightDecay   float64 // default 0.1
 	Clip          float64 // gradient norm clip, default 1
 	// Rename is the share of training examples whose schema names are
-	// renamed at random (default 0.8), RenameEach the probability that
-	// each name of such an example is (default 0.8). Compact data only.
+	// renamed at random (default 1; negative: none), RenameEach the
+	// probability that each name of such an example is (default 0.9).
+	// Compact data only.
 	Rename, RenameEach float64
 	// PromptLoss > 0 adds the prompt tokens' NLL, weighted by it, to the
 	// completion's (normalised by completion tokens): a denser signal that
@@ -97,7 +98,7 @@ func (o *Options) defaults() {
 		o.Epochs = 10
 	}
 	if o.BatchSize == 0 {
-		o.BatchSize = 32
+		o.BatchSize = 16
 	}
 	if o.LR == 0 {
 		o.LR = 2e-3
@@ -112,10 +113,10 @@ func (o *Options) defaults() {
 		o.Clip = 1
 	}
 	if o.Rename == 0 {
-		o.Rename = 0.8
+		o.Rename = 1
 	}
 	if o.RenameEach == 0 {
-		o.RenameEach = 0.8
+		o.RenameEach = 0.9
 	}
 	if o.SaveEvery == 0 {
 		o.SaveEvery = 200
@@ -262,7 +263,11 @@ func (t *trainer) init(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if t.pol, err = policy.New(tok, o.Preset, cfg, t.d.Format, o.Seed); err != nil {
+	preset := o.Preset
+	if o.Model != nil {
+		preset = "custom"
+	}
+	if t.pol, err = policy.New(tok, preset, cfg, t.d.Format, o.Seed); err != nil {
 		return err
 	}
 	t.pol.Info.Notes = t.d.Notes
@@ -289,8 +294,8 @@ func (t *trainer) setup() error {
 	}
 	t.log = f
 	c := t.pol.Model.Cfg
-	t.logf("model: preset %s, %d params (d%d L%d H%d ffn %d, vocab %d, ctx %d); %d examples, %d steps/epoch, %d steps; gemm %s",
-		t.o.Preset, c.NumParams(), c.Dim, c.Layers, c.Heads, c.Hidden, c.Vocab, c.MaxSeq, len(t.d.Train), t.nb, total, nn.CurrentBackend())
+	t.logf("model: %s, %d params (d%d L%d H%d ffn %d, vocab %d, ctx %d); %d examples, %d steps/epoch, %d steps; gemm %s",
+		t.pol.Info.Preset, c.NumParams(), c.Dim, c.Layers, c.Heads, c.Hidden, c.Vocab, c.MaxSeq, len(t.d.Train), t.nb, total, nn.CurrentBackend())
 	return nil
 }
 
