@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -91,5 +92,29 @@ func TestCandidatesAndMissing(t *testing.T) {
 	}
 	if rep.Total.Correct != 1 || rep.Classes[ClassMissing] != 1 {
 		t.Errorf("total %+v classes %v", rep.Total, rep.Classes)
+	}
+}
+
+// TestCachesStayBounded scores many distinct predictions with a small
+// MaxCacheEntries: the caches must stay within the bound and verdicts must
+// not change when they start afresh.
+func TestCachesStayBounded(t *testing.T) {
+	_, e := loadSample(t)
+	s := &Scorer{Engine: e, Mode: ModeBIRD, CachePredictions: true, MaxCacheEntries: 10}
+	ctx := context.Background()
+	for i := range 300 {
+		pred := fmt.Sprintf("SELECT %d", i%60)
+		out := s.Score(ctx, "superhero", "SELECT 7", pred)
+		if out.Correct != (i%60 == 7) {
+			t.Fatalf("%s: correct=%v (%s)", pred, out.Correct, out.Class)
+		}
+		if n := s.CacheStats().Entries; n > 10 {
+			t.Fatalf("after %d predictions the result cache holds %d entries", i+1, n)
+		}
+	}
+	n := 0
+	s.verdicts.Range(func(any, any) bool { n++; return true })
+	if n > 10 {
+		t.Fatalf("verdict cache holds %d entries", n)
 	}
 }

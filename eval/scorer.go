@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -66,6 +67,9 @@ type Scorer struct {
 	CachePredictions bool
 	// KeepResults keeps both results in each Outcome (agents show rows).
 	KeepResults bool
+	// MaxCacheEntries bounds each cache (results, verdicts); 0 means
+	// unbounded, right for one evaluation run and wrong for a server.
+	MaxCacheEntries int
 	// SoftF1 computes BIRD mini-dev's Soft-F1, which needs every row of a
 	// prediction; without it a wrong prediction is stopped at its first row
 	// that is not in the gold result.
@@ -74,9 +78,10 @@ type Scorer struct {
 	// DISTINCT before execution (its --keep_distinct flag).
 	KeepDistinct bool
 
-	results  cache
-	verdicts sync.Map // db, normalized gold, normalized pred -> Outcome
-	goldSets sync.Map // *sqlexec.Result -> set of row keys
+	results   cache
+	verdicts  sync.Map // db, normalized gold, normalized pred -> Outcome
+	nverdicts atomic.Int64
+	goldSets  sync.Map // *sqlexec.Result -> set of row keys
 }
 
 type cacheEntry struct {
@@ -101,10 +106,15 @@ type cache struct {
 	counts cacheCounters // see stats.go
 }
 
-func (c *cache) get(ctx context.Context, key string, run func(context.Context) (*sqlexec.Result, error)) (*sqlexec.Result, error) {
+// get returns key's result, running it once. When max > 0 and the cache
+// already holds max results, it starts afresh: a long-lived scorer (a reward
+// server) must not grow without bound, and dropping everything at once is
+// cheap next to tracking recency on every hit. Waiters on a dropped entry
+// still get its result.
+func (c *cache) get(ctx context.Context, key string, max int, run func(context.Context) (*sqlexec.Result, error)) (*sqlexec.Result, error) {
 	for {
 		c.mu.Lock()
-		if c.m == nil {
+		if c.m == nil || (max > 0 && len(c.m) >= max) {
 			c.m = map[string]*cacheEntry{}
 		}
 		e, ok := c.m[key]
@@ -154,7 +164,7 @@ func nondeterministic(sql string) bool {
 
 // GoldResult returns the (cached) result of a gold query.
 func (s *Scorer) GoldResult(ctx context.Context, db, sql string) (*sqlexec.Result, error) {
-	return s.results.get(ctx, cacheKey(db, sql), func(ctx context.Context) (*sqlexec.Result, error) {
+	return s.results.get(ctx, cacheKey(db, sql), s.MaxCacheEntries, func(ctx context.Context) (*sqlexec.Result, error) {
 		return s.Engine.Query(ctx, db, sql)
 	})
 }
@@ -165,9 +175,20 @@ func (s *Scorer) predResult(ctx context.Context, db, sql string) (*sqlexec.Resul
 	if !s.CachePredictions || nondeterministic(sql) {
 		return s.Engine.Query(ctx, db, sql)
 	}
-	return s.results.get(ctx, cacheKey(db, sql), func(ctx context.Context) (*sqlexec.Result, error) {
+	return s.results.get(ctx, cacheKey(db, sql), s.MaxCacheEntries, func(ctx context.Context) (*sqlexec.Result, error) {
 		return s.Engine.Query(ctx, db, sql)
 	})
+}
+
+// remember stores a verdict, emptying the verdict and gold-set maps first
+// when they hold MaxCacheEntries verdicts (see cache.get).
+func (s *Scorer) remember(key string, o Outcome) {
+	if s.MaxCacheEntries > 0 && s.nverdicts.Add(1) > int64(s.MaxCacheEntries) {
+		s.nverdicts.Store(1)
+		s.verdicts.Clear()
+		s.goldSets.Clear()
+	}
+	s.verdicts.Store(key, o)
 }
 
 // cacheKey identifies a query; surrounding whitespace cannot change what it
@@ -207,7 +228,7 @@ func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 			if hasInvalidUTF8(g.Rows) {
 				out = invalidText(len(g.Rows), len(g.Rows))
 			}
-			s.verdicts.Store(vkey, out)
+			s.remember(vkey, out)
 			return out
 		}
 	}
@@ -226,7 +247,7 @@ func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 		out = s.fullBIRD(pctx, db, pred, g)
 	}
 	if cacheable && !cutShort(out, ctx) {
-		s.verdicts.Store(vkey, out)
+		s.remember(vkey, out)
 	}
 	return out
 }

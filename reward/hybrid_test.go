@@ -182,27 +182,6 @@ func TestGenCacheBounded(t *testing.T) {
 	}
 }
 
-func TestRenewingScorer(t *testing.T) {
-	e := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: sampleRoot})
-	defer e.Close()
-	made := 0
-	r := NewRenewing(func() *eval.Scorer {
-		made++
-		return &eval.Scorer{Engine: e, Mode: eval.ModeBIRD, CachePredictions: true}
-	}, 10)
-	ctx := context.Background()
-	for i := range 600 {
-		o := r.Score(ctx, "superhero", "SELECT 1", "SELECT "+itoa(i%50))
-		if o.Class == eval.ClassGoldError {
-			t.Fatal(o.Error)
-		}
-	}
-	st := r.CacheStats()
-	if made < 2 || st.Entries > 10+256 || st.Hits+st.Misses < 600 {
-		t.Errorf("made %d scorers, stats %+v", made, st)
-	}
-}
-
 func itoa(i int) string {
 	return string(rune('0'+i/10)) + string(rune('0'+i%10))
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -180,82 +179,4 @@ func cloneScore(s Score) Score {
 	}
 	s.Components = c
 	return s
-}
-
-// Renewing is a Scorer that replaces its eval.Scorer with a fresh one when
-// the result cache holds more than MaxEntries results or it has scored
-// MaxEntries completions. eval's caches never evict, which is right for one
-// `sqlrl eval` run and wrong for a server that scores millions of distinct
-// completions; renewing costs one re-execution of each gold still in use.
-// (Counting calls as well as entries bounds whatever else a scorer
-// remembers per prediction, e.g. verdicts, which CacheStats does not see.)
-type Renewing struct {
-	// New returns a fresh scorer (same engine and options).
-	New func() *eval.Scorer
-	// MaxEntries triggers renewal; default 200,000.
-	MaxEntries int
-
-	mu    sync.Mutex
-	cur   atomic.Pointer[eval.Scorer]
-	calls atomic.Int64
-	since int64 // value of calls at the last renewal
-	base  eval.CacheStats
-}
-
-// NewRenewing returns a Renewing scorer.
-func NewRenewing(newScorer func() *eval.Scorer, maxEntries int) *Renewing {
-	r := &Renewing{New: newScorer, MaxEntries: maxEntries}
-	r.cur.Store(newScorer())
-	return r
-}
-
-func (r *Renewing) scorer() *eval.Scorer {
-	s := r.cur.Load()
-	if r.calls.Add(1)%256 != 0 {
-		return s
-	}
-	limit := r.MaxEntries
-	if limit <= 0 {
-		limit = 200_000
-	}
-	n := r.calls.Load()
-	r.mu.Lock()
-	since := r.since
-	r.mu.Unlock()
-	if st := s.CacheStats(); st.Entries > limit || n-since > int64(limit) {
-		r.mu.Lock()
-		if r.cur.Load() == s {
-			r.since = n
-			r.base.Hits += st.Hits
-			r.base.Misses += st.Misses
-			s = r.New()
-			r.cur.Store(s)
-		} else {
-			s = r.cur.Load()
-		}
-		r.mu.Unlock()
-	}
-	return s
-}
-
-// Score implements Scorer.
-func (r *Renewing) Score(ctx context.Context, db, gold, pred string) eval.Outcome {
-	return r.scorer().Score(ctx, db, gold, pred)
-}
-
-// GoldResult returns the gold's cached result (judges show it).
-func (r *Renewing) GoldResult(ctx context.Context, db, sql string) (*sqlexec.Result, error) {
-	return r.cur.Load().GoldResult(ctx, db, sql)
-}
-
-// CacheStats sums the counters of every scorer used so far; Entries is the
-// current scorer's.
-func (r *Renewing) CacheStats() eval.CacheStats {
-	r.mu.Lock()
-	b := r.base
-	r.mu.Unlock()
-	st := r.cur.Load().CacheStats()
-	st.Hits += b.Hits
-	st.Misses += b.Misses
-	return st
 }

@@ -32,8 +32,8 @@ type StackOptions struct {
 	// cannot exhaust memory before its timeout; default 256 MiB. A larger
 	// result scores as an error (result_too_large).
 	MaxResultBytes int
-	// CacheEntries bounds cached query results (and remembered scores)
-	// before the caches are renewed; default 200,000.
+	// CacheEntries bounds each cache (query results, verdicts, remembered
+	// scores); a full cache starts afresh. Default 200,000.
 	CacheEntries int
 	// NoMemo disables the score cache (every completion is scored afresh;
 	// results are still cached by eval).
@@ -43,7 +43,7 @@ type StackOptions struct {
 // Stack is an engine, a scorer and a reward built from StackOptions.
 type Stack struct {
 	Engine *sqlexec.SQLite
-	Scorer *reward.Renewing
+	Scorer *eval.Scorer
 	Reward reward.Func
 	root   string
 	known  sync.Map // db -> true
@@ -63,6 +63,9 @@ func BuildStack(o StackOptions) (*Stack, error) {
 	if o.MaxResultBytes <= 0 {
 		o.MaxResultBytes = 256 << 20
 	}
+	if o.CacheEntries <= 0 {
+		o.CacheEntries = 200_000
+	}
 	if o.ConnsPerDB <= 0 {
 		o.ConnsPerDB = 2 * runtime.GOMAXPROCS(0)
 	}
@@ -72,9 +75,8 @@ func BuildStack(o StackOptions) (*Stack, error) {
 		MaxConnsPerDB: o.ConnsPerDB,
 	})
 	keep := reward.NeedsResults(o.Reward.Kind)
-	scorer := reward.NewRenewing(func() *eval.Scorer {
-		return &eval.Scorer{Engine: engine, Mode: eval.ModeBIRD, Timeout: o.QueryTimeout, CachePredictions: true, KeepResults: keep}
-	}, o.CacheEntries)
+	scorer := &eval.Scorer{Engine: engine, Mode: eval.ModeBIRD, Timeout: o.QueryTimeout, CachePredictions: true,
+		KeepResults: keep, MaxCacheEntries: o.CacheEntries}
 	f, err := reward.New(o.Reward, scorer)
 	if err != nil {
 		engine.Close()

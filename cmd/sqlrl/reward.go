@@ -172,7 +172,7 @@ func stackFlags(fs *flag.FlagSet) func() (rewardserver.StackOptions, *dataset.Be
 	queryTimeout := fs.Duration("query-timeout", 30*time.Second, "time limit for a completion and its gold together (BIRD: 30s)")
 	conns := fs.Int("conns-per-db", 0, "concurrent queries per database (default: 2 x CPUs)")
 	maxResult := fs.Int("max-result-mib", 256, "largest query result in MiB (larger scores as an error)")
-	cacheEntries := fs.Int("cache-entries", 200_000, "cached results and scores kept before the caches are renewed")
+	cacheEntries := fs.Int("cache-entries", 200_000, "entries each cache (results, verdicts, scores) holds before it starts afresh")
 	noMemo := fs.Bool("no-memo", false, "do not remember scores of repeated completions")
 	return func() (rewardserver.StackOptions, *dataset.Benchmark, string, error) {
 		var so rewardserver.StackOptions
