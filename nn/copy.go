@@ -1,6 +1,9 @@
 package nn
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // The pointer head (Config.Copy). For a scored row r at position t of its
 // sequence, with final state h (after the last norm):
@@ -78,7 +81,7 @@ func (m *Model) copyForward(b *Batch, ws *workspace) {
 	for s := 0; s < nseq; s++ {
 		cs.seqRows = append(cs.seqRows, r)
 		for r < p && int(b.Rows[r]) < b.Starts[s+1] {
-			cs.rowPos[r] = int32(int(b.Rows[r]) - b.Starts[s])
+			cs.rowPos[r] = int32(int(b.Rows[r]) - b.Starts[s] + b.prefixLen(s))
 			r++
 		}
 	}
@@ -87,7 +90,7 @@ func (m *Model) copyForward(b *Batch, ws *workspace) {
 	tot := 0
 	for s := 0; s < nseq; s++ {
 		cs.attOff = append(cs.attOff, tot)
-		tot += (cs.seqRows[s+1] - cs.seqRows[s]) * (b.Starts[s+1] - b.Starts[s])
+		tot += (cs.seqRows[s+1] - cs.seqRows[s]) * (b.Starts[s+1] - b.Starts[s] + b.prefixLen(s))
 	}
 	cs.att = grow(cs.att, tot)
 	cs.gate, cs.pv, cs.pc = grow(cs.gate, p), grow(cs.pv, p), grow(cs.pc, p)
@@ -107,10 +110,14 @@ func (m *Model) copyForward(b *Batch, ws *workspace) {
 		if r0 == r1 {
 			return
 		}
-		st, T := b.Starts[s], b.Starts[s+1]-b.Starts[s]
+		st, tp := b.Starts[s], b.prefixLen(s)
+		T := b.Starts[s+1] - st + tp
 		a := cs.att[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
-		Sgemm(false, true, r1-r0, T, dc, scale, cs.qc[r0*dc:], dc, cs.kc[st*dc:], dc, 0, a, T)
-		toks := b.Tokens[st : st+T]
+		if tp > 0 {
+			Sgemm(false, true, r1-r0, tp, dc, scale, cs.qc[r0*dc:], dc, cs.kc[b.Starts[b.prefixOf(s)]*dc:], dc, 0, a, T)
+		}
+		Sgemm(false, true, r1-r0, T-tp, dc, scale, cs.qc[r0*dc:], dc, cs.kc[st*dc:], dc, 0, a[tp:], T)
+		toks := seqTokens(b, s)
 		limit := b.copyLimit(s)
 		for r := r0; r < r1; r++ {
 			row := a[(r-r0)*T : (r-r0+1)*T]
@@ -164,6 +171,16 @@ func softmaxPrefix(row []float32, lim int) {
 	clear(row[lim:])
 }
 
+// seqTokens returns sequence s's tokens, its prefix's included.
+func seqTokens(b *Batch, s int) []int32 {
+	own := b.Tokens[b.Starts[s]:b.Starts[s+1]]
+	j := b.prefixOf(s)
+	if j < 0 {
+		return own
+	}
+	return append(slices.Clip(b.Tokens[b.Starts[j]:b.Starts[j+1]]), own...)
+}
+
 func sigmoid(x float32) float32 { return 1 / (1 + expf(-x)) }
 
 func dot32(a, b []float32) float32 {
@@ -210,42 +227,12 @@ func (m *Model) copyBackward(b *Batch, ws *workspace, dlogp, dvocab []float32) {
 	datt := make([]float32, len(cs.att))
 	dqc := make([]float32, p*dc)
 	dkc := make([]float32, n*dc)
-	nseq := b.NumSeqs()
-	parallelTasks(nseq, func(_, s int) {
-		r0, r1 := cs.seqRows[s], cs.seqRows[s+1]
-		if r0 == r1 {
-			return
+	// one task per group: a prefix's key gradients are added to by each
+	// sequence continuing it, in order
+	parallelTasks(len(ws.groups), func(_, gi int) {
+		for _, s := range ws.groups[gi] {
+			copyBackwardSeq(b, cs, s, dpc, dbeta, dbeta2, datt, dqc, dkc, scale, dc)
 		}
-		st, T := b.Starts[s], b.Starts[s+1]-b.Starts[s]
-		a := cs.att[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
-		da := datt[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
-		toks := b.Tokens[st : st+T]
-		limit := b.copyLimit(s)
-		for r := r0; r < r1; r++ {
-			row, drow := a[(r-r0)*T:(r-r0+1)*T], da[(r-r0)*T:(r-r0+1)*T]
-			t := int(cs.rowPos[r])
-			lim := copyLim(t, limit)
-			y, pc, k := b.Targets[r], cs.pc[r], dpc[r]
-			var db, db2 float32
-			for j := 0; j < lim; j++ {
-				ind := -pc
-				if toks[j] == y {
-					ind++
-				}
-				ds := k * row[j] * ind // d/d(score)
-				switch matchOrder(toks, t, j) {
-				case 2:
-					db2 += ds
-					fallthrough
-				case 1:
-					db += ds
-				}
-				drow[j] = ds * scale // d/d(q·k)
-			}
-			dbeta[r], dbeta2[r] = db, db2
-		}
-		Sgemm(false, false, r1-r0, dc, T, 1, da, T, cs.kc[st*dc:], dc, 0, dqc[r0*dc:], dc)
-		Sgemm(true, false, T, dc, r1-r0, 1, da, T, cs.qc[r0*dc:], dc, 0, dkc[st*dc:], dc)
 	})
 	Sgemm(true, false, d, dc, p, 1, ws.hsel, d, dqc, dc, 1, g.wcq, dc)
 	Sgemm(true, false, d, dc, n, 1, ws.hf, d, dkc, dc, 1, g.wck, dc)
@@ -267,4 +254,52 @@ func (m *Model) copyBackward(b *Batch, ws *workspace, dlogp, dvocab []float32) {
 		}
 	}
 	Sgemm(false, true, n, d, dc, 1, dkc, dc, w.wck, dc, 0, ws.dhfCopy, d)
+}
+
+// copyBackwardSeq is copyBackward's attention part for the scored rows of
+// sequence s.
+func copyBackwardSeq(b *Batch, cs *copyState, s int, dpc, dbeta, dbeta2, datt, dqc, dkc []float32, scale float32, dc int) {
+	r0, r1 := cs.seqRows[s], cs.seqRows[s+1]
+	if r0 == r1 {
+		return
+	}
+	st, tp := b.Starts[s], b.prefixLen(s)
+	T := b.Starts[s+1] - st + tp
+	a := cs.att[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
+	da := datt[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
+	toks := seqTokens(b, s)
+	limit := b.copyLimit(s)
+	for r := r0; r < r1; r++ {
+		row, drow := a[(r-r0)*T:(r-r0+1)*T], da[(r-r0)*T:(r-r0+1)*T]
+		t := int(cs.rowPos[r])
+		lim := copyLim(t, limit)
+		y, pc, k := b.Targets[r], cs.pc[r], dpc[r]
+		var db, db2 float32
+		for j := 0; j < lim; j++ {
+			ind := -pc
+			if toks[j] == y {
+				ind++
+			}
+			ds := k * row[j] * ind // d/d(score)
+			switch matchOrder(toks, t, j) {
+			case 2:
+				db2 += ds
+				fallthrough
+			case 1:
+				db += ds
+			}
+			drow[j] = ds * scale // d/d(q·k)
+		}
+		dbeta[r], dbeta2[r] = db, db2
+	}
+
+	var beta float32
+	if tp > 0 {
+		ps := b.Starts[b.prefixOf(s)]
+		Sgemm(false, false, r1-r0, dc, tp, 1, da, T, cs.kc[ps*dc:], dc, 0, dqc[r0*dc:], dc)
+		Sgemm(true, false, tp, dc, r1-r0, 1, da, T, cs.qc[r0*dc:], dc, 1, dkc[ps*dc:], dc)
+		beta = 1
+	}
+	Sgemm(false, false, r1-r0, dc, T-tp, 1, da[tp:], T, cs.kc[st*dc:], dc, beta, dqc[r0*dc:], dc)
+	Sgemm(true, false, T-tp, dc, r1-r0, 1, da[tp:], T, cs.qc[r0*dc:], dc, 0, dkc[st*dc:], dc)
 }

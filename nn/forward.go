@@ -19,8 +19,17 @@ type Batch struct {
 	Targets []int32
 	// CopyLimit, when set (one entry per sequence), bounds what the
 	// pointer head may copy: positions [0, CopyLimit[i]) of sequence i,
-	// its prompt; 0 means every earlier position.
+	// its prompt; 0 means every earlier position. For a sequence that
+	// continues a prefix, positions count the prefix's tokens.
 	CopyLimit []int
+	// Prefix, when set (one entry per sequence), lets sequences share a
+	// prompt: sequence i with Prefix[i] = j >= 0 continues sequence j as if
+	// j's tokens came before its own. Its positions follow j's, its
+	// attention and pointer head see j's tokens, and j is computed once
+	// for every sequence that continues it, which is what makes many
+	// questions on one schema, or K samples of one prompt, cheap. j must
+	// come earlier and continue nothing itself; -1 means none.
+	Prefix []int
 }
 
 // NumSeqs is the number of sequences in b.
@@ -57,10 +66,38 @@ func (b *Batch) AddSeq(tokens []int32, from, copyLimit int) {
 	b.CopyLimit = append(b.CopyLimit, copyLimit)
 }
 
+// AddContinuation appends a sequence that continues sequence prefix
+// (see Prefix), scoring its own positions [from, len(tokens)-1), with the
+// pointer head copying from the first copyLimit positions of prefix and
+// sequence together (0: no limit).
+func (b *Batch) AddContinuation(prefix int, tokens []int32, from, copyLimit int) {
+	for len(b.Prefix) < b.NumSeqs() {
+		b.Prefix = append(b.Prefix, -1)
+	}
+	b.AddSeq(tokens, from, copyLimit)
+	b.Prefix = append(b.Prefix, prefix)
+}
+
+// prefixOf returns the sequence s continues, or -1.
+func (b *Batch) prefixOf(s int) int {
+	if s < len(b.Prefix) {
+		return b.Prefix[s]
+	}
+	return -1
+}
+
+// prefixLen returns how many tokens precede sequence s's own.
+func (b *Batch) prefixLen(s int) int {
+	if j := b.prefixOf(s); j >= 0 {
+		return b.Starts[j+1] - b.Starts[j]
+	}
+	return 0
+}
+
 // Reset empties b, keeping its storage.
 func (b *Batch) Reset() {
 	b.Tokens, b.Starts, b.Rows, b.Targets = b.Tokens[:0], b.Starts[:0], b.Rows[:0], b.Targets[:0]
-	b.CopyLimit = b.CopyLimit[:0]
+	b.CopyLimit, b.Prefix = b.CopyLimit[:0], b.Prefix[:0]
 }
 
 // copyLimit returns the copy limit of sequence s (0: none).
@@ -76,10 +113,17 @@ func (m *Model) checkBatch(b *Batch) error {
 	if len(b.Starts) < 2 || b.Starts[0] != 0 || b.Starts[len(b.Starts)-1] != n {
 		return fmt.Errorf("nn: batch starts %v do not cover %d tokens", b.Starts, n)
 	}
+	if len(b.Prefix) > b.NumSeqs() {
+		return fmt.Errorf("nn: %d prefixes for %d sequences", len(b.Prefix), b.NumSeqs())
+	}
 	for i := 1; i < len(b.Starts); i++ {
-		t := b.Starts[i] - b.Starts[i-1]
+		s := i - 1
+		if j := b.prefixOf(s); j >= s || j < -1 || j >= 0 && b.prefixOf(j) >= 0 {
+			return fmt.Errorf("nn: sequence %d continues sequence %d, which is not an earlier sequence without a prefix", s, j)
+		}
+		t := b.Starts[i] - b.Starts[i-1] + b.prefixLen(s)
 		if t < 1 || t > m.Cfg.MaxSeq {
-			return fmt.Errorf("nn: sequence %d has %d tokens (max %d)", i-1, t, m.Cfg.MaxSeq)
+			return fmt.Errorf("nn: sequence %d has %d tokens (max %d)", s, t, m.Cfg.MaxSeq)
 		}
 	}
 	for _, t := range b.Tokens {
@@ -116,6 +160,8 @@ type workspace struct {
 	batch   *Batch
 	n, nsel int
 	pos     []int32
+	prev    []int32 // the token before each position, -1 for none
+	groups  [][]int // a sequence without prefix, then those continuing it
 	attOff  []int
 	layers  []layerAct
 	xf, hf  []float32
@@ -151,15 +197,33 @@ func (m *Model) workspace(b *Batch) *workspace {
 		ws.pos = make([]int32, n, n+n/4)
 	}
 	ws.pos = ws.pos[:n]
+	if cap(ws.prev) < n {
+		ws.prev = make([]int32, n, n+n/4)
+	}
+	ws.prev = ws.prev[:n]
 	ws.attOff = ws.attOff[:0]
+	ws.groups = ws.groups[:0]
+	group := make([]int, b.NumSeqs())
 	att := 0
 	for s := 0; s < b.NumSeqs(); s++ {
-		t := b.Starts[s+1] - b.Starts[s]
+		st, t, tp := b.Starts[s], b.Starts[s+1]-b.Starts[s], b.prefixLen(s)
 		for j := 0; j < t; j++ {
-			ws.pos[b.Starts[s]+j] = int32(j)
+			ws.pos[st+j] = int32(tp + j)
+			ws.prev[st+j] = -1
+			if j > 0 {
+				ws.prev[st+j] = b.Tokens[st+j-1]
+			} else if tp > 0 {
+				ws.prev[st] = b.Tokens[b.Starts[b.prefixOf(s)+1]-1]
+			}
 		}
 		ws.attOff = append(ws.attOff, att)
-		att += c.Heads * t * t
+		att += c.Heads * t * (tp + t)
+		if pj := b.prefixOf(s); pj >= 0 {
+			ws.groups[group[pj]] = append(ws.groups[group[pj]], s)
+		} else {
+			group[s] = len(ws.groups)
+			ws.groups = append(ws.groups, []int{s})
+		}
 	}
 	for l := range ws.layers {
 		a := &ws.layers[l]
@@ -187,8 +251,7 @@ func (m *Model) Forward(b *Batch) ([]float32, error) {
 	x0 := ws.layers[0].x
 	for i, t := range b.Tokens {
 		copy(x0[i*d:i*d+d], w.wte[int(t)*d:int(t)*d+d])
-		if w.wprev != nil && ws.pos[i] > 0 {
-			p := int(b.Tokens[i-1])
+		if p := int(ws.prev[i]); w.wprev != nil && p >= 0 {
 			addTo(x0[i*d:i*d+d], w.wprev[p*d:p*d+d])
 		}
 	}
@@ -200,10 +263,15 @@ func (m *Model) Forward(b *Batch) ([]float32, error) {
 		ropeApply(a.qkv, ws.pos, n, d, H, m.cos, m.sin, 1)
 		parallelTasks(nseq*H, func(_, task int) {
 			s, h := task/H, task%H
-			st, t := b.Starts[s], b.Starts[s+1]-b.Starts[s]
+			st, t, tp := b.Starts[s], b.Starts[s+1]-b.Starts[s], b.prefixLen(s)
 			base := st*3*d + h*dh
-			attentionForward(a.att[ws.attOff[s]+h*t*t:], a.y[st*d+h*dh:], d,
-				a.qkv[base:], a.qkv[base+d:], a.qkv[base+2*d:], 3*d, 3*d, t, dh, scale)
+			var kp, vp []float32
+			if tp > 0 {
+				pb := b.Starts[b.prefixOf(s)]*3*d + h*dh
+				kp, vp = a.qkv[pb+d:], a.qkv[pb+2*d:]
+			}
+			attentionForward(a.att[ws.attOff[s]+h*t*(tp+t):], a.y[st*d+h*dh:], d,
+				a.qkv[base:], a.qkv[base+d:], a.qkv[base+2*d:], kp, vp, 3*d, 3*d, t, tp, dh, scale)
 		})
 		copy(a.mid, a.x)
 		Sgemm(false, false, n, d, d, 1, a.y, d, lw.wo, d, 1, a.mid, d)
@@ -317,7 +385,6 @@ func (m *Model) Backward(dlogp []float32) error {
 	}
 	dres := ws.dres
 	rmsnormBackward(dres, g.lnf, dhf, ws.xf, w.lnf, ws.rsf, n, d, false)
-	nseq := b.NumSeqs()
 	if len(ws.dp) < workers {
 		ws.dp = make([][]float32, workers)
 	}
@@ -333,13 +400,23 @@ func (m *Model) Backward(dlogp []float32) error {
 		// mid = x + attn(h1) wo
 		Sgemm(false, true, n, d, d, 1, dres, d, lw.wo, d, 0, ws.dy, d)
 		Sgemm(true, false, d, d, n, 1, a.y, d, dres, d, 1, lg.wo, d)
-		parallelTasks(nseq*H, func(wk, task int) {
-			s, h := task/H, task%H
-			st, t := b.Starts[s], b.Starts[s+1]-b.Starts[s]
-			ws.dp[wk] = grow(ws.dp[wk], t*t)
-			base := st*3*d + h*dh
-			attentionBackward(ws.dqkv[base:], ws.dqkv[base+d:], ws.dqkv[base+2*d:], ws.dy[st*d+h*dh:], d,
-				a.att[ws.attOff[s]+h*t*t:], a.qkv[base:], a.qkv[base+d:], a.qkv[base+2*d:], 3*d, 3*d, t, dh, scale, ws.dp[wk])
+		// one task per group and head: a prefix's key and value gradients
+		// are written by its own pass, then added to by its continuations,
+		// in order, so the sums do not depend on scheduling
+		parallelTasks(len(ws.groups)*H, func(wk, task int) {
+			gi, h := task/H, task%H
+			for _, s := range ws.groups[gi] {
+				st, t, tp := b.Starts[s], b.Starts[s+1]-b.Starts[s], b.prefixLen(s)
+				ws.dp[wk] = grow(ws.dp[wk], t*(tp+t))
+				base := st*3*d + h*dh
+				var kp, vp, dkp, dvp []float32
+				if tp > 0 {
+					pb := b.Starts[b.prefixOf(s)]*3*d + h*dh
+					kp, vp, dkp, dvp = a.qkv[pb+d:], a.qkv[pb+2*d:], ws.dqkv[pb+d:], ws.dqkv[pb+2*d:]
+				}
+				attentionBackward(ws.dqkv[base:], ws.dqkv[base+d:], ws.dqkv[base+2*d:], dkp, dvp, ws.dy[st*d+h*dh:], d,
+					a.att[ws.attOff[s]+h*t*(tp+t):], a.qkv[base:], a.qkv[base+d:], a.qkv[base+2*d:], kp, vp, 3*d, 3*d, t, tp, dh, scale, ws.dp[wk])
+			}
 		})
 		ropeApply(ws.dqkv, ws.pos, n, d, H, m.cos, m.sin, -1)
 		Sgemm(false, true, n, d, 3*d, 1, ws.dqkv, 3*d, lw.wqkv, 3*d, 0, ws.dh, d)
@@ -348,8 +425,7 @@ func (m *Model) Backward(dlogp []float32) error {
 	}
 	for i, t := range b.Tokens {
 		addTo(g.wte[int(t)*d:int(t)*d+d], dres[i*d:i*d+d])
-		if g.wprev != nil && ws.pos[i] > 0 {
-			p := int(b.Tokens[i-1])
+		if p := int(ws.prev[i]); g.wprev != nil && p >= 0 {
 			addTo(g.wprev[p*d:p*d+d], dres[i*d:i*d+d])
 		}
 	}

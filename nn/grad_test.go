@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -96,13 +97,32 @@ func TestGradAttention(t *testing.T) {
 	p, out := make([]float32, T*T), make([]float32, T*dh)
 	scale := float32(0.5)
 	loss := func() float64 {
-		attentionForward(p, out, dh, qkv, qkv[dh:], qkv[2*dh:], qs, qs, T, dh, scale)
+		attentionForward(p, out, dh, qkv, qkv[dh:], qkv[2*dh:], nil, nil, qs, qs, T, 0, dh, scale)
 		return dot64(out, c)
 	}
 	loss()
 	dqkv := make([]float32, T*qs)
-	attentionBackward(dqkv, dqkv[dh:], dqkv[2*dh:], c, dh, p, qkv, qkv[dh:], qkv[2*dh:], qs, qs, T, dh, scale, make([]float32, T*T))
+	attentionBackward(dqkv, dqkv[dh:], dqkv[2*dh:], nil, nil, c, dh, p, qkv, qkv[dh:], qkv[2*dh:], nil, nil, qs, qs, T, 0, dh, scale, make([]float32, T*T))
 	checkGrad(t, "attention/qkv", qkv, dqkv, loss)
+}
+
+// TestGradAttentionPrefix checks attention after a shared prefix: the
+// gradients of the sequence's and of the prefix's rows.
+func TestGradAttentionPrefix(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 14))
+	T, tp, dh, qs := 5, 4, 4, 12
+	qkv, pre, c := randSlice(r, T*qs), randSlice(r, tp*qs), randSlice(r, T*dh)
+	p, out := make([]float32, T*(tp+T)), make([]float32, T*dh)
+	scale := float32(0.5)
+	loss := func() float64 {
+		attentionForward(p, out, dh, qkv, qkv[dh:], qkv[2*dh:], pre[dh:], pre[2*dh:], qs, qs, T, tp, dh, scale)
+		return dot64(out, c)
+	}
+	loss()
+	dqkv, dpre := make([]float32, T*qs), make([]float32, tp*qs)
+	attentionBackward(dqkv, dqkv[dh:], dqkv[2*dh:], dpre[dh:], dpre[2*dh:], c, dh, p, qkv, qkv[dh:], qkv[2*dh:], pre[dh:], pre[2*dh:], qs, qs, T, tp, dh, scale, make([]float32, T*(tp+T)))
+	checkGrad(t, "attention-prefix/qkv", qkv, dqkv, loss)
+	checkGrad(t, "attention-prefix/prefix", pre, dpre, loss)
 }
 
 func TestGradSoftmaxLogp(t *testing.T) {
@@ -170,6 +190,71 @@ func TestGradModel(t *testing.T) {
 			}
 			for _, ts := range m.Cfg.Tensors() {
 				checkGrad(t, ts.Name, m.Params[ts.Off:ts.Off+ts.Size()], m.Grads[ts.Off:ts.Off+ts.Size()], loss)
+			}
+		})
+	}
+}
+
+// TestPrefixMatchesUnshared checks that sequences continuing a shared
+// prefix get exactly what they get written out whole: the same
+// log-probabilities, and the same gradients, for every parameter. With the
+// finite-difference checks of the unshared model this covers the shared
+// path's backward pass too.
+func TestPrefixMatchesUnshared(t *testing.T) {
+	for _, be := range []Backend{Go, BLAS} {
+		if be == BLAS && !BLASAvailable() {
+			continue
+		}
+		t.Run(string(be), func(t *testing.T) {
+			defer SetBackend(CurrentBackend())
+			SetBackend(be)
+			pre := []int32{4, 6, 2, 6, 4, 9}
+			s1 := []int32{6, 2, 4, 6, 2, 6, 4}
+			s2 := []int32{2, 6, 4, 1}
+			s3 := []int32{3, 3, 12, 0, 4, 8}
+			shared := &Batch{}
+			shared.Add([]int32{11, 10, 5}, 0) // an unrelated sequence first
+			shared.AddSeq(pre, len(pre), 0)   // the prefix: nothing scored
+			shared.AddContinuation(1, s1, 1, len(pre)+3)
+			shared.AddSeq(s3, 1, 0) // unrelated, between continuations
+			shared.AddContinuation(1, s2, 0, 0)
+			whole := &Batch{}
+			whole.Add([]int32{11, 10, 5}, 0)
+			whole.AddSeq(append(slices.Clone(pre), s1...), len(pre)+1, len(pre)+3)
+			whole.AddSeq(s3, 1, 0)
+			whole.AddSeq(append(slices.Clone(pre), s2...), len(pre), 0)
+			if len(shared.Rows) != len(whole.Rows) {
+				t.Fatalf("%d vs %d scored rows", len(shared.Rows), len(whole.Rows))
+			}
+			m := tinyTestModel(t, 5)
+			c := randSlice(rand.New(rand.NewPCG(3, 3)), len(whole.Rows))
+			run := func(b *Batch) ([]float32, []float32) {
+				m.ZeroGrads()
+				lp, err := m.Forward(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lp = slices.Clone(lp)
+				if err := m.Backward(c); err != nil {
+					t.Fatal(err)
+				}
+				return lp, slices.Clone(m.Grads)
+			}
+			lpS, gS := run(shared)
+			lpW, gW := run(whole)
+			for i := range lpS {
+				if math.Abs(float64(lpS[i]-lpW[i])) > 1e-5 {
+					t.Errorf("log-prob %d: shared %v, whole %v", i, lpS[i], lpW[i])
+				}
+			}
+			for _, ts := range m.Cfg.Tensors() {
+				var worst float64
+				for i := ts.Off; i < ts.Off+ts.Size(); i++ {
+					worst = math.Max(worst, math.Abs(float64(gS[i]-gW[i]))/(math.Abs(float64(gW[i]))+1e-3))
+				}
+				if worst > 1e-3 {
+					t.Errorf("%s: gradients differ (worst relative %.2g)", ts.Name, worst)
+				}
 			}
 		})
 	}

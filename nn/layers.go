@@ -172,25 +172,44 @@ func softmaxCausal(s []float32, t, ld, off int) {
 }
 
 // attentionForward computes causal attention for one sequence of t tokens
-// and one head: q, k, v are t rows at stride qs (k and v may be at other
-// offsets of the same buffer), p receives the t x t probabilities, out the
-// t rows of the head's output at stride os.
-func attentionForward(p, out []float32, os int, q, k, v []float32, qs, ks, t, dh int, scale float32) {
-	Sgemm(false, true, t, t, dh, scale, q, qs, k, ks, 0, p, t)
-	softmaxCausal(p, t, t, 0)
-	Sgemm(false, false, t, dh, t, 1, p, t, v, ks, 0, out, os)
+// and one head, after tp tokens of a shared prefix (0: none): q, k, v are
+// the t rows at stride qs (k and v may be at other offsets of the same
+// buffer), kp and vp the prefix's tp key and value rows at stride ks; p
+// receives the t x (tp+t) probabilities (row i covers keys [0, tp+i]), out
+// the t rows of the head's output at stride os.
+func attentionForward(p, out []float32, os int, q, k, v, kp, vp []float32, qs, ks, t, tp, dh int, scale float32) {
+	T := tp + t
+	if tp > 0 {
+		Sgemm(false, true, t, tp, dh, scale, q, qs, kp, ks, 0, p, T)
+	}
+	Sgemm(false, true, t, t, dh, scale, q, qs, k, ks, 0, p[tp:], T)
+	softmaxCausal(p, t, T, tp)
+	var beta float32
+	if tp > 0 {
+		Sgemm(false, false, t, dh, tp, 1, p, T, vp, ks, 0, out, os)
+		beta = 1
+	}
+	Sgemm(false, false, t, dh, t, 1, p[tp:], T, v, ks, beta, out, os)
 }
 
 // attentionBackward is the backward of attentionForward: dq, dk, dv are
-// written (rows at stride qs / ks), dp is t*t scratch.
-func attentionBackward(dq, dk, dv, dout []float32, os int, p, q, k, v []float32, qs, ks, t, dh int, scale float32, dp []float32) {
+// written (rows at stride qs / ks); the prefix's dkp and dvp are added to,
+// since every sequence that continues a prefix contributes; dp is
+// t*(tp+t) scratch.
+func attentionBackward(dq, dk, dv, dkp, dvp, dout []float32, os int, p, q, k, v, kp, vp []float32, qs, ks, t, tp, dh int, scale float32, dp []float32) {
+	T := tp + t
 	// dP = dOut V^T ; dV = P^T dOut
-	Sgemm(false, true, t, t, dh, 1, dout, os, v, ks, 0, dp, t)
-	Sgemm(true, false, t, dh, t, 1, p, t, dout, os, 0, dv, ks)
+	if tp > 0 {
+		Sgemm(false, true, t, tp, dh, 1, dout, os, vp, ks, 0, dp, T)
+		Sgemm(true, false, tp, dh, t, 1, p, T, dout, os, 1, dvp, ks)
+	}
+	Sgemm(false, true, t, t, dh, 1, dout, os, v, ks, 0, dp[tp:], T)
+	Sgemm(true, false, t, dh, t, 1, p[tp:], T, dout, os, 0, dv, ks)
 	// dS = P * (dP - rowsum(dP*P)) * scale
 	for i := 0; i < t; i++ {
-		pr := p[i*t : i*t+i+1]
-		dr := dp[i*t : i*t+t]
+		n := tp + i + 1
+		pr := p[i*T : i*T+n]
+		dr := dp[i*T : i*T+T]
 		var s float32
 		for j, pv := range pr {
 			s += pv * dr[j]
@@ -198,9 +217,15 @@ func attentionBackward(dq, dk, dv, dout []float32, os int, p, q, k, v []float32,
 		for j, pv := range pr {
 			dr[j] = pv * (dr[j] - s) * scale
 		}
-		clear(dr[i+1:])
+		clear(dr[n:])
 	}
 	// dQ = dS K ; dK = dS^T Q
-	Sgemm(false, false, t, dh, t, 1, dp, t, k, ks, 0, dq, qs)
-	Sgemm(true, false, t, dh, t, 1, dp, t, q, qs, 0, dk, ks)
+	var beta float32
+	if tp > 0 {
+		Sgemm(false, false, t, dh, tp, 1, dp, T, kp, ks, 0, dq, qs)
+		Sgemm(true, false, tp, dh, t, 1, dp, T, q, qs, 1, dkp, ks)
+		beta = 1
+	}
+	Sgemm(false, false, t, dh, t, 1, dp[tp:], T, k, ks, beta, dq, qs)
+	Sgemm(true, false, t, dh, t, 1, dp[tp:], T, q, qs, 0, dk, ks)
 }

@@ -29,6 +29,23 @@ type SampleOptions struct {
 	Seed uint64
 	// Batch is the number of sequences decoded together (default 32).
 	Batch int
+	// Constrain, when set, gives each completion of prompt i its own
+	// constraint (nil: none): decoding then takes the most likely token the
+	// constraint accepts, and samples from the accepted part of the
+	// distribution (renormalised, top-p applied to it). Reported
+	// log-probabilities stay the model's own.
+	Constrain func(prompt int) Constraint
+}
+
+// A Constraint restricts what a completion may say, such as SQL that names
+// only one database's tables and columns (sqlparse.Guide). Pieces are the
+// tokens' bytes.
+type Constraint interface {
+	// Allow reports whether piece may come next; with end, whether the
+	// completion may end right after it.
+	Allow(piece string, end bool) bool
+	// Advance commits a piece that Allow accepted.
+	Advance(piece string)
 }
 
 // Completion is one sampled completion.
@@ -53,6 +70,7 @@ type job struct {
 	out            []int32
 	logp           float64
 	slot           int
+	con            Constraint
 }
 
 // Generate samples o.N completions for each prompt, decoding up to o.Batch
@@ -98,7 +116,11 @@ func (p *Policy) Generate(ctx context.Context, prompts []string, o SampleOptions
 	var queue []*job
 	for i := range prompts {
 		for j := 0; j < o.N; j++ {
-			queue = append(queue, &job{prompt: i, sample: j, rng: rand.New(rand.NewPCG(o.Seed^0x9e3779b97f4a7c15, uint64(i)<<20|uint64(j)))})
+			jb := &job{prompt: i, sample: j, rng: rand.New(rand.NewPCG(o.Seed^0x9e3779b97f4a7c15, uint64(i)<<20|uint64(j)))}
+			if o.Constrain != nil {
+				jb.con = o.Constrain(i)
+			}
+			queue = append(queue, jb)
 		}
 	}
 	B := min(o.Batch, len(queue))
@@ -115,6 +137,10 @@ func (p *Policy) Generate(ctx context.Context, prompts []string, o SampleOptions
 	last := make([]float32, B*V) // logits after each slot's last token
 	probs := make([]float32, V)
 	idx := make([]int, V)
+	var pk *picker
+	if o.Constrain != nil {
+		pk = newPicker(p, V)
+	}
 	for len(queue) > 0 || len(free) < B {
 		if err := ctx.Err(); err != nil {
 			return nil, st, err
@@ -159,7 +185,16 @@ func (p *Policy) Generate(ctx context.Context, prompts []string, o SampleOptions
 				continue
 			}
 			z := last[s*V : (s+1)*V]
-			tok, lp := sample(z, o.Temperature, o.TopP, j.rng, probs, idx)
+			var tok int32
+			var lp float64
+			if j.con != nil {
+				tok, lp = pk.pick(z, j.con, o.Temperature, o.TopP, j.rng, probs, idx)
+				if tok != p.Tok.EOT() {
+					j.con.Advance(pk.pieces[tok])
+				}
+			} else {
+				tok, lp = sample(z, o.Temperature, o.TopP, j.rng, probs, idx)
+			}
 			j.logp += lp
 			done, finish := false, ""
 			if tok == p.Tok.EOT() {

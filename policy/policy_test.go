@@ -201,3 +201,36 @@ func TestChatPrompt(t *testing.T) {
 		}
 	}
 }
+
+// Sequences that share a prefix score as they do written out whole.
+func TestScorerShared(t *testing.T) {
+	p := testPolicy(t)
+	var seqs []Sequence
+	for _, c := range texts[1:] {
+		seqs = append(seqs, p.Sequence(texts[0], c))
+	}
+	seqs = append(seqs, p.Sequence("question: x\nSQL: ", texts[1]))
+	whole, err := NewScorer(p.Model).LogProbs(seqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := slices.Clone(seqs)
+	shared[0].Shared, shared[1].Shared = 9, 9
+	sc := NewScorer(p.Model)
+	got, err := sc.LogProbs(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(seqs[0].Tokens) + len(seqs[1].Tokens) + len(seqs[2].Tokens) - 9; len(sc.batch.Tokens) != n {
+		t.Errorf("packed %d tokens, want %d (the prefix once)", len(sc.batch.Tokens), n)
+	}
+	for i := range got {
+		if math.Abs(got[i].Sum-whole[i].Sum) > 1e-4 || got[i].Tokens != whole[i].Tokens {
+			t.Errorf("sequence %d: shared %+v, whole %+v", i, got[i], whole[i])
+		}
+	}
+	shared[0].Shared = shared[0].PromptLen
+	if _, err := NewScorer(p.Model).LogProbs(shared); err == nil {
+		t.Error("a shared prefix covering the whole prompt was accepted")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 // Prompter writes a policy's prompts for benchmark questions, reading each
@@ -61,4 +62,30 @@ func (p *Prompter) Prompt(ctx context.Context, ex dataset.Example) (string, erro
 		return "", fmt.Errorf("question %d: %w", ex.QuestionID, err)
 	}
 	return p.Format.Compact(s, ex.Question, ex.Evidence), nil
+}
+
+// Guides returns a SampleOptions.Constrain that keeps the SQL written for
+// exs[i] to the tables and columns of its database (sqlparse.Guide).
+func (p *Prompter) Guides(ctx context.Context, exs []dataset.Example) (func(int) Constraint, error) {
+	byDB := map[string]*sqlparse.Guide{}
+	guides := make([]*sqlparse.Guide, len(exs))
+	for i, ex := range exs {
+		g, ok := byDB[ex.DBID]
+		if !ok {
+			s, err := p.cat.Schema(ctx, ex.DBID)
+			if err != nil {
+				return nil, fmt.Errorf("question %d: %w", ex.QuestionID, err)
+			}
+			tables := map[string][]string{}
+			for _, t := range s.Tables {
+				for _, c := range t.Columns {
+					tables[t.Name] = append(tables[t.Name], c.Name)
+				}
+			}
+			g = sqlparse.NewGuide(tables)
+			byDB[ex.DBID] = g
+		}
+		guides[i] = g
+	}
+	return func(i int) Constraint { return guides[i].Start() }, nil
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/sqlrl/sqlrl/nn"
 )
@@ -44,12 +45,25 @@ func NewScorer(m *nn.Model) *Scorer { return &Scorer{Model: m} }
 func (s *Scorer) LogProbs(seqs []Sequence) ([]SeqLogProb, error) {
 	s.batch.Reset()
 	s.seqOf = s.seqOf[:0]
+	prefix, prefixToks := -1, []int32(nil)
 	for i, q := range seqs {
 		if q.PromptLen < 1 || q.PromptLen >= len(q.Tokens) {
 			return nil, fmt.Errorf("policy: sequence %d: prompt of %d tokens in a sequence of %d (need a prompt and a completion)", i, q.PromptLen, len(q.Tokens))
 		}
+		if q.Shared < 0 || q.Shared >= q.PromptLen {
+			return nil, fmt.Errorf("policy: sequence %d: %d shared tokens in a prompt of %d", i, q.Shared, q.PromptLen)
+		}
 		before := len(s.batch.Rows)
-		s.batch.AddPrompted(q.Tokens, q.PromptLen)
+		if q.Shared > 0 {
+			if prefix < 0 || !slices.Equal(prefixToks, q.Tokens[:q.Shared]) {
+				prefixToks = q.Tokens[:q.Shared]
+				s.batch.AddSeq(prefixToks, len(prefixToks), 0) // nothing scored
+				prefix = s.batch.NumSeqs() - 1
+			}
+			s.batch.AddContinuation(prefix, q.Tokens[q.Shared:], q.PromptLen-1-q.Shared, q.PromptLen)
+		} else {
+			s.batch.AddPrompted(q.Tokens, q.PromptLen)
+		}
 		for range len(s.batch.Rows) - before {
 			s.seqOf = append(s.seqOf, i)
 		}

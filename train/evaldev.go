@@ -33,8 +33,9 @@ func (e *Eval) String() string {
 }
 
 // EvalDev decodes n dev questions (a seeded sample; n <= 0 or too large
-// means all) greedily and scores them by execution.
-func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64) (*Eval, error) {
+// means all) greedily, under each database's guide when guide is set, and
+// scores them by execution.
+func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64, guide bool) (*Eval, error) {
 	start := time.Now()
 	if d.DevEngine == nil || d.DevPrompter == nil || len(d.Dev) == 0 {
 		return nil, fmt.Errorf("train: no dev data to evaluate")
@@ -57,7 +58,15 @@ func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64)
 		}
 		prompts[k] = pr
 	}
-	outs, _, err := p.Generate(ctx, prompts, policy.SampleOptions{MaxTokens: 200, Batch: 32})
+	so := policy.SampleOptions{MaxTokens: 200, Batch: 32}
+	if guide {
+		g, err := d.DevPrompter.Guides(ctx, exs)
+		if err != nil {
+			return nil, err
+		}
+		so.Constrain = g
+	}
+	outs, _, err := p.Generate(ctx, prompts, so)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
@@ -24,7 +25,13 @@ prediction file; 'sqlrl eval' scores either directly.
 
 -n 1 with -temperature 0 is greedy decoding. With -n K > 1 the K samples are
 the candidates (for pass@K and the oracle); "sql" is the greedy decode when
--greedy is set (the default), else the first sample.
+-greedy is set (the default), else the first sample. With -vote, "sql" is
+chosen by executing the greedy decode and the K samples and taking the
+largest group of equal results (package consensus): no gold is used.
+
+By default decoding is guided by the database's schema (-guide): an unquoted
+word must be a keyword, function, alias or one of the database's tables and
+columns, and parentheses and quotes must close (package sqlparse, Guide).
 
 -model is a checkpoint directory or a run directory of 'sqlrl train sft'
 (its latest checkpoint). Prompts are written in the checkpoint's format.`,
@@ -42,6 +49,8 @@ the candidates (for pass@K and the oracle); "sql" is the greedy decode when
 			seed := fs.Uint64("seed", 1, "sampling seed")
 			limit := fs.Int("limit", 0, "only the first N questions (0: all)")
 			threads := fs.Int("threads", 2, "threads")
+			vote := fs.Bool("vote", false, "with -n > 1, choose \"sql\" by executing the candidates and voting on their results")
+			guide := fs.Bool("guide", true, "constrain the SQL to the database's tables and columns (sqlparse.Guide)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return usagef("want one benchmark directory, got %d arguments", len(args))
@@ -80,6 +89,12 @@ the candidates (for pass@K and the oracle); "sql" is the greedy decode when
 						return err
 					}
 				}
+				var constrain func(int) policy.Constraint
+				if *guide {
+					if constrain, err = pr.Guides(ctx, exs); err != nil {
+						return err
+					}
+				}
 				start := time.Now()
 				var st policy.Stats
 				preds := make([]dataset.Prediction, len(exs))
@@ -89,7 +104,12 @@ the candidates (for pass@K and the oracle); "sql" is the greedy decode when
 				const chunk = 128
 				for lo := 0; lo < len(exs); lo += chunk {
 					hi := min(lo+chunk, len(exs))
-					so := policy.SampleOptions{N: *n, Temperature: *temp, TopP: *topP, MaxTokens: *maxTok, Batch: *batch, Seed: *seed + uint64(lo)}
+					var con func(int) policy.Constraint
+					if constrain != nil {
+						off := lo
+						con = func(i int) policy.Constraint { return constrain(off + i) }
+					}
+					so := policy.SampleOptions{N: *n, Temperature: *temp, TopP: *topP, MaxTokens: *maxTok, Batch: *batch, Seed: *seed + uint64(lo), Constrain: con}
 					outs, s, err := pol.Generate(ctx, prompts[lo:hi], so)
 					if err != nil {
 						return err
@@ -97,8 +117,8 @@ the candidates (for pass@K and the oracle); "sql" is the greedy decode when
 					st.PromptTokens += s.PromptTokens
 					st.CompletionTokens += s.CompletionTokens
 					var gr [][]policy.Completion
-					if *n > 1 && *greedy {
-						if gr, s, err = pol.Generate(ctx, prompts[lo:hi], policy.SampleOptions{MaxTokens: *maxTok, Batch: *batch}); err != nil {
+					if *n > 1 && (*greedy || *vote) {
+						if gr, s, err = pol.Generate(ctx, prompts[lo:hi], policy.SampleOptions{MaxTokens: *maxTok, Batch: *batch, Constrain: con}); err != nil {
 							return err
 						}
 						st.CompletionTokens += s.CompletionTokens
@@ -113,6 +133,16 @@ the candidates (for pass@K and the oracle); "sql" is the greedy decode when
 						}
 						if gr != nil {
 							p.SQL = gr[k][0].Text
+						}
+						if *vote {
+							cands := append([]string{gr[k][0].Text}, p.Candidates...)
+							ch, err := consensus.Pick(ctx, eng, p.DBID, cands, consensus.Options{})
+							if err != nil {
+								return err
+							}
+							if ch.Index >= 0 {
+								p.SQL = cands[ch.Index]
+							}
 						}
 					}
 					fmt.Fprintf(os.Stderr, "generate: %d/%d questions, %.0f completion tok/s\n", hi, len(exs), float64(st.CompletionTokens)/time.Since(start).Seconds())

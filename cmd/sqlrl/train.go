@@ -66,6 +66,8 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 			layers := fs.Int("layers", 0, "transformer layers (overrides the preset's)")
 			heads := fs.Int("heads", 0, "attention heads (overrides the preset's)")
 			quiet := fs.Bool("q", false, "no progress on stderr")
+			group := fs.Int("group", 8, "questions on one database trained together on one draw of renamed names, sharing the schema's computation (1: none)")
+			noGuide := fs.Bool("no-guide", false, "decode dev questions without the schema guide")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return usagef("want one DATA argument, got %d", len(args))
@@ -95,7 +97,7 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 					Out: *out, Preset: *preset, VocabSize: *vocab, Seed: *seed, Epochs: *epochs, MaxSteps: *maxSteps,
 					BatchSize: *batch, LR: *lr, Warmup: *warmup, WeightDecay: *wd, Clip: *clip,
 					Rename: *rename, RenameEach: *renameEach, PromptLoss: *promptLoss, SaveEvery: *saveEvery, Keep: *keep,
-					EvalEvery: *evalEvery, EvalN: *evalN, Restart: *restart, Threads: *threads,
+					EvalEvery: *evalEvery, EvalN: *evalN, NoGuide: *noGuide, Group: *group, Restart: *restart, Threads: *threads,
 				}
 				if *dim > 0 || *layers > 0 || *heads > 0 {
 					cfg, _ := nn.Preset(*preset, 0)

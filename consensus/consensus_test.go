@@ -1,0 +1,67 @@
+package consensus
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+func testEngine(t *testing.T) sqlexec.Engine {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "zoo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := sqlexec.CreateSQLite(filepath.Join(dir, "zoo.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Exec(`CREATE TABLE animal (id INTEGER PRIMARY KEY, species TEXT, legs INTEGER);
+INSERT INTO animal VALUES (1, 'lion', 4), (2, 'seal', 0), (3, 'owl', 2), (4, 'bear', 4);`); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: filepath.Dir(dir)})
+	t.Cleanup(func() { eng.Close() })
+	return eng
+}
+
+func TestPick(t *testing.T) {
+	eng := testEngine(t)
+	const (
+		four  = "SELECT species FROM animal WHERE legs = 4"
+		four2 = "SELECT species FROM animal WHERE legs > 3 ORDER BY species" // same set of rows
+		two   = "SELECT species FROM animal WHERE legs = 2"
+		none  = "SELECT species FROM animal WHERE legs = 9"
+		bad   = "SELECT specie FROM animal"
+		write = "DELETE FROM animal"
+	)
+	tests := []struct {
+		name      string
+		cands     []string
+		keepEmpty bool
+		want      Choice
+	}{
+		{"majority of results, not of texts", []string{two, four, bad, four2}, false, Choice{Index: 1, Votes: 2, Ran: 3}},
+		{"tie goes to the earliest", []string{two, four, bad}, false, Choice{Index: 0, Votes: 1, Ran: 2}},
+		{"repeated texts vote", []string{four, two, two, write}, false, Choice{Index: 1, Votes: 2, Ran: 3}},
+		{"empty results lose", []string{none, none, none, two}, false, Choice{Index: 3, Votes: 1, Ran: 4}},
+		{"unless kept", []string{none, none, none, two}, true, Choice{Index: 0, Votes: 3, Ran: 4}},
+		{"empty when nothing else ran", []string{bad, none}, false, Choice{Index: 1, Votes: 1, Ran: 1}},
+		{"nothing ran", []string{bad, write, ""}, false, Choice{Index: -1}},
+	}
+	for _, tc := range tests {
+		got, err := Pick(context.Background(), eng, "zoo", tc.cands, Options{KeepEmpty: tc.keepEmpty})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}

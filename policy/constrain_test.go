@@ -1,0 +1,84 @@
+package policy
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// exactly accepts one text and nothing else.
+type exactly struct{ want, got string }
+
+func (e *exactly) Allow(piece string, end bool) bool {
+	s := e.got + piece
+	if end {
+		return s == e.want
+	}
+	return strings.HasPrefix(e.want, s)
+}
+func (e *exactly) Advance(piece string) { e.got += piece }
+
+// A constraint that admits one text forces it, greedy or sampled, whatever
+// the model prefers.
+func TestGenerateConstrained(t *testing.T) {
+	p := testPolicy(t)
+	want := []string{"SELECT first_name FROM customer WHERE customer_id = 42", "SELECT 'é'"}
+	for _, temp := range []float64{0, 1} {
+		outs, _, err := p.Generate(context.Background(), []string{texts[0], texts[0]},
+			SampleOptions{N: 3, Temperature: temp, TopP: 0.9, MaxTokens: 80, Seed: 2,
+				Constrain: func(i int) Constraint { return &exactly{want: want[i]} }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, cs := range outs {
+			for _, c := range cs {
+				if c.Text != want[i] || c.Finish != "stop" {
+					t.Errorf("temperature %v: got %q (%s), want %q", temp, c.Text, c.Finish, want[i])
+				}
+			}
+		}
+	}
+}
+
+// Every gold query of the BIRD sample must be writable under its
+// database's guide, byte by byte, and may end where it ends.
+func TestGuidesAcceptGolds(t *testing.T) {
+	b, err := dataset.Load("../datasets/bird-dev-sample", "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot})
+	defer eng.Close()
+	pr, err := NewPrompter(eng, b.DBRoot, Format{Kind: FormatCompact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Examples) < 100 {
+		t.Fatalf("%d examples in the sample", len(b.Examples))
+	}
+	g, err := pr.Guides(context.Background(), b.Examples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ex := range b.Examples {
+		c := g(i)
+		sql := ex.SQL
+		for k := 0; k < len(sql); k++ {
+			if !c.Allow(sql[k:k+1], false) {
+				t.Errorf("question %d: refused at byte %d (%q|%q)", ex.QuestionID, k, sql[:k], sql[k:])
+				break
+			}
+			c.Advance(sql[k : k+1])
+		}
+		if !c.Allow("", true) {
+			t.Errorf("question %d: may not end: %s", ex.QuestionID, sql)
+		}
+		// a misspelt name is refused
+		if bad := strings.Replace(sql, "SELECT ", "SELECT nosuchcolumn, ", 1); bad != sql && g(i).Allow(bad, true) {
+			t.Errorf("question %d: accepted %s", ex.QuestionID, bad)
+		}
+	}
+}
