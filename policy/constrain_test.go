@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,11 +60,24 @@ func TestGuidesAcceptGolds(t *testing.T) {
 	if len(b.Examples) < 100 {
 		t.Fatalf("%d examples in the sample", len(b.Examples))
 	}
-	g, err := pr.Guides(context.Background(), b.Examples)
+	words, err := pr.SQLWords(context.Background(), b.Examples)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, ex := range b.Examples {
+	if len(words) < 20 || !slices.Contains(words, "select") || slices.Contains(words, "t1") {
+		t.Fatalf("SQL words of the sample: %v", words)
+	}
+	for _, ws := range [][]string{nil, words} {
+		checkGuides(t, pr, b.Examples, ws)
+	}
+}
+
+func checkGuides(t *testing.T, pr *Prompter, exs []dataset.Example, words []string) {
+	g, err := pr.Guides(context.Background(), exs, words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ex := range exs {
 		c := g(i)
 		sql := ex.SQL
 		for k := 0; k < len(sql); k++ {

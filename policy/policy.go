@@ -48,6 +48,10 @@ type Info struct {
 	Prompt Format    `json:"prompt"`
 	// Step is the training step the weights come from.
 	Step int64 `json:"step"`
+	// SQLWords are the SQL keywords and functions of the training SQL,
+	// which guided decoding holds the model to (sqlparse.NewGuide); empty
+	// means SQLite's keywords and the common functions.
+	SQLWords []string `json:"sql_words,omitempty"`
 	// Notes records provenance (data, seed, command line).
 	Notes map[string]string `json:"notes,omitempty"`
 }

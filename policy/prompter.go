@@ -3,6 +3,8 @@ package policy
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/prompt"
@@ -65,8 +67,9 @@ func (p *Prompter) Prompt(ctx context.Context, ex dataset.Example) (string, erro
 }
 
 // Guides returns a SampleOptions.Constrain that keeps the SQL written for
-// exs[i] to the tables and columns of its database (sqlparse.Guide).
-func (p *Prompter) Guides(ctx context.Context, exs []dataset.Example) (func(int) Constraint, error) {
+// exs[i] to the tables and columns of its database and to words
+// (sqlparse.Guide; nil words: SQLite's keywords and common functions).
+func (p *Prompter) Guides(ctx context.Context, exs []dataset.Example, words []string) (func(int) Constraint, error) {
 	byDB := map[string]*sqlparse.Guide{}
 	guides := make([]*sqlparse.Guide, len(exs))
 	for i, ex := range exs {
@@ -82,10 +85,43 @@ func (p *Prompter) Guides(ctx context.Context, exs []dataset.Example) (func(int)
 					tables[t.Name] = append(tables[t.Name], c.Name)
 				}
 			}
-			g = sqlparse.NewGuide(tables)
+			g = sqlparse.NewGuide(tables, words)
 			byDB[ex.DBID] = g
 		}
 		guides[i] = g
 	}
 	return func(i int) Constraint { return guides[i].Start() }, nil
+}
+
+// SQLWords returns the SQL keywords and functions that the gold queries of
+// exs use (sqlparse.Words), sorted, without repeats.
+func (p *Prompter) SQLWords(ctx context.Context, exs []dataset.Example) ([]string, error) {
+	names := map[string]map[string]bool{}
+	seen := map[string]bool{}
+	var out []string
+	for _, ex := range exs {
+		n, ok := names[ex.DBID]
+		if !ok {
+			s, err := p.cat.Schema(ctx, ex.DBID)
+			if err != nil {
+				return nil, fmt.Errorf("question %d: %w", ex.QuestionID, err)
+			}
+			n = map[string]bool{}
+			for _, t := range s.Tables {
+				n[strings.ToLower(t.Name)] = true
+				for _, c := range t.Columns {
+					n[strings.ToLower(c.Name)] = true
+				}
+			}
+			names[ex.DBID] = n
+		}
+		for _, w := range sqlparse.Words(ex.SQL, func(w string) bool { return n[w] }) {
+			if !seen[w] {
+				seen[w] = true
+				out = append(out, w)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }

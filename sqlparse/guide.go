@@ -19,8 +19,15 @@ import (
 //     when X is an alias not yet defined, as in SELECT T1.a FROM t AS T1);
 //   - a name quoted with "", “ or [] must be a table or column name;
 //   - ')' must close an open '('; nothing but spaces follows ';';
-//   - the SQL may end only outside quotes, with every '(' closed and its last
-//     word complete.
+//   - clauses come in order within a query (SELECT, FROM and its joins,
+//     WHERE, GROUP BY, HAVING, ORDER BY, LIMIT; a compound operator starts
+//     over), and not inside an expression's parentheses or a CASE: the
+//     "SUM(x FROM" and "CASE WHEN a THEN 1 INNER JOIN" of a model that has
+//     lost its place cannot be written;
+//   - operands and operators alternate: a name, number or string may not
+//     follow another operand ("WHERE pages 200", "town family_name = ...");
+//   - the SQL may end only outside quotes, with every '(' and CASE closed,
+//     its last word complete and a SELECT written.
 //
 // String literals are free: values come from the question. A Guide is
 // immutable and safe for concurrent use; each completion uses its own
@@ -33,9 +40,23 @@ type Guide struct {
 }
 
 // NewGuide returns the guide of a database whose tables map to their
-// columns. Names are matched without regard to case.
-func NewGuide(tables map[string][]string) *Guide {
-	g := &Guide{words: guideWords, cols: map[string][]string{}}
+// columns. Names are matched without regard to case. words are the SQL
+// keywords and functions the model may write; nil means SQLite's keywords
+// and the common functions (DefaultWords). A model trained on a benchmark
+// is best held to the words of its training SQL (Words): a word it never
+// learned to use is only ever a symptom of its confusion.
+func NewGuide(tables map[string][]string, words []string) *Guide {
+	if words == nil {
+		words = guideWords
+	} else {
+		words = slices.Clone(words)
+		for i, w := range words {
+			words[i] = strings.ToLower(w)
+		}
+		slices.Sort(words)
+		words = slices.Compact(words)
+	}
+	g := &Guide{words: words, cols: map[string][]string{}}
 	seen := map[string]bool{}
 	for t, cs := range tables {
 		lt := strings.ToLower(t)
@@ -58,21 +79,119 @@ func NewGuide(tables map[string][]string) *Guide {
 }
 
 // Start returns the state of an empty completion.
-func (g *Guide) Start() *GuideState { return &GuideState{g: g, aliases: map[string]string{}} }
+func (g *Guide) Start() *GuideState {
+	st := &GuideState{g: g, aliases: map[string]string{}}
+	st.fr[0] = frame{kind: frameQuery, clause: -1}
+	return st
+}
+
+// maxFrames bounds nested parentheses; frames are an array so that Allow's
+// copy of a state is a plain value copy.
+const maxFrames = 24
+
+// A frame is one level of parentheses (the SQL itself is level 0).
+type frame struct {
+	kind   byte // frameQuery, frameExpr or frameFree
+	clause int8 // in a query: the rank of the last clause (-1: before SELECT)
+	cases  int8 // CASEs not yet ENDed
+	fresh  bool // nothing written since '('
+}
+
+const (
+	frameQuery = 'q' // a query: clauses in order
+	frameExpr  = 'e' // an expression: no clauses (a SELECT first makes it a query)
+	frameFree  = 'f' // OVER (...) and FILTER (...): not checked
+)
+
+// clauseRank orders a query's clauses.
+var clauseRank = map[string]int8{"select": 0, "from": 1, "where": 2, "group": 3, "having": 4, "order": 5, "limit": 6}
+
+// operandWords are keywords that are values.
+var operandWords = map[string]bool{"null": true, "true": true, "false": true, "end": true,
+	"current_date": true, "current_time": true, "current_timestamp": true}
+
+// structural words other than clauses: joins (inside FROM only), compound
+// operators, OFFSET (after LIMIT).
+var joinWords = map[string]bool{"join": true, "inner": true, "left": true, "right": true, "full": true,
+	"cross": true, "natural": true, "outer": true, "on": true, "using": true}
+var compoundWords = map[string]bool{"union": true, "intersect": true, "except": true}
+
+// placeOK reports whether the keyword w may come here, given the open
+// frames.
+func (s *GuideState) placeOK(w string) bool {
+	f := s.fr[s.depth]
+	if f.kind == frameFree {
+		return true
+	}
+	r, isClause := clauseRank[w]
+	structural := isClause || joinWords[w] || compoundWords[w] || w == "offset"
+	if !structural {
+		return true
+	}
+	if f.kind == frameExpr {
+		return w == "select" && f.fresh
+	}
+	if f.cases > 0 {
+		return false
+	}
+	switch {
+	case isClause && r == 0:
+		return f.clause == -1
+	case isClause:
+		return f.clause >= 0 && r > f.clause
+	case joinWords[w]:
+		return f.clause == 1
+	case compoundWords[w]:
+		return f.clause >= 0
+	}
+	return f.clause == 6 // offset
+}
+
+// place records keyword w (which placeOK accepted) in the open frame.
+func (s *GuideState) place(w string) {
+	f := &s.fr[s.depth]
+	if f.kind == frameExpr && w == "select" {
+		f.kind = frameQuery
+	}
+	f.fresh = false
+	if f.kind != frameQuery {
+		if w == "case" {
+			f.cases++
+		} else if w == "end" && f.cases > 0 {
+			f.cases--
+		}
+		return
+	}
+	switch {
+	case w == "case":
+		f.cases++
+	case w == "end" && f.cases > 0:
+		f.cases--
+	case compoundWords[w]:
+		f.clause = -1
+	default:
+		if r, ok := clauseRank[w]; ok {
+			f.clause = r
+		}
+	}
+}
 
 // GuideState is the guide's view of one completion so far.
 type GuideState struct {
-	g       *Guide
-	mode    byte   // 0 outside quotes, else the open quote: ' " ` [
-	word    string // unquoted word being written, lower case
-	quoted  string // quoted name being written, lower case
-	depth   int
-	qual    string // "X" while a word after "X." is written; "." alone when X is unknown
-	prev    string // last complete word, "" after punctuation
-	prev2   string // the word before prev
-	ended   bool   // after ';'
-	any     bool   // something other than spaces was written
-	aliases map[string]string
+	g        *Guide
+	mode     byte   // 0 outside quotes, else the open quote: ' " ` [
+	word     string // unquoted word being written, lower case
+	quoted   string // quoted name being written, lower case
+	depth    int
+	fr       [maxFrames]frame
+	qual     string // "X" while a word after "X." is written; "." alone when X is unknown
+	prev     string // last complete word, "" after punctuation
+	prev2    string // the word before prev
+	ended    bool   // after ';'
+	any      bool   // something other than spaces was written
+	operand  bool   // the last thing written completes an operand (a name, a value, ')')
+	quoteEnd bool   // the last byte closed a string
+	aliases  map[string]string
 	// pending alias definitions made while checking (not committed)
 	defs [][2]string
 }
@@ -108,7 +227,18 @@ func (s *GuideState) canEnd() bool {
 	if s.mode != 0 || s.depth != 0 || !s.any || s.qual != "" && s.word == "" {
 		return false
 	}
-	return s.word == "" || s.complete()
+	if s.word != "" {
+		if !s.complete() {
+			return false
+		}
+		t := *s
+		t.defs = nil
+		if !t.endWord() {
+			return false
+		}
+		return t.fr[0].cases == 0 && t.fr[0].clause >= 0
+	}
+	return s.fr[0].cases == 0 && s.fr[0].clause >= 0
 }
 
 func isWordByte(c byte) bool {
@@ -130,6 +260,7 @@ func (s *GuideState) feed(c byte) bool {
 		if c == '\'' {
 			s.mode = 0
 			s.prev, s.prev2 = "", s.prev
+			s.operand, s.quoteEnd = true, true
 		}
 		return true
 	case '"', '`', '[':
@@ -139,7 +270,7 @@ func (s *GuideState) feed(c byte) bool {
 		}
 		if c == closer {
 			ok := s.nameIn(s.quoted, false)
-			s.mode, s.qual = 0, ""
+			s.mode, s.qual, s.operand = 0, "", true
 			s.prev2, s.prev = s.prev, s.quoted
 			s.quoted = ""
 			return ok
@@ -150,16 +281,22 @@ func (s *GuideState) feed(c byte) bool {
 	if s.ended {
 		return c == ' ' || c == '\n' || c == '\t' || c == '\r'
 	}
+	if s.quoteEnd {
+		s.quoteEnd = false
+		if c == '\'' { // '' inside a string: the string goes on
+			s.mode = '\''
+			return true
+		}
+	}
 	if isWordByte(c) || c == '.' && isNumber(s.word) {
 		s.word += string(lower(c))
 		s.any = true
 		return s.prefixOK()
 	}
 	if s.word != "" {
-		if !s.complete() {
+		if !s.complete() || !s.endWord() {
 			return false
 		}
-		s.endWord()
 	}
 	switch c {
 	case ' ', '\n', '\t', '\r':
@@ -167,6 +304,9 @@ func (s *GuideState) feed(c byte) bool {
 	}
 	s.any = true
 	s.prev, s.prev2 = "", s.prev
+	if c != '(' {
+		s.fr[s.depth].fresh = false
+	}
 	switch c {
 	case '.':
 		if s.qual != "" {
@@ -183,26 +323,45 @@ func (s *GuideState) feed(c byte) bool {
 	case '*':
 		if s.qual != "" {
 			s.qual = ""
+			return true // "T1.*"
 		}
+		s.operand = !s.operand // "SELECT *", "COUNT(*)"; else a product
 		return true
 	case '(':
+		s.fr[s.depth].fresh = false
+		if s.depth+1 == maxFrames {
+			return false
+		}
+		if s.operand {
+			return false // "name (": a function's name is a keyword
+		}
 		s.depth++
+		s.fr[s.depth] = frame{kind: frameExpr, clause: -1, fresh: true}
+		if s.prev2 == "over" || s.prev2 == "filter" {
+			s.fr[s.depth].kind = frameFree
+		}
 	case ')':
-		if s.depth == 0 {
+		if s.depth == 0 || s.fr[s.depth].cases > 0 {
 			return false
 		}
 		s.depth--
+		s.operand = true
 	case ';':
-		if s.depth != 0 {
+		if s.depth != 0 || s.fr[0].cases > 0 || s.fr[0].clause < 0 {
 			return false
 		}
 		s.ended = true
 	case '\'', '"', '`', '[':
+		if s.operand && s.qual == "" {
+			return false // a value or name right after an operand
+		}
 		s.mode = c
 		if c != '\'' {
 			s.quoted = ""
 			return true
 		}
+	default:
+		s.operand = false // an operator or ','
 	}
 	if s.qual != "" && c != '"' && c != '`' && c != '[' {
 		return false // "X." must be followed by a column
@@ -212,9 +371,21 @@ func (s *GuideState) feed(c byte) bool {
 
 func isNumber(w string) bool { return w != "" && w[0] >= '0' && w[0] <= '9' }
 
-// endWord records a completed unquoted word.
-func (s *GuideState) endWord() {
+// endWord records a completed unquoted word; false means the word may not
+// come here.
+func (s *GuideState) endWord() bool {
 	w := s.word
+	keyword := s.qual == "" && s.prev != "as" && has(s.g.words, w)
+	if keyword && !s.placeOK(w) {
+		return false
+	}
+	if keyword {
+		s.place(w)
+		s.operand = operandWords[w]
+	} else {
+		s.fr[s.depth].fresh = false
+		s.operand = true
+	}
 	if s.prev == "as" && s.qual == "" {
 		table := ""
 		if s.prev2 != "" && s.isTable(s.prev2) {
@@ -224,34 +395,36 @@ func (s *GuideState) endWord() {
 	}
 	s.prev2, s.prev = s.prev, w
 	s.word, s.qual = "", ""
+	return true
 }
 
 // prefixOK reports whether the word being written can still become an
 // acceptable word.
 func (s *GuideState) prefixOK() bool {
 	w := s.word
-	if isNumber(w) {
-		return true
-	}
 	if s.qual != "" {
 		return hasPrefix(s.colsOf(s.qual), w)
 	}
-	if s.prev == "as" {
-		return true
-	}
-	if isAliasLike(w, true) {
-		return true
-	}
-	if hasPrefix(s.g.words, w) || hasPrefix(s.g.tables, w) || hasPrefix(s.g.columns, w) {
-		return true
-	}
-	for a := range s.aliases {
-		if strings.HasPrefix(a, w) {
+	if !s.operand {
+		// a name or value may come, or a keyword
+		if isNumber(w) || s.prev == "as" || isAliasLike(w, true) || hasPrefix(s.g.tables, w) || hasPrefix(s.g.columns, w) {
 			return true
 		}
+		for a := range s.aliases {
+			if strings.HasPrefix(a, w) {
+				return true
+			}
+		}
+		for _, d := range s.defs {
+			if strings.HasPrefix(d[0], w) {
+				return true
+			}
+		}
 	}
-	for _, d := range s.defs {
-		if strings.HasPrefix(d[0], w) {
+	// a keyword, if one that may come here starts so
+	i, _ := slices.BinarySearch(s.g.words, w)
+	for ; i < len(s.g.words) && strings.HasPrefix(s.g.words[i], w); i++ {
+		if s.placeOK(s.g.words[i]) {
 			return true
 		}
 	}
@@ -261,11 +434,14 @@ func (s *GuideState) prefixOK() bool {
 // complete reports whether the word being written is acceptable as it is.
 func (s *GuideState) complete() bool {
 	w := s.word
-	if isNumber(w) {
-		return true
-	}
 	if s.qual != "" {
 		return has(s.colsOf(s.qual), w)
+	}
+	if s.operand {
+		return has(s.g.words, w) // only a keyword follows an operand
+	}
+	if isNumber(w) {
+		return true
 	}
 	if s.prev == "as" || isAliasLike(w, false) {
 		return true
@@ -337,6 +513,38 @@ func has(sorted []string, w string) bool {
 func hasPrefix(sorted []string, p string) bool {
 	i, _ := slices.BinarySearch(sorted, p)
 	return i < len(sorted) && strings.HasPrefix(sorted[i], p)
+}
+
+// DefaultWords returns the words a Guide admits when given none.
+func DefaultWords() []string { return slices.Clone(guideWords) }
+
+// Words returns the SQL keywords and functions sql uses: its unquoted
+// words, lower case, other than names (isName reports a table or column),
+// aliases (after AS, or T1, T2, ...) and qualifiers (before a dot).
+func Words(sql string, isName func(string) bool) []string {
+	var out []string
+	var prev string
+	toks := Tokenize(sql)
+	for i, t := range toks {
+		if t.IsTrivia() {
+			continue
+		}
+		w := strings.ToLower(t.Text)
+		if t.Kind == KindKeyword || t.Kind == KindIdentifier {
+			next := ""
+			for _, u := range toks[i+1:] {
+				if !u.IsTrivia() {
+					next = u.Text
+					break
+				}
+			}
+			if prev != "as" && next != "." && !isAliasLike(w, false) && !isName(w) {
+				out = append(out, w)
+			}
+		}
+		prev = w
+	}
+	return out
 }
 
 // guideWords are SQLite's keywords and the functions SQL for BIRD and

@@ -1,13 +1,16 @@
 package sqlparse
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestGuide(t *testing.T) {
 	g := NewGuide(map[string][]string{
 		"client":   {"client_id", "given_name", "Region"},
 		"purchase": {"purchase_id", "client_id", "amount"},
 		"odd one":  {"first name"},
-	})
+	}, nil)
 	tests := []struct {
 		sql   string
 		ok    bool // every prefix allowed
@@ -22,13 +25,32 @@ func TestGuide(t *testing.T) {
 		{"SELECT T1.* FROM client AS T1", true, true},                    // star after a qualifier
 		{"SELECT client.region FROM client", true, true},                 // qualified by the table
 		{"SELECT COUNT(*) FROM client WHERE region = 'Tex", true, false}, // open string
-		{"SELECT COUNT(* FROM client", true, false},                      // open parenthesis
-		{"SELECT given_na", true, false},                                 // a name half written
-		{"SELECT T1.", true, false},                                      // qualifier without column
-		{"SELECT client_i FROM client", false, false},                    // half-copied name
-		{"SELECT nme FROM client", false, false},                         // unknown column
-		{"SELECT given_name FROM customer", false, false},                // unknown table
-		{"SELECT client.amount FROM client", false, false},               // column of another table
+		{"SELECT COUNT(*", true, false},                                  // open parenthesis
+		{"SELECT COUNT(* FROM client", false, false},                     // a clause inside an expression
+		{"SELECT region FROM client WHERE region IN (SELECT region FROM client)", true, true},
+		{"SELECT CASE WHEN amount > 1 THEN 1 ELSE 0 END FROM purchase", true, true},
+		{"SELECT CASE WHEN amount > 1 THEN 1 FROM purchase", false, false}, // FROM before END
+		{"SELECT CASE WHEN amount > 1 THEN 1", true, false},                // CASE open
+		{"SELECT amount FROM purchase WHERE amount > 1 INNER JOIN client", false, false},
+		{"SELECT amount FROM purchase GROUP BY amount WHERE amount > 1", false, false},
+		{"SELECT amount FROM purchase ORDER BY amount LIMIT 1 OFFSET 2", true, true},
+		{"SELECT amount FROM purchase UNION SELECT region FROM client", true, true},
+		{"SELECT RANK() OVER (ORDER BY amount) FROM purchase", true, true},
+		{"SELECT amount FROM purchase WHERE", true, true},                           // SQLite says what is wrong
+		{"FROM purchase", false, false},                                             // a clause before SELECT
+		{"SELECT COUNT(*) FROM purchase WHERE amount 200", false, false},            // two operands
+		{"SELECT COUNT(*) FROM client WHERE region given_name = 'x'", false, false}, // two names
+		{"SELECT region FROM client WHERE region = 'a' 'b'", false, false},          // two strings
+		{"SELECT region FROM client WHERE given_name = 'O''Brien'", true, true},     // an escaped quote
+		{"SELECT * FROM purchase WHERE amount * 2 > 10", true, true},                // star and product
+		{"SELECT CAST(COUNT(*) AS REAL) * 100 / COUNT(amount) FROM purchase", true, true},
+		{"SELECT amount (", false, false},                  // a name is no function
+		{"SELECT given_na", true, false},                   // a name half written
+		{"SELECT T1.", true, false},                        // qualifier without column
+		{"SELECT client_i FROM client", false, false},      // half-copied name
+		{"SELECT nme FROM client", false, false},           // unknown column
+		{"SELECT given_name FROM customer", false, false},  // unknown table
+		{"SELECT client.amount FROM client", false, false}, // column of another table
 		{"SELECT T1.amount FROM purchase AS T2 JOIN client AS T1 ON T1.amount", false, false},
 		{"SELECT COUNT(*)) FROM client", false, false},    // ')' without '('
 		{"SELECT 1; SELECT 2", false, false},              // a second statement
@@ -63,7 +85,7 @@ func TestGuide(t *testing.T) {
 
 // Allow must not change the state it is asked about.
 func TestGuideAllowIsPure(t *testing.T) {
-	g := NewGuide(map[string][]string{"client": {"region"}})
+	g := NewGuide(map[string][]string{"client": {"region"}}, nil)
 	st := g.Start()
 	st.Advance("SELECT region AS r FROM client WHERE ")
 	if st.Allow("region AS y", false) != true {
@@ -74,5 +96,22 @@ func TestGuideAllowIsPure(t *testing.T) {
 	}
 	if !st.Allow("r = 1", true) {
 		t.Error("an alias defined by Advance was forgotten")
+	}
+}
+
+func TestWords(t *testing.T) {
+	names := map[string]bool{"client": true, "region": true, "amount": true}
+	got := Words("SELECT T1.region, COUNT(*) AS n FROM client AS T1 WHERE amount > 2 AND region = 'x' GROUP BY T1.region", func(w string) bool { return names[w] })
+	want := "select count as from as where and group by"
+	if s := strings.Join(got, " "); s != want {
+		t.Errorf("Words: %q, want %q", s, want)
+	}
+	// a guide held to those words refuses others
+	g := NewGuide(map[string][]string{"client": {"region"}}, got)
+	if !g.Start().Allow("SELECT COUNT(*) FROM client WHERE region = 'a'", true) {
+		t.Error("refused a query of its own words")
+	}
+	if g.Start().Allow("SELECT MAX(region) FROM client", true) {
+		t.Error("accepted MAX, not among its words")
 	}
 }

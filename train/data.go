@@ -34,6 +34,9 @@ type Data struct {
 	// text data, whose prompts are given).
 	TrainPrompter, DevPrompter *policy.Prompter
 	DevEngine                  sqlexec.Engine
+	// SQLWords are the keywords and functions of the training SQL, which
+	// the checkpoint keeps for guided decoding (policy.Info.SQLWords).
+	SQLWords []string
 	// Words are text values of the training databases (names, cities,
 	// products...), a pool of real words for renaming schemas.
 	Words []string
@@ -95,6 +98,9 @@ func LoadBench(o BenchOptions) (*Data, error) {
 		d.Train = append(d.Train, Example{Example: ex})
 	}
 	if d.Words, err = dbWords(eng, d.TrainPrompter, sp.SFT); err != nil {
+		return nil, err
+	}
+	if d.SQLWords, err = d.TrainPrompter.SQLWords(context.Background(), sp.SFT); err != nil {
 		return nil, err
 	}
 	if o.DevSplit != "-" {

@@ -60,7 +60,7 @@ func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64,
 	}
 	so := policy.SampleOptions{MaxTokens: 200, Batch: 32}
 	if guide {
-		g, err := d.DevPrompter.Guides(ctx, exs)
+		g, err := d.DevPrompter.Guides(ctx, exs, p.Info.SQLWords)
 		if err != nil {
 			return nil, err
 		}

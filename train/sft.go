@@ -284,6 +284,7 @@ func (t *trainer) init(ctx context.Context) error {
 		return err
 	}
 	t.pol.Info.Notes = t.d.Notes
+	t.pol.Info.SQLWords = t.d.SQLWords
 	t.opt = nn.NewAdamW(t.pol.Model, o.WeightDecay)
 	t.st = State{Fingerprint: t.fp}
 	os.Remove(filepath.Join(o.Out, logFile))

@@ -91,7 +91,7 @@ columns, and parentheses and quotes must close (package sqlparse, Guide).
 				}
 				var constrain func(int) policy.Constraint
 				if *guide {
-					if constrain, err = pr.Guides(ctx, exs); err != nil {
+					if constrain, err = pr.Guides(ctx, exs, pol.Info.SQLWords); err != nil {
 						return err
 					}
 				}
