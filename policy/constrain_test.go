@@ -21,16 +21,18 @@ func (e *exactly) Allow(piece string, end bool) bool {
 	return strings.HasPrefix(e.want, s)
 }
 func (e *exactly) Advance(piece string) { e.got += piece }
+func (e *exactly) Clone() Constraint    { c := *e; return &c }
 
 // A constraint that admits one text forces it, greedy or sampled, whatever
 // the model prefers.
 func TestGenerateConstrained(t *testing.T) {
 	p := testPolicy(t)
 	want := []string{"SELECT first_name FROM customer WHERE customer_id = 42", "SELECT 'é'"}
-	for _, temp := range []float64{0, 1} {
-		outs, _, err := p.Generate(context.Background(), []string{texts[0], texts[0]},
-			SampleOptions{N: 3, Temperature: temp, TopP: 0.9, MaxTokens: 80, Seed: 2,
-				Constrain: func(i int) Constraint { return &exactly{want: want[i]} }})
+	for _, o := range []SampleOptions{{Temperature: 0, N: 3}, {Temperature: 1, N: 3}, {Beams: 4, N: 1}} {
+		temp := o.Temperature
+		o.TopP, o.MaxTokens, o.Seed = 0.9, 80, 2
+		o.Constrain = func(i int) Constraint { return &exactly{want: want[i]} }
+		outs, _, err := p.Generate(context.Background(), []string{texts[0], texts[0]}, o)
 		if err != nil {
 			t.Fatal(err)
 		}

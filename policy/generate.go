@@ -35,6 +35,20 @@ type SampleOptions struct {
 	// distribution (renormalised, top-p applied to it). Reported
 	// log-probabilities stay the model's own.
 	Constrain func(prompt int) Constraint
+	// Beams > 1 decodes by beam search (temperature 0 only): the Beams
+	// most likely continuations are kept at each step, and the N most
+	// likely finished completions are returned. Under a constraint it finds
+	// what greedy decoding misses when the model's first choice is refused
+	// and its second leads nowhere. Constraints must then implement
+	// CloneConstraint.
+	Beams int
+}
+
+// A CloneConstraint is a Constraint that can be copied, as beam search
+// needs to follow several continuations of one text.
+type CloneConstraint interface {
+	Constraint
+	Clone() Constraint
 }
 
 // A Constraint restricts what a completion may say, such as SQL that names
@@ -108,6 +122,16 @@ func (p *Policy) Generate(ctx context.Context, prompts []string, o SampleOptions
 			return nil, st, fmt.Errorf("policy: prompt %d has %d tokens; the model's context is %d", i, len(enc[i]), maxT)
 		}
 		st.PromptTokens += len(enc[i])
+	}
+	if o.Beams > 1 {
+		if o.Temperature != 0 {
+			return nil, st, errors.New("policy: beam search is for temperature 0")
+		}
+		if o.N > o.Beams {
+			return nil, st, fmt.Errorf("policy: %d completions from %d beams", o.N, o.Beams)
+		}
+		out, err := p.beamSearch(ctx, enc, o, &st)
+		return out, st, err
 	}
 	out := make([][]Completion, len(prompts))
 	for i := range out {

@@ -234,3 +234,53 @@ func TestScorerShared(t *testing.T) {
 		t.Error("a shared prefix covering the whole prompt was accepted")
 	}
 }
+
+// Beam search returns distinct completions, best first, whose reported
+// log-probabilities are the model's.
+func TestBeamSearch(t *testing.T) {
+	p := testPolicy(t)
+	ctx := context.Background()
+	prompts := []string{texts[0], "question: x\nSQL: "}
+	beams, _, err := p.Generate(ctx, prompts, SampleOptions{Beams: 4, N: 3, MaxTokens: 12, Batch: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	greedy, _, err := p.Generate(ctx, prompts, SampleOptions{MaxTokens: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := NewScorer(p.Model)
+	for i, cs := range beams {
+		if len(cs) != 3 {
+			t.Fatalf("prompt %d: %d completions", i, len(cs))
+		}
+		seen := map[string]bool{}
+		for j, c := range cs {
+			if seen[c.Text] {
+				t.Errorf("prompt %d: %q twice", i, c.Text)
+			}
+			seen[c.Text] = true
+			if j > 0 && meanLogProb(c) > meanLogProb(cs[j-1]) {
+				t.Errorf("prompt %d: not best first", i)
+			}
+			seq := Sequence{Tokens: append(p.Tok.Encode(prompts[i]), c.Tokens...), PromptLen: len(p.Tok.Encode(prompts[i]))}
+			if c.Finish == "stop" {
+				seq.Tokens = append(seq.Tokens, p.Tok.EOT())
+			}
+			if len(seq.Tokens) == seq.PromptLen {
+				continue
+			}
+			lp, err := sc.LogProbs([]Sequence{seq})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(lp[0].Sum-c.LogProb) > 1e-3*(1+math.Abs(c.LogProb)) {
+				t.Errorf("prompt %d beam %d: reported %v, scorer %v", i, j, c.LogProb, lp[0].Sum)
+			}
+		}
+		_ = greedy
+	}
+	if _, _, err := p.Generate(ctx, prompts, SampleOptions{Beams: 2, Temperature: 1}); err == nil {
+		t.Error("beam search with a temperature was accepted")
+	}
+}

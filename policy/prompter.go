@@ -90,8 +90,13 @@ func (p *Prompter) Guides(ctx context.Context, exs []dataset.Example, words []st
 		}
 		guides[i] = g
 	}
-	return func(i int) Constraint { return guides[i].Start() }, nil
+	return func(i int) Constraint { return guideState{guides[i].Start()} }, nil
 }
+
+// guideState is a sqlparse.GuideState as a CloneConstraint.
+type guideState struct{ *sqlparse.GuideState }
+
+func (g guideState) Clone() Constraint { return guideState{g.GuideState.Clone()} }
 
 // SQLWords returns the SQL keywords and functions that the gold queries of
 // exs use (sqlparse.Words), sorted, without repeats.

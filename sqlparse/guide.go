@@ -123,6 +123,10 @@ func (s *GuideState) placeOK(w string) bool {
 	if f.kind == frameFree {
 		return true
 	}
+	switch w {
+	case "when", "then", "else", "end":
+		return f.cases > 0
+	}
 	r, isClause := clauseRank[w]
 	structural := isClause || joinWords[w] || compoundWords[w] || w == "offset"
 	if !structural {
@@ -191,7 +195,13 @@ type GuideState struct {
 	any      bool   // something other than spaces was written
 	operand  bool   // the last thing written completes an operand (a name, a value, ')')
 	quoteEnd bool   // the last byte closed a string
-	aliases  map[string]string
+	// aliases T0..T63 used (tref) and defined after AS (tdef): a query
+	// may not end using one it never defines
+	tref, tdef uint64
+	// the word being written has upper-case and lower-case letters: a
+	// keyword is written in one case ("GROUP_ConCaT" is a name or nothing)
+	upper, lowerCase bool
+	aliases          map[string]string
 	// pending alias definitions made while checking (not committed)
 	defs [][2]string
 }
@@ -210,6 +220,17 @@ func (s *GuideState) Allow(piece string, end bool) bool {
 		return t.canEnd()
 	}
 	return true
+}
+
+// Clone returns an independent copy of s.
+func (s *GuideState) Clone() *GuideState {
+	t := *s
+	t.defs = nil
+	t.aliases = make(map[string]string, len(s.aliases))
+	for k, v := range s.aliases {
+		t.aliases[k] = v
+	}
+	return &t
 }
 
 // Advance commits piece, which Allow accepted.
@@ -236,9 +257,16 @@ func (s *GuideState) canEnd() bool {
 		if !t.endWord() {
 			return false
 		}
-		return t.fr[0].cases == 0 && t.fr[0].clause >= 0
+		return t.endable()
 	}
-	return s.fr[0].cases == 0 && s.fr[0].clause >= 0
+	return s.endable()
+}
+
+// endable reports whether a query may end in state s (its last word
+// complete): at level 0 after a SELECT, no CASE open, and after an operand
+// or ASC/DESC, not after an operator or a keyword that wants more.
+func (s *GuideState) endable() bool {
+	return s.fr[0].cases == 0 && s.fr[0].clause >= 0 && (s.operand || s.prev == "asc" || s.prev == "desc") && s.tref&^s.tdef == 0
 }
 
 func isWordByte(c byte) bool {
@@ -289,6 +317,17 @@ func (s *GuideState) feed(c byte) bool {
 		}
 	}
 	if isWordByte(c) || c == '.' && isNumber(s.word) {
+		if isNumber(s.word) && c != '.' && (c < '0' || c > '9') {
+			return false // "20THEN"
+		}
+		if s.word == "" {
+			s.upper, s.lowerCase = false, false
+		}
+		if c >= 'A' && c <= 'Z' {
+			s.upper = true
+		} else if c >= 'a' && c <= 'z' {
+			s.lowerCase = true
+		}
 		s.word += string(lower(c))
 		s.any = true
 		return s.prefixOK()
@@ -360,8 +399,10 @@ func (s *GuideState) feed(c byte) bool {
 			s.quoted = ""
 			return true
 		}
+	case '+', '-', '/', '%', '=', '<', '>', '!', '|', '&', '~', ',':
+		s.operand = false
 	default:
-		s.operand = false // an operator or ','
+		return false // not SQL outside quotes: ']', '{', '?', '#', ...
 	}
 	if s.qual != "" && c != '"' && c != '`' && c != '[' {
 		return false // "X." must be followed by a column
@@ -375,7 +416,7 @@ func isNumber(w string) bool { return w != "" && w[0] >= '0' && w[0] <= '9' }
 // come here.
 func (s *GuideState) endWord() bool {
 	w := s.word
-	keyword := s.qual == "" && s.prev != "as" && has(s.g.words, w)
+	keyword := s.qual == "" && s.prev != "as" && !(s.upper && s.lowerCase) && has(s.g.words, w)
 	if keyword && !s.placeOK(w) {
 		return false
 	}
@@ -385,6 +426,13 @@ func (s *GuideState) endWord() bool {
 	} else {
 		s.fr[s.depth].fresh = false
 		s.operand = true
+		if n, ok := aliasNumber(w); ok && s.qual == "" {
+			if s.prev == "as" {
+				s.tdef |= 1 << n
+			} else {
+				s.tref |= 1 << n
+			}
+		}
 	}
 	if s.prev == "as" && s.qual == "" {
 		table := ""
@@ -422,6 +470,9 @@ func (s *GuideState) prefixOK() bool {
 		}
 	}
 	// a keyword, if one that may come here starts so
+	if s.upper && s.lowerCase {
+		return false
+	}
 	i, _ := slices.BinarySearch(s.g.words, w)
 	for ; i < len(s.g.words) && strings.HasPrefix(s.g.words[i], w); i++ {
 		if s.placeOK(s.g.words[i]) {
@@ -437,8 +488,8 @@ func (s *GuideState) complete() bool {
 	if s.qual != "" {
 		return has(s.colsOf(s.qual), w)
 	}
-	if s.operand {
-		return has(s.g.words, w) // only a keyword follows an operand
+	if s.operand { // only a keyword follows an operand
+		return !(s.upper && s.lowerCase) && has(s.g.words, w)
 	}
 	if isNumber(w) {
 		return true
@@ -446,7 +497,7 @@ func (s *GuideState) complete() bool {
 	if s.prev == "as" || isAliasLike(w, false) {
 		return true
 	}
-	if has(s.g.words, w) || has(s.g.tables, w) || has(s.g.columns, w) {
+	if !(s.upper && s.lowerCase) && has(s.g.words, w) || has(s.g.tables, w) || has(s.g.columns, w) {
 		return true
 	}
 	if _, ok := s.aliases[w]; ok {
@@ -486,6 +537,18 @@ func (s *GuideState) colsOf(q string) []string {
 		return s.g.cols[t]
 	}
 	return s.g.columns
+}
+
+// aliasNumber returns n for an alias "tn" with n < 64.
+func aliasNumber(w string) (uint, bool) {
+	if !isAliasLike(w, false) || len(w) > 3 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range w[1:] {
+		n = 10*n + int(c-'0')
+	}
+	return uint(n), n < 64
 }
 
 // isAliasLike accepts the aliases models write before defining them: T1,

@@ -36,7 +36,7 @@ func TestGuide(t *testing.T) {
 		{"SELECT amount FROM purchase ORDER BY amount LIMIT 1 OFFSET 2", true, true},
 		{"SELECT amount FROM purchase UNION SELECT region FROM client", true, true},
 		{"SELECT RANK() OVER (ORDER BY amount) FROM purchase", true, true},
-		{"SELECT amount FROM purchase WHERE", true, true},                           // SQLite says what is wrong
+		{"SELECT amount FROM purchase WHERE", true, false},                          // a clause without its expression
 		{"FROM purchase", false, false},                                             // a clause before SELECT
 		{"SELECT COUNT(*) FROM purchase WHERE amount 200", false, false},            // two operands
 		{"SELECT COUNT(*) FROM client WHERE region given_name = 'x'", false, false}, // two names
@@ -44,7 +44,18 @@ func TestGuide(t *testing.T) {
 		{"SELECT region FROM client WHERE given_name = 'O''Brien'", true, true},     // an escaped quote
 		{"SELECT * FROM purchase WHERE amount * 2 > 10", true, true},                // star and product
 		{"SELECT CAST(COUNT(*) AS REAL) * 100 / COUNT(amount) FROM purchase", true, true},
-		{"SELECT amount (", false, false},                  // a name is no function
+		{"SELECT amount (", false, false},                           // a name is no function
+		{"SELECT amount FROM purchase WHERE amount >", true, false}, // an operator wants an operand
+		{"SELECT amount FROM purchase ORDER BY amount DESC", true, true},
+		{"SELECT ", true, false},
+		{"SELECT region] FROM client", false, false}, // not SQL
+		{"SELECT amount FROM purchase WHERE amount > 20THEN", false, false},
+		{"SELECT amount FROM purchase WHERE amount > 2.5", true, true},
+		{"SELECT region FROM client CoUnT", false, false},   // a keyword in mixed case
+		{"SELECT Region FROM Client", true, true},           // names in any case
+		{"SELECT CAST = 'SUM' THEN 1", false, false},        // THEN outside CASE
+		{"SELECT T1.region FROM client AS T2", true, false}, // T1 never defined
+		{"SELECT T1.region FROM client AS T1", true, true},
 		{"SELECT given_na", true, false},                   // a name half written
 		{"SELECT T1.", true, false},                        // qualifier without column
 		{"SELECT client_i FROM client", false, false},      // half-copied name

@@ -25,7 +25,8 @@ prediction file; 'sqlrl eval' scores either directly.
 
 -n 1 with -temperature 0 is greedy decoding. With -n K > 1 the K samples are
 the candidates (for pass@K and the oracle); "sql" is the greedy decode when
--greedy is set (the default), else the first sample. With -vote, "sql" is
+-greedy is set (the default), else the first sample. -beams W replaces the
+greedy decode by a beam search of width W. With -vote, "sql" is
 chosen by executing the greedy decode and the K samples and taking the
 largest group of equal results (package consensus): no gold is used.
 
@@ -49,6 +50,7 @@ columns, and parentheses and quotes must close (package sqlparse, Guide).
 			seed := fs.Uint64("seed", 1, "sampling seed")
 			limit := fs.Int("limit", 0, "only the first N questions (0: all)")
 			threads := fs.Int("threads", 2, "threads")
+			beams := fs.Int("beams", 1, "beam search width for the greedy decode (1: greedy)")
 			vote := fs.Bool("vote", false, "with -n > 1, choose \"sql\" by executing the candidates and voting on their results")
 			guide := fs.Bool("guide", true, "constrain the SQL to the database's tables and columns (sqlparse.Guide)")
 			return func(ctx context.Context, args []string) error {
@@ -110,6 +112,9 @@ columns, and parentheses and quotes must close (package sqlparse, Guide).
 						con = func(i int) policy.Constraint { return constrain(off + i) }
 					}
 					so := policy.SampleOptions{N: *n, Temperature: *temp, TopP: *topP, MaxTokens: *maxTok, Batch: *batch, Seed: *seed + uint64(lo), Constrain: con}
+					if *temp == 0 && *beams > 1 {
+						so.Beams, so.N = *beams, min(*n, *beams)
+					}
 					outs, s, err := pol.Generate(ctx, prompts[lo:hi], so)
 					if err != nil {
 						return err
@@ -118,7 +123,7 @@ columns, and parentheses and quotes must close (package sqlparse, Guide).
 					st.CompletionTokens += s.CompletionTokens
 					var gr [][]policy.Completion
 					if *n > 1 && (*greedy || *vote) {
-						if gr, s, err = pol.Generate(ctx, prompts[lo:hi], policy.SampleOptions{MaxTokens: *maxTok, Batch: *batch, Constrain: con}); err != nil {
+						if gr, s, err = pol.Generate(ctx, prompts[lo:hi], policy.SampleOptions{MaxTokens: *maxTok, Batch: *batch, Constrain: con, Beams: *beams}); err != nil {
 							return err
 						}
 						st.CompletionTokens += s.CompletionTokens
