@@ -178,3 +178,43 @@ func (f Format) ChatPrompt(msgs []prompt.Message) string {
 	}
 	return s + cue
 }
+
+// CompactSchema reads the tables and their columns back from a compact
+// prompt (its lines before "question: "), so that a server given only the
+// prompt can still guide the SQL; ok is false when p is not one.
+func CompactSchema(p string) (tables map[string][]string, ok bool) {
+	k := strings.Index(p, "question: ")
+	if k < 0 || (k > 0 && p[k-1] != '\n') {
+		return nil, false
+	}
+	tables = map[string][]string{}
+	for _, line := range strings.Split(strings.TrimRight(p[:k], "\n"), "\n") {
+		var table, cols string
+		if i := strings.LastIndex(line, " => "); i >= 0 {
+			cols, table = line[:i], line[i+4:]
+		} else if i := strings.Index(line, ": "); i >= 0 {
+			table, cols = line[:i], line[i+2:]
+		} else {
+			return nil, false
+		}
+		if table = strings.TrimSpace(table); table == "" || strings.ContainsAny(table, " ,[]") {
+			return nil, false
+		}
+		for _, item := range strings.Split(cols, ", ") {
+			item = strings.TrimSpace(item)
+			if strings.HasPrefix(item, "[") {
+				j := strings.Index(item, "] ")
+				if j < 0 {
+					return nil, false
+				}
+				item = item[j+2:]
+			}
+			f := strings.Fields(item)
+			if len(f) == 0 {
+				return nil, false
+			}
+			tables[table] = append(tables[table], f[0])
+		}
+	}
+	return tables, len(tables) > 0
+}

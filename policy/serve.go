@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/prompt"
+	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 // Server serves a policy behind OpenAI's API: POST /v1/completions, POST
@@ -102,6 +103,10 @@ type sampling struct {
 	Stop                stringList `json:"stop"`
 	Seed                *uint64    `json:"seed"`
 	Stream              bool       `json:"stream"`
+	// Guide (an extension; default true) constrains SQL written for a
+	// compact prompt to the tables and columns the prompt lists
+	// (sqlparse.Guide), as `sqlrl generate` does.
+	Guide *bool `json:"guide"`
 }
 
 func (s *Server) options(q sampling) (SampleOptions, error) {
@@ -144,6 +149,31 @@ func (s *Server) options(q sampling) (SampleOptions, error) {
 	return o, nil
 }
 
+// guided sets o.Constrain for the prompts that are compact prompts, unless
+// the request turned the guide off.
+func (s *Server) guided(o *SampleOptions, q sampling, prompts []string) {
+	if q.Guide != nil && !*q.Guide || s.Policy.Info.Prompt.Kind != FormatCompact {
+		return
+	}
+	guides := make([]*sqlparse.Guide, len(prompts))
+	any := false
+	for i, p := range prompts {
+		if tables, ok := CompactSchema(p); ok {
+			guides[i] = sqlparse.NewGuide(tables, s.Policy.Info.SQLWords)
+			any = true
+		}
+	}
+	if !any {
+		return
+	}
+	o.Constrain = func(i int) Constraint {
+		if guides[i] == nil {
+			return nil
+		}
+		return guideState{guides[i].Start()}
+	}
+}
+
 func (s *Server) generate(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -178,6 +208,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		fail(w, 400, "%v", err)
 		return
 	}
+	s.guided(&o, q.sampling, q.Prompt)
 	outs, st, err := s.generate(r.Context(), q.Prompt, o)
 	if err != nil {
 		fail(w, 400, "%v", err)
@@ -256,7 +287,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		fail(w, 400, "%v", err)
 		return
 	}
-	outs, st, err := s.generate(r.Context(), []string{s.Policy.Info.Prompt.ChatPrompt(msgs)}, o)
+	prompts := []string{s.Policy.Info.Prompt.ChatPrompt(msgs)}
+	s.guided(&o, q.sampling, prompts)
+	outs, st, err := s.generate(r.Context(), prompts, o)
 	if err != nil {
 		fail(w, 400, "%v", err)
 		return

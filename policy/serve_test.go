@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 func post(t *testing.T, url, body string) (int, map[string]any) {
@@ -98,4 +100,35 @@ func TestOpenAINodeClient(t *testing.T) {
 		t.Fatalf("node client output:\n%s", out)
 	}
 	t.Logf("%s", out)
+}
+
+// A compact prompt is answered under its schema's guide unless the request
+// turns it off.
+func TestServerGuide(t *testing.T) {
+	srv := httptest.NewServer((&Server{Policy: testPolicy(t), Name: "m"}).Handler())
+	defer srv.Close()
+	guided := func(sql string) bool {
+		g := sqlparse.NewGuide(map[string][]string{"customer": {"customer_id", "first_name"}}, nil)
+		st := g.Start()
+		return st.Allow(sql, false)
+	}
+	prompt, _ := json.Marshal(texts[0])
+	for _, guide := range []string{"", `,"guide":false`} {
+		code, v := post(t, srv.URL+"/v1/completions", `{"prompt":`+string(prompt)+`,"n":6,"temperature":1,"max_tokens":12,"seed":3`+guide+`}`)
+		if code != 200 {
+			t.Fatalf("%d %v", code, v)
+		}
+		bad := 0
+		for _, c := range v["choices"].([]any) {
+			if !guided(c.(map[string]any)["text"].(string)) {
+				bad++
+			}
+		}
+		if guide == "" && bad > 0 {
+			t.Errorf("guided: %d of 6 completions leave the guide: %v", bad, v["choices"])
+		}
+		if guide != "" && bad == 0 {
+			t.Errorf("unguided: all 6 completions happen to pass the guide: %v", v["choices"])
+		}
+	}
 }

@@ -17,7 +17,8 @@ import (
 //     while it is being written it must be a prefix of one;
 //   - after "X." the word must be a column of X's table (or of any table
 //     when X is an alias not yet defined, as in SELECT T1.a FROM t AS T1);
-//   - a name quoted with "", “ or [] must be a table or column name;
+//   - a name quoted with double quotes, backquotes or brackets must be a
+//     table or column name (right after FROM or JOIN, a table);
 //   - ')' must close an open '('; nothing but spaces follows ';';
 //   - clauses come in order within a query (SELECT, FROM and its joins,
 //     WHERE, GROUP BY, HAVING, ORDER BY, LIMIT; a compound operator starts
@@ -106,6 +107,18 @@ const (
 // clauseRank orders a query's clauses.
 var clauseRank = map[string]int8{"select": 0, "from": 1, "where": 2, "group": 3, "having": 4, "order": 5, "limit": 6}
 
+// afterOperand are the keywords that may follow an operand: operators,
+// clauses and the like, not functions or values.
+var afterOperand = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`and or not in is isnull notnull like glob regexp match between escape
+		collate as asc desc nulls first last from where group having order by limit offset union intersect
+		except all join inner left right full cross natural outer on using when then else end over filter window`) {
+		m[w] = true
+	}
+	return m
+}()
+
 // operandWords are keywords that are values.
 var operandWords = map[string]bool{"null": true, "true": true, "false": true, "end": true,
 	"current_date": true, "current_time": true, "current_timestamp": true}
@@ -123,9 +136,16 @@ func (s *GuideState) placeOK(w string) bool {
 	if f.kind == frameFree {
 		return true
 	}
+	if s.operand && !afterOperand[w] {
+		return false // "town count", "x strftime": an operand cannot follow one
+	}
 	switch w {
 	case "when", "then", "else", "end":
 		return f.cases > 0
+	case "asc", "desc":
+		return f.kind == frameQuery && f.clause == clauseRank["order"]
+	case "as":
+		return f.kind != frameQuery || f.clause <= clauseRank["from"]
 	}
 	r, isClause := clauseRank[w]
 	structural := isClause || joinWords[w] || compoundWords[w] || w == "offset"
@@ -453,6 +473,9 @@ func (s *GuideState) prefixOK() bool {
 	if s.qual != "" {
 		return hasPrefix(s.colsOf(s.qual), w)
 	}
+	if s.wantTable() {
+		return hasPrefix(s.g.tables, w)
+	}
 	if !s.operand {
 		// a name or value may come, or a keyword
 		if isNumber(w) || s.prev == "as" || isAliasLike(w, true) || hasPrefix(s.g.tables, w) || hasPrefix(s.g.columns, w) {
@@ -491,6 +514,9 @@ func (s *GuideState) complete() bool {
 	if s.operand { // only a keyword follows an operand
 		return !(s.upper && s.lowerCase) && has(s.g.words, w)
 	}
+	if s.wantTable() {
+		return has(s.g.tables, w)
+	}
 	if isNumber(w) {
 		return true
 	}
@@ -514,6 +540,9 @@ func (s *GuideState) complete() bool {
 // nameIn checks a quoted name (or its prefix) against the schema.
 func (s *GuideState) nameIn(n string, prefix bool) bool {
 	lists := [][]string{s.g.tables, s.g.columns}
+	if s.wantTable() {
+		lists = [][]string{s.g.tables}
+	}
 	if s.qual != "" {
 		lists = [][]string{s.colsOf(s.qual)}
 	}
@@ -526,6 +555,10 @@ func (s *GuideState) nameIn(n string, prefix bool) bool {
 }
 
 func (s *GuideState) isTable(w string) bool { return has(s.g.tables, w) }
+
+// wantTable reports whether the next name must be a table: right after
+// FROM or JOIN.
+func (s *GuideState) wantTable() bool { return s.qual == "" && (s.prev == "from" || s.prev == "join") }
 
 // colsOf returns the columns a name qualified by q may be: q's table's, or
 // every column when q is an alias not (yet) bound to a table.

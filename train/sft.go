@@ -41,7 +41,7 @@ type Options struct {
 	VocabSize int
 	// Seed drives initialisation, data order and augmentation.
 	Seed uint64
-	// Epochs over the training data (default 10); MaxSteps > 0 stops
+	// Epochs over the training data (default 16); MaxSteps > 0 stops
 	// earlier.
 	Epochs   int
 	MaxSteps int
@@ -104,7 +104,7 @@ func (o *Options) defaults() {
 		o.VocabSize = 2048
 	}
 	if o.Epochs == 0 {
-		o.Epochs = 10
+		o.Epochs = 16
 	}
 	if o.BatchSize == 0 {
 		o.BatchSize = 16

@@ -40,7 +40,7 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 			preset := fs.String("preset", "small", "model size: "+strings.Join(nn.PresetNames(), ", "))
 			vocab := fs.Int("vocab", 2048, "tokenizer vocabulary size")
 			seed := fs.Uint64("seed", 1, "seed of initialisation, data order and augmentation")
-			epochs := fs.Int("epochs", 10, "passes over the training data")
+			epochs := fs.Int("epochs", 16, "passes over the training data")
 			maxSteps := fs.Int("max-steps", 0, "stop after this many steps (0: epochs decide)")
 			batch := fs.Int("batch", 16, "sequences per step")
 			lr := fs.Float64("lr", 2e-3, "peak learning rate")
