@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/bench"
@@ -141,5 +142,52 @@ func TestDevEval(t *testing.T) {
 	}
 	if res.LastEval == nil || res.LastEval.N != 6 {
 		t.Fatalf("eval %+v", res.LastEval)
+	}
+}
+
+// TestGroupsShareSchemas checks an epoch's plan with groups: every batch
+// holds every example once, questions on one database come in runs that
+// share their schema tokens, and the shared part is the prompt's schema.
+func TestGroupsShareSchemas(t *testing.T) {
+	d := loadTiny(t)
+	o := tinyOptions(filepath.Join(t.TempDir(), "g"))
+	o.Group = 4
+	o.defaults()
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tr := &trainer{d: d, o: o, fp: o.fingerprint(d), logf: func(string, ...any) {}}
+	if err := tr.init(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer tr.log.Close()
+	if err := tr.epochPlan(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.plan) != tr.nb {
+		t.Fatalf("%d batches, want %d", len(tr.plan), tr.nb)
+	}
+	n, shared, runs := 0, 0, 0
+	for _, b := range tr.plan {
+		for i, s := range b {
+			n++
+			if s.Shared == 0 {
+				continue
+			}
+			shared++
+			if i == 0 || b[i-1].Shared != s.Shared || !slices.Equal(b[i-1].Tokens[:s.Shared], s.Tokens[:s.Shared]) {
+				runs++
+			}
+			prompt := tr.pol.Tok.Decode(s.Tokens[:s.PromptLen])
+			if head := tr.pol.Tok.Decode(s.Tokens[:s.Shared]); !strings.HasSuffix(head, "\n") || !strings.HasPrefix(prompt[len(head):], "question: ") {
+				t.Fatalf("shared part is not the schema: %q", head)
+			}
+		}
+	}
+	if n != len(d.Train)-tr.skipped || shared < n*9/10 {
+		t.Fatalf("%d sequences, %d with a shared schema (of %d examples)", n, shared, len(d.Train))
+	}
+	if runs > shared/2 {
+		t.Errorf("%d runs of shared schemas for %d sequences: groups do not share", runs, shared)
 	}
 }
