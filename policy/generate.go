@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/nn"
 )
 
 // SampleOptions configure Generate.
@@ -78,7 +80,21 @@ type Stats struct {
 	PromptTokens, CompletionTokens int
 }
 
+// request is one Generate call's work: its prompts, options, results.
+type request struct {
+	enc  [][]int32
+	o    SampleOptions
+	out  [][]Completion
+	st   Stats
+	left int // jobs not finished
+	ctx  context.Context
+	err  error
+	done chan struct{} // closed when left reaches 0 or err is set (Batcher)
+}
+
+// job is one completion of one prompt of a request.
 type job struct {
+	req            *request
 	prompt, sample int
 	rng            *rand.Rand
 	out            []int32
@@ -87,13 +103,8 @@ type job struct {
 	con            Constraint
 }
 
-// Generate samples o.N completions for each prompt, decoding up to o.Batch
-// sequences at once with a key/value cache: prompts are prefilled together
-// in one pass (once per prompt; its samples copy the cache), then every
-// active sequence advances one token per pass, and a finished sequence's
-// slot is refilled from the queue at once.
-func (p *Policy) Generate(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error) {
-	var st Stats
+// newRequest checks and tokenizes prompts and options.
+func (p *Policy) newRequest(ctx context.Context, prompts []string, o SampleOptions) (*request, error) {
 	if o.N <= 0 {
 		o.N = 1
 	}
@@ -107,158 +118,231 @@ func (p *Policy) Generate(ctx context.Context, prompts []string, o SampleOptions
 		o.TopP = 1
 	}
 	if o.Temperature < 0 {
-		return nil, st, errors.New("policy: negative temperature")
+		return nil, errors.New("policy: negative temperature")
 	}
-	m := p.Model
-	V := m.Cfg.Vocab
-	maxT := m.Cfg.MaxSeq
-	enc := make([][]int32, len(prompts))
+	r := &request{o: o, ctx: ctx, enc: make([][]int32, len(prompts)), out: make([][]Completion, len(prompts))}
+	maxT := p.Model.Cfg.MaxSeq
 	for i, s := range prompts {
-		enc[i] = p.Tok.Encode(s)
-		if len(enc[i]) == 0 {
-			enc[i] = []int32{p.Tok.EOT()}
+		r.enc[i] = p.Tok.Encode(s)
+		if len(r.enc[i]) == 0 {
+			r.enc[i] = []int32{p.Tok.EOT()}
 		}
-		if len(enc[i])+1 > maxT {
-			return nil, st, fmt.Errorf("policy: prompt %d has %d tokens; the model's context is %d", i, len(enc[i]), maxT)
+		if len(r.enc[i])+1 > maxT {
+			return nil, fmt.Errorf("policy: prompt %d has %d tokens; the model's context is %d", i, len(r.enc[i]), maxT)
 		}
-		st.PromptTokens += len(enc[i])
+		r.st.PromptTokens += len(r.enc[i])
+		r.out[i] = make([]Completion, o.N)
 	}
+	return r, nil
+}
+
+// jobs returns the request's completions to decode, each with its own
+// generator seeded by (Seed, prompt, sample) and its own constraint.
+func (r *request) jobs() []*job {
+	var q []*job
+	for i := range r.enc {
+		for j := 0; j < r.o.N; j++ {
+			jb := &job{req: r, prompt: i, sample: j, rng: rand.New(rand.NewPCG(r.o.Seed^0x9e3779b97f4a7c15, uint64(i)<<20|uint64(j)))}
+			if r.o.Constrain != nil {
+				jb.con = r.o.Constrain(i)
+			}
+			q = append(q, jb)
+		}
+	}
+	r.left = len(q)
+	return q
+}
+
+// Generate samples o.N completions for each prompt, decoding up to o.Batch
+// sequences at once with a key/value cache: prompts are prefilled together
+// in one pass (once per prompt; its samples copy the cache), then every
+// active sequence advances one token per pass, and a finished sequence's
+// slot is refilled from the queue at once.
+func (p *Policy) Generate(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error) {
+	r, err := p.newRequest(ctx, prompts, o)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	o = r.o
 	if o.Beams > 1 {
 		if o.Temperature != 0 {
-			return nil, st, errors.New("policy: beam search is for temperature 0")
+			return nil, r.st, errors.New("policy: beam search is for temperature 0")
 		}
 		if o.N > o.Beams {
-			return nil, st, fmt.Errorf("policy: %d completions from %d beams", o.N, o.Beams)
+			return nil, r.st, fmt.Errorf("policy: %d completions from %d beams", o.N, o.Beams)
 		}
-		out, err := p.beamSearch(ctx, enc, o, &st)
-		return out, st, err
+		out, err := p.beamSearch(ctx, r.enc, o, &r.st)
+		return out, r.st, err
 	}
-	out := make([][]Completion, len(prompts))
-	for i := range out {
-		out[i] = make([]Completion, o.N)
-	}
-	var queue []*job
-	for i := range prompts {
-		for j := 0; j < o.N; j++ {
-			jb := &job{prompt: i, sample: j, rng: rand.New(rand.NewPCG(o.Seed^0x9e3779b97f4a7c15, uint64(i)<<20|uint64(j)))}
-			if o.Constrain != nil {
-				jb.con = o.Constrain(i)
-			}
-			queue = append(queue, jb)
-		}
-	}
+	queue := r.jobs()
 	B := min(o.Batch, len(queue))
 	if B == 0 {
-		return out, st, nil
+		return r.out, r.st, nil
 	}
-	cache := m.NewCache(B, maxT)
-	logits := make([]float32, B*V)
-	active := make([]*job, B) // by slot
-	free := make([]int, 0, B)
-	for s := B - 1; s >= 0; s-- {
-		free = append(free, s)
-	}
-	last := make([]float32, B*V) // logits after each slot's last token
-	probs := make([]float32, V)
-	idx := make([]int, V)
-	var pk *picker
-	if o.Constrain != nil {
-		pk = newPicker(p, V)
-	}
-	for len(queue) > 0 || len(free) < B {
+	d := p.newDecoder(B)
+	for len(queue) > 0 || d.busy() {
 		if err := ctx.Err(); err != nil {
-			return nil, st, err
+			return nil, r.st, err
 		}
-		// admit: one prefill per prompt, copies for its other samples
-		if len(queue) > 0 && len(free) > 0 {
-			var slots []int
-			var toks [][]int32
-			var groups [][]*job
-			for len(queue) > 0 && len(free) > 0 {
-				j := queue[0]
-				if n := len(groups); n > 0 && groups[n-1][0].prompt == j.prompt {
-					groups[n-1] = append(groups[n-1], j)
-				} else {
-					groups = append(groups, []*job{j})
-					toks = append(toks, enc[j.prompt])
-				}
-				queue = queue[1:]
-				j.slot = free[len(free)-1]
-				free = free[:len(free)-1]
-				active[j.slot] = j
-				cache.Reset(j.slot)
-			}
-			for _, g := range groups {
-				slots = append(slots, g[0].slot)
-			}
-			if err := cache.Append(slots, toks, logits); err != nil {
-				return nil, st, err
-			}
-			for gi, g := range groups {
-				for _, j := range g {
-					cache.CopySlot(j.slot, g[0].slot)
-					copy(last[j.slot*V:(j.slot+1)*V], logits[gi*V:(gi+1)*V])
-				}
-			}
+		if err := d.admit(&queue); err != nil {
+			return nil, r.st, err
 		}
-		// sample one token for every active sequence
-		var slots []int
-		var toks [][]int32
-		for s, j := range active {
-			if j == nil {
-				continue
-			}
-			z := last[s*V : (s+1)*V]
-			var tok int32
-			var lp float64
-			if j.con != nil {
-				tok, lp = pk.pick(z, j.con, o.Temperature, o.TopP, j.rng, probs, idx)
-				if tok != p.Tok.EOT() {
-					j.con.Advance(pk.pieces[tok])
-				}
-			} else {
-				tok, lp = sample(z, o.Temperature, o.TopP, j.rng, probs, idx)
-			}
-			j.logp += lp
-			done, finish := false, ""
-			if tok == p.Tok.EOT() {
-				done, finish = true, "stop"
-			} else {
-				j.out = append(j.out, tok)
-				if len(o.Stop) > 0 {
-					if text, hit := cutStop(p.Tok.Decode(j.out), o.Stop); hit {
-						out[j.prompt][j.sample] = Completion{Text: text, Tokens: j.out, LogProb: j.logp, Finish: "stop"}
-						done = true
-					}
-				}
-				if !done && (len(j.out) >= o.MaxTokens || cache.Len(s)+1 >= maxT) {
-					done, finish = true, "length"
-				}
-			}
-			if done {
-				if finish != "" {
-					out[j.prompt][j.sample] = Completion{Text: p.Tok.Decode(j.out), Tokens: j.out, LogProb: j.logp, Finish: finish}
-				}
-				st.CompletionTokens += len(j.out)
-				active[s] = nil
-				free = append(free, s)
-				continue
-			}
-			slots = append(slots, s)
-			toks = append(toks, []int32{tok})
+		if err := d.step(); err != nil {
+			return nil, r.st, err
 		}
-		if len(slots) > 0 {
-			if err := cache.Append(slots, toks, logits); err != nil {
-				return nil, st, err
-			}
-			for i, s := range slots {
-				copy(last[s*V:(s+1)*V], logits[i*V:(i+1)*V])
-			}
-		}
-		slices.Sort(free)
-		slices.Reverse(free)
 	}
-	return out, st, nil
+	return r.out, r.st, nil
+}
+
+// decoder holds B cache slots and the jobs decoding in them; the jobs may
+// come from different requests, each with its own options.
+type decoder struct {
+	p      *Policy
+	cache  *nn.Cache
+	B, V   int
+	logits []float32
+	last   []float32 // logits after each slot's last token
+	active []*job    // by slot
+	free   []int
+	probs  []float32
+	idx    []int
+	pk     *picker
+}
+
+func (p *Policy) newDecoder(B int) *decoder {
+	m := p.Model
+	V := m.Cfg.Vocab
+	d := &decoder{p: p, cache: m.NewCache(B, m.Cfg.MaxSeq), B: B, V: V, logits: make([]float32, B*V),
+		last: make([]float32, B*V), active: make([]*job, B), probs: make([]float32, V), idx: make([]int, V), pk: newPicker(p, V)}
+	for s := B - 1; s >= 0; s-- {
+		d.free = append(d.free, s)
+	}
+	return d
+}
+
+// busy reports whether some slot is decoding.
+func (d *decoder) busy() bool { return len(d.free) < d.B }
+
+// admit moves jobs from the front of the queue into free slots: one
+// prefill per prompt, copies for its other samples.
+func (d *decoder) admit(queue *[]*job) error {
+	q := *queue
+	if len(q) == 0 || len(d.free) == 0 {
+		return nil
+	}
+	V := d.V
+	var slots []int
+	var toks [][]int32
+	var groups [][]*job
+	for len(q) > 0 && len(d.free) > 0 {
+		j := q[0]
+		if n := len(groups); n > 0 && groups[n-1][0].req == j.req && groups[n-1][0].prompt == j.prompt {
+			groups[n-1] = append(groups[n-1], j)
+		} else {
+			groups = append(groups, []*job{j})
+			toks = append(toks, j.req.enc[j.prompt])
+		}
+		q = q[1:]
+		j.slot = d.free[len(d.free)-1]
+		d.free = d.free[:len(d.free)-1]
+		d.active[j.slot] = j
+		d.cache.Reset(j.slot)
+	}
+	*queue = q
+	for _, g := range groups {
+		slots = append(slots, g[0].slot)
+	}
+	if err := d.cache.Append(slots, toks, d.logits); err != nil {
+		return err
+	}
+	for gi, g := range groups {
+		for _, j := range g {
+			d.cache.CopySlot(j.slot, g[0].slot)
+			copy(d.last[j.slot*V:(j.slot+1)*V], d.logits[gi*V:(gi+1)*V])
+		}
+	}
+	return nil
+}
+
+// drop frees the slots of a request's active jobs (a cancelled request).
+func (d *decoder) drop(r *request) {
+	for s, j := range d.active {
+		if j != nil && j.req == r {
+			d.active[s] = nil
+			d.free = append(d.free, s)
+		}
+	}
+	d.sortFree()
+}
+
+func (d *decoder) sortFree() {
+	slices.Sort(d.free)
+	slices.Reverse(d.free)
+}
+
+// step samples one token for every active job, finishes the jobs that
+// end, and appends the others' tokens to the cache. A request whose last
+// job finishes has its done channel closed.
+func (d *decoder) step() error {
+	p, V := d.p, d.V
+	eot := p.Tok.EOT()
+	var slots []int
+	var toks [][]int32
+	for s, j := range d.active {
+		if j == nil {
+			continue
+		}
+		o := &j.req.o
+		z := d.last[s*V : (s+1)*V]
+		var tok int32
+		var lp float64
+		if j.con != nil {
+			tok, lp = d.pk.pick(z, j.con, o.Temperature, o.TopP, j.rng, d.probs, d.idx)
+			if tok != eot {
+				j.con.Advance(d.pk.pieces[tok])
+			}
+		} else {
+			tok, lp = sample(z, o.Temperature, o.TopP, j.rng, d.probs, d.idx)
+		}
+		j.logp += lp
+		var c *Completion
+		if tok == eot {
+			c = &Completion{Text: p.Tok.Decode(j.out), Tokens: j.out, LogProb: j.logp, Finish: "stop"}
+		} else {
+			j.out = append(j.out, tok)
+			if len(o.Stop) > 0 {
+				if text, hit := cutStop(p.Tok.Decode(j.out), o.Stop); hit {
+					c = &Completion{Text: text, Tokens: j.out, LogProb: j.logp, Finish: "stop"}
+				}
+			}
+			if c == nil && (len(j.out) >= o.MaxTokens || d.cache.Len(s)+1 >= d.cache.MaxLen()) {
+				c = &Completion{Text: p.Tok.Decode(j.out), Tokens: j.out, LogProb: j.logp, Finish: "length"}
+			}
+		}
+		if c != nil {
+			r := j.req
+			r.out[j.prompt][j.sample] = *c
+			r.st.CompletionTokens += len(j.out)
+			d.active[s] = nil
+			d.free = append(d.free, s)
+			if r.left--; r.left == 0 && r.done != nil {
+				close(r.done)
+			}
+			continue
+		}
+		slots = append(slots, s)
+		toks = append(toks, []int32{tok})
+	}
+	if len(slots) > 0 {
+		if err := d.cache.Append(slots, toks, d.logits); err != nil {
+			return err
+		}
+		for i, s := range slots {
+			copy(d.last[s*V:(s+1)*V], d.logits[i*V:(i+1)*V])
+		}
+	}
+	d.sortFree()
+	return nil
 }
 
 // cutStop returns text up to the first stop string, and whether one was

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/nn"
@@ -282,5 +283,63 @@ func TestBeamSearch(t *testing.T) {
 	}
 	if _, _, err := p.Generate(ctx, prompts, SampleOptions{Beams: 2, Temperature: 1}); err == nil {
 		t.Error("beam search with a temperature was accepted")
+	}
+}
+
+// Requests decoded together by a Batcher, from concurrent callers, get
+// exactly what Generate gives each alone; a cancelled request fails
+// without disturbing the others.
+func TestBatcher(t *testing.T) {
+	p := testPolicy(t)
+	b := p.NewBatcher(5)
+	defer b.Close()
+	ctx := context.Background()
+	reqs := []struct {
+		prompts []string
+		o       SampleOptions
+	}{
+		{[]string{texts[0], "question: x\nSQL: "}, SampleOptions{N: 3, Temperature: 1, TopP: 0.9, MaxTokens: 10, Seed: 1}},
+		{[]string{texts[0]}, SampleOptions{MaxTokens: 7}},
+		{[]string{"question: y\nSQL: "}, SampleOptions{N: 4, Temperature: 0.7, MaxTokens: 12, Seed: 9, Stop: []string{"e"}}},
+		{[]string{texts[0] + "SELECT"}, SampleOptions{N: 2, Temperature: 1, MaxTokens: 9, Seed: 4,
+			Constrain: func(int) Constraint { return &exactly{want: " first_name"} }}},
+	}
+	var wg sync.WaitGroup
+	got := make([][][]Completion, len(reqs))
+	errs := make([]error, len(reqs))
+	for rep := 0; rep < 3; rep++ {
+		for i, r := range reqs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got[i], _, errs[i] = b.Generate(ctx, r.prompts, r.o)
+			}()
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, _, err := b.Generate(cctx, []string{texts[0]}, SampleOptions{N: 8, Temperature: 1, MaxTokens: 60}); err == nil {
+				t.Error("a cancelled request succeeded")
+			}
+		}()
+		cancel()
+		wg.Wait()
+		for i, r := range reqs {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
+			want, _, err := p.Generate(ctx, r.prompts, r.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range want {
+				for j := range want[k] {
+					if got[i][k][j].Text != want[k][j].Text || got[i][k][j].Finish != want[k][j].Finish {
+						t.Errorf("request %d prompt %d sample %d: batched %q, alone %q", i, k, j, got[i][k][j].Text, want[k][j].Text)
+					}
+				}
+			}
+		}
 	}
 }

@@ -19,16 +19,28 @@ import (
 // Server serves a policy behind OpenAI's API: POST /v1/completions, POST
 // /v1/chat/completions (n, temperature, top_p, max_tokens, stop, seed,
 // stream) and GET /v1/models, so that any OpenAI client talks to it with
-// only its base URL changed. Requests run one at a time; each already
-// decodes its n samples as one batch.
+// only its base URL changed. Concurrent requests are decoded together
+// (Batcher): a request's completions join the running batch as soon as
+// slots free up.
 type Server struct {
 	Policy *Policy
 	// Name is the model id reported and accepted (any id is accepted).
 	Name string
 	// MaxTokens is the default max_tokens (default 256).
 	MaxTokens int
+	// Slots is how many sequences are decoded at once (default 32).
+	Slots int
 
-	mu sync.Mutex
+	once    sync.Once
+	batcher *Batcher
+}
+
+// Close stops the server's decoding loop.
+func (s *Server) Close() {
+	s.once.Do(func() {})
+	if s.batcher != nil {
+		s.batcher.Close()
+	}
 }
 
 // Handler returns the HTTP handler.
@@ -175,9 +187,11 @@ func (s *Server) guided(o *SampleOptions, q sampling, prompts []string) {
 }
 
 func (s *Server) generate(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.Policy.Generate(ctx, prompts, o)
+	s.once.Do(func() { s.batcher = s.Policy.NewBatcher(s.Slots) })
+	if s.batcher == nil {
+		return nil, Stats{}, ErrClosed
+	}
+	return s.batcher.Generate(ctx, prompts, o)
 }
 
 func newID(prefix string) string {

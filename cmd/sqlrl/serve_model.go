@@ -32,6 +32,7 @@ prompts) unless the text already ends with it; the reply is the SQL.`,
 			name := fs.String("name", "sqlrl-policy", "model id reported by /v1/models")
 			maxTok := fs.Int("max-tokens", 256, "default max_tokens")
 			threads := fs.Int("threads", 2, "threads")
+			slots := fs.Int("slots", 32, "sequences decoded at once, across concurrent requests")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments %v", args)
@@ -48,7 +49,9 @@ prompts) unless the text already ends with it; the reply is the SQL.`,
 				if err != nil {
 					return err
 				}
-				srv := &http.Server{Handler: (&policy.Server{Policy: pol, Name: *name, MaxTokens: *maxTok}).Handler(), ReadHeaderTimeout: 10 * time.Second}
+				ps := &policy.Server{Policy: pol, Name: *name, MaxTokens: *maxTok, Slots: *slots}
+				defer ps.Close()
+				srv := &http.Server{Handler: ps.Handler(), ReadHeaderTimeout: 10 * time.Second}
 				fmt.Fprintf(os.Stderr, "serving %s (%d params, step %d) on http://%s/v1\n", *model, pol.Info.Params, pol.Info.Step, ln.Addr())
 				go func() {
 					<-ctx.Done()
