@@ -12,9 +12,10 @@ import (
 // ("client_i", "purchase_dat") and clauses it never closes; neither can be
 // written under a guide. It checks the SQL lexically, with the schema:
 //
-//   - an unquoted word must be an SQL keyword or function, a table or column
-//     of the database, an alias ("T1", or any name after AS), or a number;
-//     while it is being written it must be a prefix of one;
+//   - an unquoted word must be an SQL keyword or function (written in one
+//     case), a table or column of the database, an alias ("T1", or any name
+//     after AS), or a number (digits and a point); while it is being written
+//     it must be a prefix of one; right after FROM or JOIN, a table;
 //   - after "X." the word must be a column of X's table (or of any table
 //     when X is an alias not yet defined, as in SELECT T1.a FROM t AS T1);
 //   - a name quoted with double quotes, backquotes or brackets must be a
@@ -25,10 +26,16 @@ import (
 //     over), and not inside an expression's parentheses or a CASE: the
 //     "SUM(x FROM" and "CASE WHEN a THEN 1 INNER JOIN" of a model that has
 //     lost its place cannot be written;
-//   - operands and operators alternate: a name, number or string may not
-//     follow another operand ("WHERE pages 200", "town family_name = ...");
-//   - the SQL may end only outside quotes, with every '(' and CASE closed,
-//     its last word complete and a SELECT written.
+//   - operands and operators alternate: after an operand (a name, a value,
+//     ')') come only operators and keywords such as AND, IN, AS or a clause,
+//     not another operand or a function ("WHERE pages 200", "town count");
+//     WHEN, THEN, ELSE and END only inside a CASE, ASC and DESC only in
+//     ORDER BY, AS only in the select list, FROM or an expression;
+//   - characters that are not SQL outside quotes (']', '{', '?', ...) and
+//     letters glued to digits ("20THEN") are refused;
+//   - the SQL may end only outside quotes, after an operand (or ASC/DESC),
+//     with every '(' and CASE closed, a SELECT written, and every alias
+//     T0..T63 it uses defined.
 //
 // String literals are free: values come from the question. A Guide is
 // immutable and safe for concurrent use; each completion uses its own
