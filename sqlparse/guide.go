@@ -103,6 +103,13 @@ type frame struct {
 	clause int8 // in a query: the rank of the last clause (-1: before SELECT)
 	cases  int8 // CASEs not yet ENDed
 	fresh  bool // nothing written since '('
+	tables int8 // tables named after FROM or JOIN so far
+}
+
+// aliasRef is a column used through an alias Tn before the alias is bound.
+type aliasRef struct {
+	n   uint8
+	col string
 }
 
 const (
@@ -225,6 +232,9 @@ type GuideState struct {
 	// aliases T0..T63 used (tref) and defined after AS (tdef): a query
 	// may not end using one it never defines
 	tref, tdef uint64
+	// refs are the columns used through T1, T2, ... (appended copy-on-write:
+	// Allow's copy of the state shares the array)
+	refs []aliasRef
 	// the word being written has upper-case and lower-case letters: a
 	// keyword is written in one case ("GROUP_ConCaT" is a name or nothing)
 	upper, lowerCase bool
@@ -455,10 +465,19 @@ func (s *GuideState) endWord() bool {
 		s.operand = true
 		if n, ok := aliasNumber(w); ok && s.qual == "" {
 			if s.prev == "as" {
+				if s.depth == 0 && s.prev2 != "" && s.isTable(s.prev2) && !s.fits(n, s.prev2) {
+					return false // "T2" for a table without the columns used as T2.x
+				}
 				s.tdef |= 1 << n
 			} else {
 				s.tref |= 1 << n
 			}
+		}
+		if n, ok := aliasNumber(s.qual); ok {
+			s.refs = append(s.refs[:len(s.refs):len(s.refs)], aliasRef{uint8(n), w})
+		}
+		if s.wantTable() {
+			s.fr[s.depth].tables++
 		}
 	}
 	if s.prev == "as" && s.qual == "" {
@@ -481,7 +500,13 @@ func (s *GuideState) prefixOK() bool {
 		return hasPrefix(s.colsOf(s.qual), w)
 	}
 	if s.wantTable() {
-		return hasPrefix(s.g.tables, w)
+		i, _ := slices.BinarySearch(s.g.tables, w)
+		for ; i < len(s.g.tables) && strings.HasPrefix(s.g.tables[i], w); i++ {
+			if s.depth > 0 || s.fits(s.nextAlias(), s.g.tables[i]) {
+				return true
+			}
+		}
+		return false
 	}
 	if !s.operand {
 		// a name or value may come, or a keyword
@@ -522,7 +547,7 @@ func (s *GuideState) complete() bool {
 		return !(s.upper && s.lowerCase) && has(s.g.words, w)
 	}
 	if s.wantTable() {
-		return has(s.g.tables, w)
+		return has(s.g.tables, w) && (s.depth > 0 || s.fits(s.nextAlias(), w))
 	}
 	if isNumber(w) {
 		return true
@@ -562,6 +587,24 @@ func (s *GuideState) nameIn(n string, prefix bool) bool {
 }
 
 func (s *GuideState) isTable(w string) bool { return has(s.g.tables, w) }
+
+// nextAlias is the alias the next table after FROM or JOIN conventionally
+// gets: T1 for the first, T2 for the second (as BIRD's and Spider's SQL
+// number them). Only the outer query is held to it: a subquery's tables
+// are numbered apart, or not aliased.
+func (s *GuideState) nextAlias() uint {
+	return uint(s.fr[s.depth].tables) + 1
+}
+
+// fits reports whether table has every column used as Tn.col so far.
+func (s *GuideState) fits(n uint, table string) bool {
+	for _, r := range s.refs {
+		if uint(r.n) == n && !has(s.g.cols[table], r.col) {
+			return false
+		}
+	}
+	return true
+}
 
 // wantTable reports whether the next name must be a table: right after
 // FROM or JOIN.

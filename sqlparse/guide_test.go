@@ -48,9 +48,13 @@ func TestGuide(t *testing.T) {
 		{"SELECT amount FROM purchase WHERE amount >", true, false}, // an operator wants an operand
 		{"SELECT amount FROM purchase ORDER BY amount DESC", true, true},
 		{"SELECT ", true, false},
-		{"SELECT COUNT(*) FROM client WHERE region DESC", false, false},  // DESC outside ORDER BY
-		{"SELECT COUNT(*) FROM client WHERE region count", false, false}, // a function after an operand
-		{"SELECT COUNT(*) FROM client WHERE region AS", false, false},    // AS in WHERE
+		{"SELECT T2.amount FROM client AS T1 INNER JOIN client", false, false}, // T2 would lack amount
+		{"SELECT T2.amount FROM client AS T1 INNER JOIN purchase AS T2 ON T1.client_id = T2.client_id", true, true},
+		{"SELECT T1.region FROM purchase", false, false},                         // the first table is T1
+		{"SELECT T2.amount FROM purchase AS T1 JOIN client AS T2", false, false}, // an explicit T2 without amount
+		{"SELECT COUNT(*) FROM client WHERE region DESC", false, false},          // DESC outside ORDER BY
+		{"SELECT COUNT(*) FROM client WHERE region count", false, false},         // a function after an operand
+		{"SELECT COUNT(*) FROM client WHERE region AS", false, false},            // AS in WHERE
 		{"SELECT region AS r FROM client AS c ORDER BY r DESC", true, true},
 		{"SELECT region FROM region", false, false}, // a column where a table goes
 		{"SELECT amount FROM purchase JOIN `odd one`", true, true},
