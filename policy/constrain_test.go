@@ -2,10 +2,12 @@ package policy
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/bench"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
@@ -96,5 +98,37 @@ func checkGuides(t *testing.T, pr *Prompter, exs []dataset.Example, words []stri
 		if bad := strings.Replace(sql, "SELECT ", "SELECT nosuchcolumn, ", 1); bad != sql && g(i).Allow(bad, true) {
 			t.Errorf("question %d: accepted %s", ex.QuestionID, bad)
 		}
+	}
+}
+
+// Every gold query of a generated benchmark (the tiny preset: train and
+// dev, whose names are all renamed) is writable under the guide held to
+// the train split's SQL words.
+func TestGuidesAcceptBenchGolds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a benchmark")
+	}
+	dir := filepath.Join(t.TempDir(), "bench")
+	if _, err := bench.Generate(context.Background(), bench.Options{Preset: "tiny", Seed: 1, Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	for _, split := range []string{"train", "dev"} {
+		b, err := dataset.Load(dir, split)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot})
+		defer eng.Close()
+		pr, err := NewPrompter(eng, b.DBRoot, Format{Kind: FormatCompact})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if words == nil {
+			if words, err = pr.SQLWords(context.Background(), b.Examples); err != nil {
+				t.Fatal(err)
+			}
+		}
+		checkGuides(t, pr, b.Examples, words)
 	}
 }
