@@ -31,8 +31,10 @@ chosen by executing the greedy decode and the K samples and taking the
 largest group of equal results (package consensus): no gold is used.
 
 By default decoding is guided by the database's schema (-guide): an unquoted
-word must be a keyword, function, alias or one of the database's tables and
-columns, and parentheses and quotes must close (package sqlparse, Guide).
+word must be one of the SQL words the model was trained on, an alias, or one
+of the database's tables and columns; clauses come in order, operands and
+operators alternate, and parentheses, quotes and CASEs close (package
+sqlparse, Guide; docs/policy.md lists every rule).
 
 -model is a checkpoint directory or a run directory of 'sqlrl train sft'
 (its latest checkpoint). Prompts are written in the checkpoint's format.`,
