@@ -19,6 +19,7 @@ import (
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 // Output file names, stable: training scripts and docs refer to them.
@@ -401,43 +402,14 @@ func tiers(recs []Record) map[string]int {
 // name makes that table count too, which errs on keeping.
 func GoldTables(sql string, s *prompt.Schema) []string {
 	idents := map[string]bool{}
-	for i := 0; i < len(sql); {
-		c := sql[i]
-		switch {
-		case c == '\'':
-			j := i + 1
-			for j < len(sql) {
-				if sql[j] == '\'' {
-					if j+1 < len(sql) && sql[j+1] == '\'' {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
+	for _, t := range sqlparse.Tokenize(sql) {
+		switch t.Kind {
+		case sqlparse.KindIdentifier, sqlparse.KindKeyword:
+			idents[strings.ToLower(t.Text)] = true
+		case sqlparse.KindQuotedIdentifier:
+			if len(t.Text) >= 2 {
+				idents[strings.ToLower(t.Text[1:len(t.Text)-1])] = true
 			}
-			i = j + 1
-		case c == '"' || c == '`' || c == '[':
-			end := byte(c)
-			if c == '[' {
-				end = ']'
-			}
-			j := strings.IndexByte(sql[i+1:], end)
-			if j < 0 {
-				i = len(sql)
-				continue
-			}
-			idents[strings.ToLower(sql[i+1:i+1+j])] = true
-			i += j + 2
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
-			j := i + 1
-			for j < len(sql) && (sql[j] == '_' || sql[j] >= 'a' && sql[j] <= 'z' || sql[j] >= 'A' && sql[j] <= 'Z' || sql[j] >= '0' && sql[j] <= '9' || sql[j] >= 0x80) {
-				j++
-			}
-			idents[strings.ToLower(sql[i:j])] = true
-			i = j
-		default:
-			i++
 		}
 	}
 	var out []string

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/prompt"
+	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 // Renaming augmentation. The bundled benchmark's dev databases rename
@@ -170,76 +171,42 @@ func plainIdent(s string) bool {
 
 // renameSQL replaces identifiers of sql found in m (lowercased keys):
 // bare words that are not function calls, and quoted identifiers. String
-// literals are left alone.
+// literals are left alone. It works on sqlparse's tokens, which give back
+// the text exactly, so everything but the renamed names is kept as written.
 func renameSQL(sql string, m map[string]string) string {
 	if len(m) == 0 {
 		return sql
 	}
+	toks := sqlparse.Tokenize(sql)
 	var b strings.Builder
-	for i := 0; i < len(sql); {
-		c := sql[i]
-		switch {
-		case c == '\'':
-			j := i + 1
-			for j < len(sql) {
-				if sql[j] == '\'' {
-					if j+1 < len(sql) && sql[j+1] == '\'' {
-						j += 2
-						continue
-					}
-					break
+	for i, t := range toks {
+		switch t.Kind {
+		case sqlparse.KindIdentifier, sqlparse.KindKeyword:
+			if v, ok := m[strings.ToLower(t.Text)]; ok && !callsFunction(toks[i+1:]) {
+				b.WriteString(v)
+				continue
+			}
+		case sqlparse.KindQuotedIdentifier:
+			if len(t.Text) >= 2 {
+				if v, ok := m[strings.ToLower(t.Text[1:len(t.Text)-1])]; ok {
+					b.WriteString(t.Text[:1] + v + t.Text[len(t.Text)-1:])
+					continue
 				}
-				j++
 			}
-			j = min(j+1, len(sql))
-			b.WriteString(sql[i:j])
-			i = j
-		case c == '"' || c == '`' || c == '[':
-			close := c
-			if c == '[' {
-				close = ']'
-			}
-			j := strings.IndexByte(sql[i+1:], close)
-			if j < 0 {
-				b.WriteString(sql[i:])
-				return b.String()
-			}
-			name := sql[i+1 : i+1+j]
-			if v, ok := m[strings.ToLower(name)]; ok {
-				name = v
-			}
-			b.WriteByte(c)
-			b.WriteString(name)
-			b.WriteByte(close)
-			i += j + 2
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-			j := i + 1
-			for j < len(sql) && (sql[j] == '_' || sql[j] >= 'a' && sql[j] <= 'z' || sql[j] >= 'A' && sql[j] <= 'Z' || sql[j] >= '0' && sql[j] <= '9') {
-				j++
-			}
-			w := sql[i:j]
-			k := j
-			for k < len(sql) && sql[k] == ' ' {
-				k++
-			}
-			if v, ok := m[strings.ToLower(w)]; ok && !(k < len(sql) && sql[k] == '(') {
-				w = v
-			}
-			b.WriteString(w)
-			i = j
-		case c >= '0' && c <= '9':
-			j := i + 1
-			for j < len(sql) && (sql[j] >= '0' && sql[j] <= '9' || sql[j] == '.' || sql[j] == '_' || sql[j] >= 'a' && sql[j] <= 'z' || sql[j] >= 'A' && sql[j] <= 'Z') {
-				j++
-			}
-			b.WriteString(sql[i:j])
-			i = j
-		default:
-			b.WriteByte(c)
-			i++
 		}
+		b.WriteString(t.Text)
 	}
 	return b.String()
+}
+
+// callsFunction reports whether the tokens after a word start with "(".
+func callsFunction(rest []sqlparse.Token) bool {
+	for _, t := range rest {
+		if !t.IsTrivia() {
+			return t.Text == "("
+		}
+	}
+	return false
 }
 
 // renameEvidence renames identifiers in the code parts of BIRD-style
