@@ -147,29 +147,7 @@ func (m *Model) copyForward(b *Batch, ws *workspace) {
 }
 
 // softmaxPrefix turns row[:lim] into probabilities and zeroes the rest.
-func softmaxPrefix(row []float32, lim int) {
-	if softmaxRowsKernel != nil {
-		softmaxRowsKernel(row, 1, len(row), lim-1)
-		return
-	}
-	mx := row[0]
-	for _, v := range row[1:lim] {
-		if v > mx {
-			mx = v
-		}
-	}
-	var sum float32
-	for j := 0; j < lim; j++ {
-		e := expf(row[j] - mx)
-		row[j] = e
-		sum += e
-	}
-	inv := 1 / sum
-	for j := 0; j < lim; j++ {
-		row[j] *= inv
-	}
-	clear(row[lim:])
-}
+func softmaxPrefix(row []float32, lim int) { softmaxCausal(row, 1, len(row), lim-1) }
 
 // seqTokens returns sequence s's tokens, its prefix's included.
 func seqTokens(b *Batch, s int) []int32 {

@@ -3,7 +3,6 @@ package policy
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/sqlrl/sqlrl/nn"
@@ -46,12 +45,7 @@ func (p *Policy) beamSearch(ctx context.Context, enc [][]int32, o SampleOptions,
 	cache := m.NewCache(P*W, maxT)
 	logits := make([]float32, P*W*V)
 	last := make([]float32, P*W*V)
-	var pk *picker
-	if o.Constrain != nil {
-		pk = newPicker(p, V)
-	} else {
-		pk = &picker{eot: p.Tok.EOT(), seen: make([]bool, V)}
-	}
+	pk := newPicker(p, V)
 	eot := p.Tok.EOT()
 	out := make([][]Completion, len(enc))
 	for lo := 0; lo < len(enc); lo += P {
@@ -132,37 +126,14 @@ func (p *Policy) beamStep(g *beamGroup, W, V, maxTok, maxT int, cache *nn.Cache,
 	var cands []beamCand
 	for _, b := range g.live {
 		z := last[b.slot*V : (b.slot+1)*V]
-		mx := z[0]
-		for _, v := range z[1:] {
-			mx = max(mx, v)
-		}
-		var lse float64
-		for _, v := range z {
-			lse += math.Exp(float64(v - mx))
-		}
-		lse = math.Log(lse) + float64(mx)
-		// the W most likely tokens the constraint accepts
-		clear(pk.seen)
-		found := 0
-		for tries := 0; found < W && tries < 4*W+64; tries++ {
-			best := -1
-			for i, v := range z {
-				if !pk.seen[i] && (best < 0 || v > z[best]) {
-					best = i
-				}
-			}
-			if best < 0 {
-				break
-			}
-			pk.seen[best] = true
-			if b.con != nil && !pk.allow(b.con, best) {
+		lse := logSumExp(z)
+		// the W most likely tokens the constraint accepts; a beam ends only
+		// where greedy decoding would
+		for i, t := range pk.ranked(z, b.con, W, 4*W+64) {
+			if int32(t) == eot && i > 0 {
 				continue
 			}
-			found++
-			if int32(best) == eot && found > 1 {
-				continue // a beam ends only where greedy decoding would
-			}
-			cands = append(cands, beamCand{parent: b, tok: int32(best), score: b.score + float64(z[best]) - lse})
+			cands = append(cands, beamCand{parent: b, tok: int32(t), score: b.score + float64(z[t]) - lse})
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b beamCand) int {
@@ -233,7 +204,7 @@ func (p *Policy) beamStep(g *beamGroup, W, V, maxTok, maxT int, cache *nn.Cache,
 	}
 	for i, nb := range live {
 		if nb.con != nil {
-			nb.con.Advance(pk.pieces[next[i].tok])
+			nb.con.Advance(pk.piece(next[i].tok))
 		}
 	}
 	// beams that reach the token limit finish there

@@ -6,67 +6,94 @@ import (
 	"slices"
 )
 
-// picker chooses tokens under a Constraint.
+// picker chooses the next token from logits, under a Constraint or none.
+// It is the one sampler of Generate, beam search and the Batcher.
 type picker struct {
-	pieces []string // each token's bytes; "" for special tokens
+	p      *Policy
 	eot    int32
-	banned []bool // specials other than the end token
+	pieces []string // each token's bytes, "" for specials: filled on first constrained use
+	banned []bool   // specials other than the end token
 	seen   []bool
 }
 
 func newPicker(p *Policy, V int) *picker {
-	k := &picker{pieces: make([]string, V), eot: p.Tok.EOT(), banned: make([]bool, V), seen: make([]bool, V)}
-	for i := 0; i < V; i++ {
-		if p.Tok.IsSpecial(int32(i)) {
-			k.banned[i] = int32(i) != k.eot
-			continue
+	return &picker{p: p, eot: p.Tok.EOT(), seen: make([]bool, V)}
+}
+
+// piece returns token tok's bytes.
+func (k *picker) piece(tok int32) string {
+	if k.pieces == nil {
+		V := len(k.seen)
+		k.pieces, k.banned = make([]string, V), make([]bool, V)
+		for i := 0; i < V; i++ {
+			if k.p.Tok.IsSpecial(int32(i)) {
+				k.banned[i] = int32(i) != k.eot
+				continue
+			}
+			k.pieces[i] = string(k.p.Tok.Piece(int32(i)))
 		}
-		k.pieces[i] = string(p.Tok.Piece(int32(i)))
 	}
-	return k
+	return k.pieces[tok]
 }
 
+// allow reports whether c (nil: no constraint) accepts token tok next.
 func (k *picker) allow(c Constraint, tok int) bool {
-	if k.banned[tok] {
-		return false
+	if c == nil {
+		return true
 	}
-	return c.Allow(k.pieces[tok], int32(tok) == k.eot)
+	pc := k.piece(int32(tok))
+	return !k.banned[tok] && c.Allow(pc, int32(tok) == k.eot)
 }
 
-// pick is sample restricted to the tokens c accepts: the most likely one
+// logSumExp returns log Σ exp(z).
+func logSumExp(z []float32) float64 {
+	mx := slices.Max(z)
+	var s float64
+	for _, v := range z {
+		s += math.Exp(float64(v - mx))
+	}
+	return math.Log(s) + float64(mx)
+}
+
+// ranked returns up to n tokens that c accepts, most likely first, looking
+// at no more than tries tokens in order of their logits.
+func (k *picker) ranked(z []float32, c Constraint, n, tries int) []int {
+	clear(k.seen)
+	var out []int
+	for ; len(out) < n && tries > 0; tries-- {
+		best := -1
+		for i, v := range z {
+			if !k.seen[i] && (best < 0 || v > z[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		k.seen[best] = true
+		if k.allow(c, best) {
+			out = append(out, best)
+		}
+	}
+	return out
+}
+
+// pick draws the next token: the most likely one c accepts (c nil: any)
 // when temperature is 0, else a draw from softmax(z/temperature) over the
 // accepted tokens, within the top-p nucleus of their mass. When c accepts
-// nothing the unconstrained choice is made; when it accepts only tokens
-// of negligible probability, the likeliest of them. The log-probability returned is
-// under the unconstrained softmax(z).
+// nothing the unconstrained choice is made; when it accepts only tokens of
+// negligible probability, the likeliest of them. The log-probability
+// returned is under the unconstrained softmax(z).
 func (k *picker) pick(z []float32, c Constraint, temperature, topP float64, r *rand.Rand, probs []float32, idx []int) (int32, float64) {
-	mx := z[0]
-	for _, v := range z[1:] {
-		if v > mx {
-			mx = v
-		}
-	}
-	var lse float64
-	for _, v := range z {
-		lse += math.Exp(float64(v - mx))
-	}
-	lse = math.Log(lse) + float64(mx)
+	lse := logSumExp(z)
 	if temperature == 0 {
-		clear(k.seen)
-		for range z {
-			best := -1
-			for i, v := range z {
-				if !k.seen[i] && (best < 0 || v > z[best]) {
-					best = i
-				}
-			}
-			if k.allow(c, best) {
-				return int32(best), float64(z[best]) - lse
-			}
-			k.seen[best] = true
+		t := k.ranked(z, c, 1, len(z))
+		if len(t) == 0 {
+			t = k.ranked(z, nil, 1, 1)
 		}
-		return sample(z, 0, 1, r, probs, idx)
+		return int32(t[0]), float64(z[t[0]]) - lse
 	}
+	mx := slices.Max(z)
 	inv := 1 / temperature
 	var sum float64
 	for i, v := range z {
@@ -74,6 +101,17 @@ func (k *picker) pick(z []float32, c Constraint, temperature, topP float64, r *r
 		probs[i] = float32(e)
 		sum += e
 	}
+	if c == nil && topP >= 1 { // the whole distribution: no sorting
+		u := r.Float64() * sum
+		for i := range z {
+			u -= float64(probs[i])
+			if u <= 0 {
+				return int32(i), float64(z[i]) - lse
+			}
+		}
+		return int32(len(z) - 1), float64(z[len(z)-1]) - lse
+	}
+	// candidates above a tiny threshold, most likely first
 	thr := float32(sum * 1e-6)
 	cand := idx[:0]
 	for i := range probs {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -294,15 +293,9 @@ func (d *decoder) step() error {
 		}
 		o := &j.req.o
 		z := d.last[s*V : (s+1)*V]
-		var tok int32
-		var lp float64
-		if j.con != nil {
-			tok, lp = d.pk.pick(z, j.con, o.Temperature, o.TopP, j.rng, d.probs, d.idx)
-			if tok != eot {
-				j.con.Advance(d.pk.pieces[tok])
-			}
-		} else {
-			tok, lp = sample(z, o.Temperature, o.TopP, j.rng, d.probs, d.idx)
+		tok, lp := d.pk.pick(z, j.con, o.Temperature, o.TopP, j.rng, d.probs, d.idx)
+		if j.con != nil && tok != eot {
+			j.con.Advance(d.pk.piece(tok))
 		}
 		j.logp += lp
 		var c *Completion
@@ -361,93 +354,4 @@ func cutStop(text string, stop []string) (string, bool) {
 		return text, false
 	}
 	return text[:cut], true
-}
-
-// sample draws a token from logits z: greedy when temperature is 0, else
-// from softmax(z/temperature) restricted to the top-p nucleus. It returns
-// the token and its log-probability under softmax(z).
-func sample(z []float32, temperature, topP float64, r *rand.Rand, probs []float32, idx []int) (int32, float64) {
-	mx := z[0]
-	for _, v := range z[1:] {
-		if v > mx {
-			mx = v
-		}
-	}
-	var lse float64
-	for _, v := range z {
-		lse += math.Exp(float64(v - mx))
-	}
-	lse = math.Log(lse) + float64(mx)
-	if temperature == 0 {
-		best := 0
-		for i, v := range z {
-			if v > z[best] {
-				best = i
-			}
-		}
-		return int32(best), float64(z[best]) - lse
-	}
-	inv := 1 / temperature
-	var sum float64
-	for i, v := range z {
-		e := math.Exp(float64(v-mx) * inv)
-		probs[i] = float32(e)
-		sum += e
-	}
-	n := len(z)
-	if topP < 1 {
-		for i := range idx {
-			idx[i] = i
-		}
-		// keep candidates above a tiny threshold, sorted by probability
-		thr := float32(sum * 1e-6)
-		k := 0
-		for i := range probs {
-			if probs[i] >= thr {
-				idx[k] = i
-				k++
-			}
-		}
-		cand := idx[:k]
-		slices.SortFunc(cand, func(a, b int) int {
-			switch {
-			case probs[a] > probs[b]:
-				return -1
-			case probs[a] < probs[b]:
-				return 1
-			}
-			return a - b
-		})
-		var cum float64
-		cut := len(cand)
-		for i, c := range cand {
-			cum += float64(probs[c])
-			if cum >= topP*sum {
-				cut = i + 1
-				break
-			}
-		}
-		cand = cand[:cut]
-		var tot float64
-		for _, c := range cand {
-			tot += float64(probs[c])
-		}
-		u := r.Float64() * tot
-		for _, c := range cand {
-			u -= float64(probs[c])
-			if u <= 0 {
-				return int32(c), float64(z[c]) - lse
-			}
-		}
-		c := cand[len(cand)-1]
-		return int32(c), float64(z[c]) - lse
-	}
-	u := r.Float64() * sum
-	for i := 0; i < n; i++ {
-		u -= float64(probs[i])
-		if u <= 0 {
-			return int32(i), float64(z[i]) - lse
-		}
-	}
-	return int32(n - 1), float64(z[n-1]) - lse
 }

@@ -94,20 +94,7 @@ func TestGenerateConsistent(t *testing.T) {
 			if c.Text != outs1[i][j].Text {
 				t.Errorf("prompt %d sample %d: batch 4 %q, batch 1 %q", i, j, c.Text, outs1[i][j].Text)
 			}
-			seq := Sequence{Tokens: append(p.Tok.Encode(prompts[i]), c.Tokens...), PromptLen: len(p.Tok.Encode(prompts[i]))}
-			if c.Finish == "stop" {
-				seq.Tokens = append(seq.Tokens, p.Tok.EOT())
-			}
-			if len(seq.Tokens) == seq.PromptLen {
-				continue
-			}
-			lp, err := sc.LogProbs([]Sequence{seq})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if math.Abs(lp[0].Sum-c.LogProb) > 1e-3*(1+math.Abs(c.LogProb)) {
-				t.Errorf("prompt %d sample %d: sampler log-prob %v, scorer %v", i, j, c.LogProb, lp[0].Sum)
-			}
+			checkLogProb(t, p, sc, prompts[i], c)
 		}
 	}
 	// greedy: temperature 0 gives the argmax path, the same for every sample
@@ -246,10 +233,6 @@ func TestBeamSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	greedy, _, err := p.Generate(ctx, prompts, SampleOptions{MaxTokens: 12})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sc := NewScorer(p.Model)
 	for i, cs := range beams {
 		if len(cs) != 3 {
@@ -264,22 +247,8 @@ func TestBeamSearch(t *testing.T) {
 			if j > 0 && meanLogProb(c) > meanLogProb(cs[j-1]) {
 				t.Errorf("prompt %d: not best first", i)
 			}
-			seq := Sequence{Tokens: append(p.Tok.Encode(prompts[i]), c.Tokens...), PromptLen: len(p.Tok.Encode(prompts[i]))}
-			if c.Finish == "stop" {
-				seq.Tokens = append(seq.Tokens, p.Tok.EOT())
-			}
-			if len(seq.Tokens) == seq.PromptLen {
-				continue
-			}
-			lp, err := sc.LogProbs([]Sequence{seq})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if math.Abs(lp[0].Sum-c.LogProb) > 1e-3*(1+math.Abs(c.LogProb)) {
-				t.Errorf("prompt %d beam %d: reported %v, scorer %v", i, j, c.LogProb, lp[0].Sum)
-			}
+			checkLogProb(t, p, sc, prompts[i], c)
 		}
-		_ = greedy
 	}
 	if _, _, err := p.Generate(ctx, prompts, SampleOptions{Beams: 2, Temperature: 1}); err == nil {
 		t.Error("beam search with a temperature was accepted")
@@ -341,5 +310,26 @@ func TestBatcher(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// checkLogProb checks that a completion's reported log-probability is the
+// scorer's, end token included when it stopped there.
+func checkLogProb(t *testing.T, p *Policy, sc *Scorer, prompt string, c Completion) {
+	t.Helper()
+	pt := p.Tok.Encode(prompt)
+	seq := Sequence{Tokens: append(slices.Clone(pt), c.Tokens...), PromptLen: len(pt)}
+	if c.Finish == "stop" {
+		seq.Tokens = append(seq.Tokens, p.Tok.EOT())
+	}
+	if len(seq.Tokens) == seq.PromptLen {
+		return
+	}
+	lp, err := sc.LogProbs([]Sequence{seq})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(lp[0].Sum-c.LogProb) > 1e-3*(1+math.Abs(c.LogProb)) {
+		t.Errorf("%q: reported log-prob %v, scorer %v", c.Text, c.LogProb, lp[0].Sum)
 	}
 }

@@ -397,6 +397,7 @@ func (t *trainer) epochPlan(ctx context.Context, e int) error {
 		}
 	}
 	seqs := make([]policy.Sequence, n)
+	schemas := map[string][]int32{} // a group's schema text, tokenized once
 	maxT := t.pol.Model.Cfg.MaxSeq
 	t.skipped = 0
 	for i := 0; i < n; i++ {
@@ -418,7 +419,7 @@ func (t *trainer) epochPlan(ctx context.Context, e int) error {
 			continue
 		}
 		if grouped {
-			seqs[i].Shared = t.schemaTokens(pr, seqs[i])
+			seqs[i].Shared = t.schemaTokens(pr, seqs[i], schemas)
 		}
 	}
 	var batches [][]policy.Sequence
@@ -456,13 +457,18 @@ func (t *trainer) epochPlan(ctx context.Context, e int) error {
 
 // schemaTokens returns how many of seq's tokens are the schema part of its
 // compact prompt pr (the lines before "question: "), or 0 when the prompt's
-// tokens do not start with the schema's own.
-func (t *trainer) schemaTokens(pr string, seq policy.Sequence) int {
+// tokens do not start with the schema's own. cache keeps each schema
+// text's tokens: the questions of a group share one.
+func (t *trainer) schemaTokens(pr string, seq policy.Sequence, cache map[string][]int32) int {
 	k := strings.Index(pr, "\nquestion: ")
 	if k < 0 {
 		return 0
 	}
-	st := t.pol.Tok.Encode(pr[:k+1])
+	st, ok := cache[pr[:k+1]]
+	if !ok {
+		st = t.pol.Tok.Encode(pr[:k+1])
+		cache[pr[:k+1]] = st
+	}
 	if len(st) >= seq.PromptLen || !slices.Equal(st, seq.Tokens[:len(st)]) {
 		return 0
 	}
