@@ -422,6 +422,17 @@ func (t *trainer) epochPlan(ctx context.Context, e int) error {
 			seqs[i].Shared = t.schemaTokens(pr, seqs[i], schemas)
 		}
 	}
+	if grouped && e == 0 {
+		var sch, pr, comp, k int
+		for _, q := range seqs {
+			if q.Tokens != nil {
+				sch, pr, comp, k = sch+q.Shared, pr+q.PromptLen, comp+len(q.Tokens)-q.PromptLen, k+1
+			}
+		}
+		if k > 0 {
+			t.logf("tokens per example: prompt %d (schema %d, shared within groups of %d), completion %d", pr/k, sch/k, o.Group, comp/k)
+		}
+	}
 	var batches [][]policy.Sequence
 	if grouped {
 		for s := 0; s < n; s += o.BatchSize {
