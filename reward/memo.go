@@ -112,6 +112,13 @@ func (m *Memo) Reward(ctx context.Context, s Sample) (Score, error) {
 			}
 			continue // the first caller gave up; try ourselves
 		}
+		// the first caller may have stored its score and left between
+		// the lookup above and this lock: look again before running
+		if sc, ok := m.cache.get(key); ok {
+			m.mu.Unlock()
+			m.hits.Add(1)
+			return cloneScore(sc), nil
+		}
 		if m.inflight == nil {
 			m.inflight = map[string]*memoCall{}
 		}
