@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -349,7 +350,7 @@ func runInstance(ctx context.Context, inst *instance, scale float64) error {
 		return err
 	}
 	inst.rows = rows
-	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: filepath.Dir(filepath.Dir(inst.path)), Limits: sqlexec.Limits{Timeout: 30 * time.Second}, MaxConnsPerDB: 1})
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: filepath.Dir(filepath.Dir(inst.path)), Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}, MaxConnsPerDB: 1})
 	defer eng.Close()
 	a := &asker{ctx: ctx, eng: eng, inst: inst, cache: map[string][][]sqlexec.Value{}, stats: map[string]*FamilyStats{}}
 	drafts, err := a.run(newRand(inst.seed, inst.label+"/questions"))

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -128,7 +128,7 @@ func verifySplit(ctx context.Context, b *dataset.Benchmark, split string, worker
 		if perDB[id] == 0 {
 			return fmt.Errorf("database %s has no questions", id)
 		}
-		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot, Limits: sqlexec.Limits{Timeout: 30 * time.Second}})
+		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot, Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}})
 		err := verifySchema(ctx, eng, b.Schemas[id])
 		if err == nil {
 			err = runGolds(ctx, eng, byDB[id], workers)

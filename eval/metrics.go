@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
@@ -46,6 +47,13 @@ func rowSet(rows [][]sqlexec.Value) map[string]struct{} {
 	}
 	return set
 }
+
+// BIRDPairTimeout is the time BIRD's evaluation.py gives one prediction and
+// its gold together (func_timeout(meta_time_out=30.0) around both queries).
+// Every scorer and reward that must agree with BIRD's verdicts uses it, so a
+// slow gold is scored the same way by sqlrl eval, the reward server and
+// training.
+const BIRDPairTimeout = 30 * time.Second
 
 // BirdEX is BIRD's execution accuracy for one pair of results:
 // set(pred) == set(gold). Row order and duplicates do not matter; column

@@ -207,7 +207,7 @@ func (s *Scorer) Score(ctx context.Context, db, gold, pred string) Outcome {
 func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 	timeout := s.Timeout
 	if timeout <= 0 {
-		timeout = 30 * time.Second
+		timeout = BIRDPairTimeout
 	}
 	g, gerr := s.GoldResult(ctx, db, gold)
 	if gerr != nil {

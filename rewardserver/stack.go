@@ -58,7 +58,7 @@ func BuildStack(o StackOptions) (*Stack, error) {
 		return nil, fmt.Errorf("reward stack: database root %s is not a directory", o.DBRoot)
 	}
 	if o.QueryTimeout <= 0 {
-		o.QueryTimeout = 30 * time.Second
+		o.QueryTimeout = eval.BIRDPairTimeout
 	}
 	if o.MaxResultBytes <= 0 {
 		o.MaxResultBytes = 256 << 20

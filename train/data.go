@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
@@ -108,7 +109,7 @@ func LoadBench(o BenchOptions) (*Data, error) {
 		if err != nil {
 			return nil, err
 		}
-		deng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: db.DBRoot, Limits: sqlexec.Limits{Timeout: 30 * time.Second}})
+		deng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: db.DBRoot, Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}})
 		d.engines = append(d.engines, deng)
 		d.DevEngine = deng
 		if d.DevPrompter, err = policy.NewPrompter(deng, db.DBRoot, o.Format); err != nil {

@@ -74,7 +74,7 @@ func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64,
 	for k := range exs {
 		preds[k] = &dataset.Prediction{Index: exs[k].Index, QuestionID: exs[k].QuestionID, DBID: exs[k].DBID, SQL: outs[k][0].Text}
 	}
-	sc := &eval.Scorer{Engine: d.DevEngine, Mode: eval.ModeBIRD, Timeout: 30 * time.Second, CachePredictions: true}
+	sc := &eval.Scorer{Engine: d.DevEngine, Mode: eval.ModeBIRD, Timeout: eval.BIRDPairTimeout, CachePredictions: true}
 	rep, err := eval.Run(ctx, sc, exs, preds, eval.Options{Levels: []string{"simple", "moderate", "challenging"}})
 	if err != nil {
 		return nil, err

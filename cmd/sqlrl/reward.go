@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/rewardserver"
 )
@@ -169,7 +170,7 @@ func stackFlags(fs *flag.FlagSet) func() (rewardserver.StackOptions, *dataset.Be
 	judgeRetries := fs.Int("judge-retries", 2, "llm judge: attempts after the first (exponential backoff)")
 	judgeFallback := fs.String("judge-fallback", "analytic", "llm judge: when it fails: analytic, error (fail the request), or fixed points 0..50")
 	judgeConc := fs.Int("judge-concurrency", 16, "llm judge: requests in flight to the judge server")
-	queryTimeout := fs.Duration("query-timeout", 30*time.Second, "time limit for a completion and its gold together (BIRD: 30s)")
+	queryTimeout := fs.Duration("query-timeout", eval.BIRDPairTimeout, "time limit for a completion and its gold together (BIRD: 30s)")
 	conns := fs.Int("conns-per-db", 0, "concurrent queries per database (default: 2 x CPUs)")
 	maxResult := fs.Int("max-result-mib", 256, "largest query result in MiB (larger scores as an error)")
 	cacheEntries := fs.Int("cache-entries", 200_000, "entries each cache (results, verdicts, scores) holds before it starts afresh")
