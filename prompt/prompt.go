@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -50,6 +49,7 @@ type rendered struct {
 	blocks []string
 	tokens []int // per block, -1 until counted
 	adj    [][]int
+	bare   *rendered // the same tables without comments, built on first use
 }
 
 // NewBuilder returns a Builder reading schemas from cat.
@@ -81,6 +81,13 @@ type Input struct {
 	// for training data, the tables the gold SQL reads, so that a pruned
 	// prompt never teaches the model to query a table it was not shown.
 	Keep []string
+	// Budget, when > 0, replaces Options.Budget for this prompt: a caller
+	// fitting prompts to a model's context left over by each completion.
+	Budget int
+	// Bare writes the tables without their column comments (descriptions
+	// and example values), the fallback when the tables a question names
+	// do not fit with them.
+	Bare bool
 }
 
 // Block is one table of a prompt's schema.
@@ -177,16 +184,23 @@ func (b *Builder) Build(ctx context.Context, in Input) (*Prompt, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.Bare {
+		r = b.bare(r)
+	}
 	p := &Prompt{DBID: in.DBID, Dialect: b.opts.Dialect, question: in.Question, evidence: in.Evidence}
 	all := make([]int, len(r.blocks))
 	for i := range all {
 		all[i] = i
 	}
 	b.setBlocks(p, r, all)
-	if b.opts.Budget == 0 || p.Tokens <= b.opts.Budget {
+	budget := b.opts.Budget
+	if in.Budget > 0 {
+		budget = in.Budget
+	}
+	if budget == 0 || p.Tokens <= budget {
 		return p, nil
 	}
-	b.prune(p, r, in)
+	b.prune(p, r, in, budget)
 	return p, nil
 }
 
@@ -205,91 +219,22 @@ func (b *Builder) count(p *Prompt) int {
 	return b.opts.Counter.Count(p.Plain())
 }
 
-// prune keeps the tables that fit the budget, in this priority: tables that
-// overlap the question (and those in Keep), best first, each followed by the
-// tables that join it to one kept before (a bridge such as hero_power
-// between superhero and superpower); then tables sharing a foreign key with a
-// kept one, so that join paths stay whole; then the rest, best first. A
-// table that does not fit is skipped and smaller ones are tried. Kept tables
-// are shown in schema order.
-func (b *Builder) prune(p *Prompt, r *rendered, in Input) {
+// prune keeps the tables that fit budget (choose says in which priority),
+// shown in schema order.
+func (b *Builder) prune(p *Prompt, r *rendered, in Input, budget int) {
 	order, scores := rankTables(r.schema, in.Question+" "+in.Evidence, in.Keep)
 	b.setBlocks(p, r, nil)
-	fixed := p.Tokens
 	sep := b.opts.Counter.Count("\n\n")
-	avail := b.opts.Budget - fixed
-
-	kept := make([]bool, len(r.blocks))
-	var added []int // in the order kept, so the last one goes first if needed
-	used := 0
-	try := func(i int) bool {
-		if kept[i] {
-			return false
-		}
-		cost := b.blockTokens(r, i) + sep
-		if used+cost > avail {
-			return false
-		}
-		kept[i] = true
-		used += cost
-		added = append(added, i)
-		return true
-	}
-	byScore := func(idx []int) []int {
-		idx = slices.Clone(idx)
-		slices.SortStableFunc(idx, func(x, y int) int { return scores[y] - scores[x] })
-		return idx
-	}
-	for _, i := range order {
-		if scores[i] <= 0 || !try(i) {
-			continue
-		}
-		// A table joining this one to one kept before comes right after
-		// it: without the bridge neither can be used.
-		for _, j := range byScore(r.adj[i]) {
-			if kept[j] {
-				continue
-			}
-			for _, k := range r.adj[j] {
-				if k != i && kept[k] {
-					try(j)
-					break
-				}
-			}
-		}
-	}
-	for _, i := range slices.Clone(added) {
-		for _, j := range byScore(r.adj[i]) {
-			try(j)
-		}
-	}
-	for _, i := range order {
-		try(i)
-	}
-	if len(added) == 0 {
-		kept[order[0]] = true
-		added = append(added, order[0])
-		p.OverBudget = true
-	}
-	// Token counts of blocks do not add up exactly to the count of their
-	// concatenation; drop the last kept tables until the whole fits.
-	for {
-		var idx []int
-		for i := range kept {
-			if kept[i] {
-				idx = append(idx, i)
-			}
-		}
+	cost := func(i int) int { return b.blockTokens(r, i) + sep }
+	total := func(idx []int) int {
 		b.setBlocks(p, r, idx)
-		if p.Tokens <= b.opts.Budget || len(added) == 1 {
-			break
-		}
-		last := added[len(added)-1]
-		added = added[:len(added)-1]
-		kept[last] = false
+		return p.Tokens
 	}
-	if p.Tokens > b.opts.Budget {
-		p.OverBudget = true
+	idx, _, over := choose(order, scores, r.adj, cost, budget-p.Tokens, total, budget)
+	p.OverBudget = over
+	kept := make([]bool, len(r.blocks))
+	for _, i := range idx {
+		kept[i] = true
 	}
 	p.Pruned = nil
 	for i, t := range r.schema.Tables {
@@ -379,11 +324,7 @@ func (b *Builder) rendered(ctx context.Context, db string) (*rendered, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prompt: %w", err)
 	}
-	r = &rendered{schema: s, blocks: make([]string, len(s.Tables)), tokens: make([]int, len(s.Tables)), adj: neighbours(s)}
-	for i, t := range s.Tables {
-		r.blocks[i] = b.opts.Dialect.renderTable(t, nil)
-		r.tokens[i] = -1
-	}
+	r = b.render(s, neighbours(s))
 	b.mu.Lock()
 	if prev := b.cache[db]; prev != nil {
 		r = prev
@@ -392,4 +333,32 @@ func (b *Builder) rendered(ctx context.Context, db string) (*rendered, error) {
 	}
 	b.mu.Unlock()
 	return r, nil
+}
+
+func (b *Builder) render(s *Schema, adj [][]int) *rendered {
+	r := &rendered{schema: s, blocks: make([]string, len(s.Tables)), tokens: make([]int, len(s.Tables)), adj: adj}
+	for i, t := range s.Tables {
+		r.blocks[i] = b.opts.Dialect.renderTable(t, nil)
+		r.tokens[i] = -1
+	}
+	return r
+}
+
+// bare returns r's tables without comments, rendered once per database.
+// Its blocks hold the bare tables, so Reorder keeps a bare prompt bare.
+func (b *Builder) bare(r *rendered) *rendered {
+	b.mu.Lock()
+	br := r.bare
+	b.mu.Unlock()
+	if br != nil {
+		return br
+	}
+	br = b.render(r.schema.Bare(), r.adj)
+	b.mu.Lock()
+	if r.bare == nil {
+		r.bare = br
+	}
+	br = r.bare
+	b.mu.Unlock()
+	return br
 }
