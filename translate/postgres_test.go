@@ -28,47 +28,36 @@ import (
 type engines struct {
 	sqlite *sqlexec.SQLite
 	pg     *sqlexec.Postgres
-	names  map[string][]string
-	types  map[string]map[string]string
+	opts   map[string]translate.Options
 }
 
+// setup copies the sample and reads each schema's names and types through
+// translate.Catalog, as `sqlrl eval --engine postgres` does.
 func setup(t *testing.T) *engines {
 	t.Helper()
 	d := pgtest.CopySample(t)
 	e := &engines{
 		sqlite: sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: filepath.Join(pgtest.SampleDir(t), "dev_databases"), Limits: sqlexec.Limits{Timeout: 30 * time.Second}}),
 		pg:     d.Postgres(t, sqlexec.PostgresOptions{Limits: sqlexec.Limits{Timeout: 30 * time.Second}}),
-		names:  map[string][]string{},
-		types:  map[string]map[string]string{},
+		opts:   map[string]translate.Options{},
 	}
 	t.Cleanup(func() { e.sqlite.Close() })
+	cat := translate.NewCatalog(e.pg)
 	for _, db := range []string{"student_club", "superhero"} {
-		res, err := e.pg.Query(context.Background(), db, `SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()
-			UNION SELECT column_name::text FROM information_schema.columns WHERE table_schema = current_schema()`)
+		opts, err := cat.Options(context.Background(), db)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range res.Rows {
-			e.names[db] = append(e.names[db], r[0].S)
+		if len(opts.Names) == 0 || len(opts.Types) == 0 {
+			t.Fatalf("schema %s: no names or types read: %+v", db, opts)
 		}
-		res, err = e.pg.Query(context.Background(), db, `SELECT column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = current_schema()`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.types[db] = map[string]string{}
-		for _, r := range res.Rows {
-			if typ, ok := e.types[db][r[0].S]; ok && typ != r[1].S {
-				e.types[db][r[0].S] = ""
-				continue
-			}
-			e.types[db][r[0].S] = r[1].S
-		}
+		e.opts[db] = *opts
 	}
 	return e
 }
 
 func (e *engines) translate(db, sql string) translate.Result {
-	return translate.ToPostgres(sql, translate.Options{Names: e.names[db], Types: e.types[db]})
+	return translate.ToPostgres(sql, e.opts[db])
 }
 
 // parallel runs f(i) for i in [0, n) on a few goroutines.

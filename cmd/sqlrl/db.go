@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -159,10 +158,11 @@ func dsnWithUser(dsn, user string) string {
 }
 
 // postgresEval opens the PostgreSQL engine for `sqlrl eval --engine
-// postgres` and rewrites the gold SQL for PostgreSQL: a per-dialect gold
-// ("SQL_postgres" in the question file, or a line of --gold-dialect-file)
-// wins; otherwise the SQLite gold is translated (package translate).
-func postgresEval(ctx context.Context, dsn string, lim sqlexec.Limits, exs []dataset.Example, questions, dialectFile string) (*sqlexec.Postgres, *pgTranslator, error) {
+// postgres` and rewrites the gold SQL for PostgreSQL (translate.Catalog.Gold):
+// a line of --gold-dialect-file wins, then "SQL_postgres" in the question
+// file, else the SQLite gold is translated. The catalog is returned for
+// --translate-pred.
+func postgresEval(ctx context.Context, dsn string, lim sqlexec.Limits, exs []dataset.Example, questions, dialectFile string) (*sqlexec.Postgres, *translate.Catalog, error) {
 	if dsn == "" {
 		return nil, nil, usagef("--engine postgres needs --pg-dsn or $%s", pgDSNEnv)
 	}
@@ -170,156 +170,25 @@ func postgresEval(ctx context.Context, dsn string, lim sqlexec.Limits, exs []dat
 	if err != nil {
 		return nil, nil, err
 	}
-	over := map[int]string{}
+	var over translate.GoldOverrides
 	if questions != "" {
-		if over, err = readSQLPostgres(questions); err != nil {
+		if over.ByIndex, err = translate.ReadSQLPostgres(questions); err != nil {
 			eng.Close()
 			return nil, nil, err
 		}
 	}
-	byQID := map[int]string{}
 	if dialectFile != "" {
-		if byQID, err = readGoldDialectFile(dialectFile); err != nil {
+		if over.ByQuestionID, err = translate.ReadGoldDialectFile(dialectFile); err != nil {
 			eng.Close()
 			return nil, nil, err
 		}
 	}
-	tr := &pgTranslator{eng: eng, opts: map[string]*translate.Options{}}
-	for i := range exs {
-		ex := &exs[i]
-		if s, ok := byQID[ex.QuestionID]; ok {
-			ex.SQL = s
-			continue
-		}
-		if s, ok := over[ex.Index]; ok {
-			ex.SQL = s
-			continue
-		}
-		if ex.SQL, err = tr.translate(ctx, ex.DBID, ex.SQL); err != nil {
-			eng.Close()
-			return nil, nil, err
-		}
+	cat := translate.NewCatalog(eng)
+	if err := cat.Gold(ctx, exs, over); err != nil {
+		eng.Close()
+		return nil, nil, err
 	}
-	return eng, tr, nil
-}
-
-// pgTranslator translates SQLite SQL for one PostgreSQL engine, with the
-// table and column names and column types of each schema read once from the
-// catalog.
-type pgTranslator struct {
-	eng  *sqlexec.Postgres
-	opts map[string]*translate.Options
-}
-
-func (t *pgTranslator) translate(ctx context.Context, db, sql string) (string, error) {
-	opts, ok := t.opts[db]
-	if !ok {
-		var err error
-		if opts, err = schemaNames(ctx, t.eng, db); err != nil {
-			return "", err
-		}
-		t.opts[db] = opts
-	}
-	return translate.ToPostgres(sql, *opts).SQL, nil
-}
-
-// schemaNames reads what the translator needs to know about schema db. A
-// missing schema gives empty options: the query will then fail as it does on
-// SQLite when the database is missing.
-func schemaNames(ctx context.Context, eng *sqlexec.Postgres, db string) (*translate.Options, error) {
-	opts := &translate.Options{Types: map[string]string{}}
-	res, err := eng.Query(ctx, db, `SELECT table_name::text, NULL::text FROM information_schema.tables WHERE table_schema = current_schema()
-		UNION ALL SELECT column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = current_schema()`)
-	if sqlexec.ClassOf(err) == sqlexec.ClassNoDatabase {
-		return opts, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read the names of schema %q: %w", db, err)
-	}
-	for _, r := range res.Rows {
-		name := r[0].S
-		opts.Names = append(opts.Names, name)
-		if r[1].Kind == sqlexec.KindNull {
-			continue
-		}
-		if typ, seen := opts.Types[name]; seen && typ != r[1].S {
-			opts.Types[name] = "" // same name, different types
-			continue
-		}
-		opts.Types[name] = r[1].S
-	}
-	return opts, nil
-}
-
-// translatePreds translates SQLite-dialect predictions (--translate-pred).
-func (t *pgTranslator) translatePreds(ctx context.Context, exs []dataset.Example, preds []*dataset.Prediction) error {
-	for i, p := range preds {
-		if p == nil {
-			continue
-		}
-		var err error
-		if p.SQL, err = t.translate(ctx, exs[i].DBID, p.SQL); err != nil {
-			return err
-		}
-		for k, c := range p.Candidates {
-			if p.Candidates[k], err = t.translate(ctx, exs[i].DBID, c); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// readSQLPostgres reads the optional "SQL_postgres" field of each record of
-// a BIRD/Spider question file, by record index.
-func readSQLPostgres(path string) (map[int]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read per-dialect gold: %w", err)
-	}
-	var recs []struct {
-		SQLPostgres *string `json:"SQL_postgres"`
-	}
-	if err := json.Unmarshal(b, &recs); err != nil {
-		return nil, fmt.Errorf("read per-dialect gold: %s: %w", path, err)
-	}
-	out := map[int]string{}
-	for i, r := range recs {
-		if r.SQLPostgres != nil {
-			out[i] = *r.SQLPostgres
-		}
-	}
-	return out, nil
-}
-
-// readGoldDialectFile reads PostgreSQL gold SQL overrides: JSON Lines
-// {"question_id": N, "SQL": "..."} (question_id is Spider's 0-based index).
-func readGoldDialectFile(path string) (map[int]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read gold dialect file: %w", err)
-	}
-	out := map[int]string{}
-	for n, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var r struct {
-			QuestionID *int    `json:"question_id"`
-			SQL        *string `json:"SQL"`
-		}
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, n+1, err)
-		}
-		if r.QuestionID == nil || r.SQL == nil {
-			return nil, fmt.Errorf("%s: line %d: want {\"question_id\": N, \"SQL\": \"...\"}", path, n+1)
-		}
-		if _, dup := out[*r.QuestionID]; dup {
-			return nil, fmt.Errorf("%s: line %d: question_id %d given twice", path, n+1, *r.QuestionID)
-		}
-		out[*r.QuestionID] = *r.SQL
-	}
-	return out, nil
+	return eng, cat, nil
 }
 
 // questionsFile is the question file an eval reads its gold from, for the

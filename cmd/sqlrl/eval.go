@@ -16,6 +16,7 @@ import (
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/translate"
 )
 
 // defaultData is the benchmark bundled with the repository.
@@ -78,7 +79,7 @@ examples:
 				}
 				lim := sqlexec.Limits{MaxRows: *maxRows, MaxBytes: *maxBytes}
 				var pg *sqlexec.Postgres
-				var pgTr *pgTranslator
+				var pgTr *translate.Catalog
 				switch *engineName {
 				case "sqlite":
 				case "postgres", "postgresql", "pg":
@@ -107,7 +108,7 @@ examples:
 						return err
 					}
 					if *translatePred && pgTr != nil {
-						if err := pgTr.translatePreds(ctx, examples, preds); err != nil {
+						if err := pgTr.Predictions(ctx, examples, preds); err != nil {
 							return err
 						}
 					}
