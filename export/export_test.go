@@ -197,7 +197,7 @@ func TestFormatsGolden(t *testing.T) {
 	if _, err := Prepare(context.Background(), Options{Dir: dir, Out: out, Seed: 5}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range rolloutFiles {
+	for _, name := range []string{FileTRLKTO, FileTRLKTOChat, FileOpenRLHFKTO, FileTRLDPO, FileTRLDPOChat} {
 		if _, err := os.Stat(filepath.Join(out, name)); err == nil {
 			t.Errorf("%s left over from the run with rollouts", name)
 		}

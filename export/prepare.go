@@ -41,16 +41,14 @@ const (
 	FileManifest        = "manifest.json"
 )
 
-// rolloutFiles are written only from a rollouts file; a run without one
-// removes them, so that an output directory never mixes two runs.
-var rolloutFiles = []string{FileTRLKTO, FileTRLKTOChat, FileOpenRLHFKTO, FileTRLDPO, FileTRLDPOChat}
-
 // Options configure Prepare.
 type Options struct {
 	// Dir is a benchmark directory in BIRD's (or Spider's) layout and
 	// Split the split to read (default "train").
 	Dir, Split string
-	// Out is the output directory, created if missing.
+	// Out is the output directory. It is replaced whole, atomically, once
+	// every file is written (see newStage); it must be missing, empty or
+	// a directory Prepare wrote.
 	Out string
 	// Seed drives the split and the augmentation.
 	Seed uint64
@@ -305,10 +303,12 @@ func Prepare(ctx context.Context, opts Options) (*Manifest, error) {
 		Files:  map[string]FileInfo{},
 	}
 
-	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+	st, err := newStage(opts.Out)
+	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
-	w := &outWriter{dir: opts.Out, prog: prog}
+	defer st.cleanup()
+	w := &outWriter{dir: st.dir, prog: prog}
 	w.add(FileSFT, len(sftRecs), func(i int) (any, error) { return sftRecs[i].rendered(), nil })
 	w.add(FileHoldout, len(holdRecs), func(i int) (any, error) { return holdRecs[i].rendered(), nil })
 	w.add(FileHoldoutAug, len(augRecs), func(i int) (any, error) { return augRecs[i].rendered(), nil })
@@ -350,12 +350,6 @@ func Prepare(ctx context.Context, opts Options) (*Manifest, error) {
 			it := dpo[i]
 			return TRLDPOChat{Prompt: it.rec.p.Messages(), Chosen: assistant(it.chosen), Rejected: assistant(it.rejected)}, nil
 		})
-	} else {
-		for _, name := range rolloutFiles {
-			if err := os.Remove(filepath.Join(opts.Out, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("prepare: remove stale %w", err)
-			}
-		}
 	}
 	if err := w.run(ctx, m.Files); err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
@@ -364,7 +358,10 @@ func Prepare(ctx context.Context, opts Options) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare: manifest: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(opts.Out, FileManifest), append(data, '\n')); err != nil {
+	if err := writeSynced(filepath.Join(st.dir, FileManifest), append(data, '\n')); err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	if err := st.publish(ctx); err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
 	return m, nil
@@ -421,8 +418,8 @@ func GoldTables(sql string, s *prompt.Schema) []string {
 	return out
 }
 
-// outWriter writes the output files, each through a temporary file and a
-// rename with its SHA-256 computed on the way. Files are independent, so
+// outWriter writes the output files into the staging directory, each with
+// its SHA-256 computed on the way. Files are independent, so
 // run writes them in parallel, one per CPU: JSON encoding of the prompt
 // text is most of a run's time.
 type outWriter struct {
@@ -475,15 +472,16 @@ func (w *outWriter) run(ctx context.Context, files map[string]FileInfo) error {
 	return nil
 }
 
+// writeJSONL writes n records to path (in the staging directory, so no
+// temporary name is needed) and fsyncs it before the directory is published.
 func writeJSONL(ctx context.Context, path string, n int, rec func(i int) (any, error)) (FileInfo, error) {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	name := filepath.Base(path)
+	f, err := os.Create(path)
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("write %w", err)
 	}
 	fail := func(err error) (FileInfo, error) {
 		f.Close()
-		os.Remove(tmp)
 		return FileInfo{}, err
 	}
 	h := sha256.New()
@@ -494,6 +492,11 @@ func writeJSONL(ctx context.Context, path string, n int, rec func(i int) (any, e
 	for i := range n {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return fail(fmt.Errorf("write %s: %w", path, ctx.Err()))
+		}
+		if i == n/2 {
+			if err := fault("write " + name); err != nil {
+				return fail(err)
+			}
 		}
 		v, err := rec(i)
 		if err != nil {
@@ -506,12 +509,13 @@ func writeJSONL(ctx context.Context, path string, n int, rec func(i int) (any, e
 	if err := bw.Flush(); err != nil {
 		return fail(fmt.Errorf("write %s: %w", path, err))
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return FileInfo{}, fmt.Errorf("write %s: %w", path, err)
+	if err := fault("sync " + name); err != nil {
+		return fail(err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := f.Sync(); err != nil {
+		return fail(fmt.Errorf("sync %s: %w", path, err))
+	}
+	if err := f.Close(); err != nil {
 		return FileInfo{}, fmt.Errorf("write %s: %w", path, err)
 	}
 	return FileInfo{Records: n, Bytes: cw.n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
@@ -528,13 +532,29 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+// writeSynced writes data to path and fsyncs it.
+func writeSynced(path string, data []byte) error {
+	name := filepath.Base(path)
+	if err := fault("write " + name); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
 		return fmt.Errorf("write %w", err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := fault("sync " + name); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
