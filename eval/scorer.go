@@ -40,6 +40,11 @@ type Outcome struct {
 	Class string `json:"class"`
 	// Error is the database's message when the prediction failed.
 	Error string `json:"error,omitempty"`
+	// GoldClass is the sqlexec class of the gold's failure when Class is
+	// gold_error, so that a caller can tell a broken label (syntax_error,
+	// write_attempt) from a gold the machine could not run just now
+	// (timeout: see Transient).
+	GoldClass string `json:"gold_class,omitempty"`
 	// SoftF1 is mini-dev's soft F1 (BIRD mode); 1 when correct.
 	SoftF1   float64 `json:"soft_f1"`
 	PredRows int     `json:"pred_rows"`
@@ -93,6 +98,49 @@ type cacheEntry struct {
 	cut bool
 }
 
+// Transient reports whether a failure says something about the machine at
+// the time rather than about the SQL: a timeout or cancellation (whichever
+// limit produced it: the caller's, the pair budget, the engine's own, or a
+// wait for a pooled connection on a busy database), a database that could
+// not be opened, or SQLite running out of memory or disk, or finding a
+// file locked. The same query may succeed a moment later, so no cache may
+// keep such an outcome: a reward server that remembered a timeout met under
+// load would fail that label (or that completion) for the rest of a
+// training run. msg is the database's message (Outcome.Error).
+func Transient(class, msg string) bool {
+	switch sqlexec.Class(class) {
+	case sqlexec.ClassTimeout, sqlexec.ClassCanceled, sqlexec.ClassNoDatabase:
+		return true
+	case sqlexec.ClassRuntime:
+		for _, m := range machineFailures {
+			if strings.Contains(msg, m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// machineFailures are SQLite messages of runtime errors caused by the
+// machine's state (memory, disk, locks, an interrupt), not by the query.
+var machineFailures = []string{
+	"out of memory", "disk I/O error", "database or disk is full", "database is locked",
+	"database table is locked", "unable to open database file", "interrupted",
+}
+
+// transientErr is Transient for an execution error.
+func transientErr(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	var e *sqlexec.Error
+	if errors.As(err, &e) {
+		msg = e.Msg
+	}
+	return Transient(string(sqlexec.ClassOf(err)), msg)
+}
+
 // maxCachedBytes keeps huge results (a wrong prediction that returns a whole
 // table) out of the cache; they are rare and cheap to recompute relative to
 // the memory they would pin.
@@ -124,9 +172,12 @@ func (c *cache) get(ctx context.Context, key string, max int, run func(context.C
 			c.m[key] = e
 			c.mu.Unlock()
 			e.res, e.err = run(ctx)
-			k := sqlexec.ClassOf(e.err)
-			e.cut = ctx.Err() != nil && (k == sqlexec.ClassCanceled || k == sqlexec.ClassTimeout)
-			if e.cut || (e.res != nil && e.res.Bytes > maxCachedBytes) {
+			transient := transientErr(e.err)
+			e.cut = transient && ctx.Err() != nil
+			// Waiters that arrived during the run share its outcome, even
+			// a timeout met under the same load; later callers run the
+			// query again.
+			if transient || (e.res != nil && e.res.Bytes > maxCachedBytes) {
 				c.mu.Lock()
 				delete(c.m, key)
 				c.mu.Unlock()
@@ -180,9 +231,19 @@ func (s *Scorer) predResult(ctx context.Context, db, sql string) (*sqlexec.Resul
 	})
 }
 
+// forget drops key's result, so that the next lookup runs the query again.
+func (c *cache) forget(key string) {
+	c.mu.Lock()
+	delete(c.m, key)
+	c.mu.Unlock()
+}
+
 // remember stores a verdict, emptying the verdict and gold-set maps first
 // when they hold MaxCacheEntries verdicts (see cache.get).
 func (s *Scorer) remember(key string, o Outcome) {
+	if Transient(o.Class, o.Error) {
+		return
+	}
 	if s.MaxCacheEntries > 0 && s.nverdicts.Add(1) > int64(s.MaxCacheEntries) {
 		s.nverdicts.Store(1)
 		s.verdicts.Clear()
@@ -211,7 +272,7 @@ func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 	}
 	g, gerr := s.GoldResult(ctx, db, gold)
 	if gerr != nil {
-		return Outcome{Class: ClassGoldError, Error: gerr.Error()}
+		return goldFailed(gerr)
 	}
 	cacheable := s.CachePredictions && !nondeterministic(pred) && !nondeterministic(gold)
 	var vkey string
@@ -236,6 +297,10 @@ func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 	// share of it is its own execution time.
 	budget := timeout - g.Elapsed
 	if budget <= 0 {
+		// The gold's time was measured once, perhaps on a busy machine:
+		// measure it again next time rather than fail the question for
+		// good.
+		s.results.forget(cacheKey(db, gold))
 		return Outcome{Class: string(sqlexec.ClassTimeout), Error: "gold query alone exceeds the timeout", GoldRows: len(g.Rows)}
 	}
 	pctx, cancel := context.WithTimeout(ctx, budget)
@@ -246,16 +311,16 @@ func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 	} else {
 		out = s.fullBIRD(pctx, db, pred, g)
 	}
-	if cacheable && !cutShort(out, ctx) {
-		s.remember(vkey, out)
+	if cacheable {
+		s.remember(vkey, out) // not when Transient
 	}
 	return out
 }
 
-// cutShort reports an outcome decided by the caller's context rather than
-// by the query, which must not be remembered.
-func cutShort(o Outcome, ctx context.Context) bool {
-	return o.Class == string(sqlexec.ClassCanceled) || (o.Class == string(sqlexec.ClassTimeout) && ctx.Err() != nil)
+// goldFailed is the verdict when the gold query fails: no verdict on the
+// prediction, with the gold's failure class kept for the caller.
+func goldFailed(err error) Outcome {
+	return Outcome{Class: ClassGoldError, Error: err.Error(), GoldClass: string(sqlexec.ClassOf(err))}
 }
 
 // fullBIRD executes the prediction to the end: needed for Soft-F1 and for
