@@ -1,14 +1,35 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/sqlrl/sqlrl/export"
 )
+
+// TestMain lets a test run this binary as sqlrl itself (SQLRL_TEST_MAIN=1),
+// to kill it as a user's kill -9 would, without a separate build.
+func TestMain(m *testing.M) {
+	if os.Getenv("SQLRL_TEST_MAIN") == "1" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
 
 // sqlrl runs the CLI in-process from the repository root, as a user would.
 func sqlrl(t *testing.T, args ...string) (stdout, stderr string, code int) {
@@ -87,5 +108,141 @@ func TestEvalUsageErrors(t *testing.T) {
 		if code != tt.code || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: code %d, stderr %q; want %d and %q", tt.args, code, errs, tt.code, tt.want)
 		}
+	}
+}
+
+// checkPrepared checks that dir is one whole prepared output: the manifest
+// lists exactly the files present with their sizes and checksums, and no
+// question is in both sft.jsonl and holdout.jsonl.
+func checkPrepared(t *testing.T, dir string) (seed uint64) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, export.FileManifest))
+	if err != nil {
+		t.Fatalf("no manifest: %v", err)
+	}
+	var m export.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != len(m.Files)+1 {
+		t.Errorf("%d entries in %s, manifest lists %d files", len(ents), dir, len(m.Files))
+	}
+	ids := map[string]map[int]bool{}
+	for _, e := range ents {
+		name := e.Name()
+		if name == export.FileManifest {
+			continue
+		}
+		fi, ok := m.Files[name]
+		if !ok {
+			t.Errorf("%s is not in the manifest", name)
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		if int64(len(data)) != fi.Bytes || hex.EncodeToString(sum[:]) != fi.SHA256 {
+			t.Errorf("%s: %d bytes, sha256 %x; manifest says %d, %s", name, len(data), sum, fi.Bytes, fi.SHA256)
+		}
+		if name == export.FileSFT || name == export.FileHoldout {
+			ids[name] = map[int]bool{}
+			for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+				var r struct {
+					QuestionID int `json:"question_id"`
+				}
+				if err := json.Unmarshal(line, &r); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				ids[name][r.QuestionID] = true
+			}
+		}
+	}
+	both := 0
+	for id := range ids[export.FileSFT] {
+		if ids[export.FileHoldout][id] {
+			both++
+		}
+	}
+	if both > 0 {
+		t.Errorf("%d question ids in both %s and %s", both, export.FileSFT, export.FileHoldout)
+	}
+	return m.Seed
+}
+
+// TestDataPrepareKill9 kills 'sqlrl data prepare' with SIGKILL at several
+// points of a run over an existing output (after the prompts, after the
+// first, fifth and last file written) and checks after each that the
+// output is one whole run's, old or new; the next run removes what the
+// killed one staged.
+func TestDataPrepareKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs data prepare several times")
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bench := filepath.Join(wd, "../../datasets/bird-dev-sample")
+	parent := t.TempDir()
+	out := filepath.Join(parent, "prepared")
+	prepare := func(seed int) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "data", "prepare", "-split", "dev", "-seed", fmt.Sprint(seed), "-out", out, bench)
+		cmd.Env = append(os.Environ(), "SQLRL_TEST_MAIN=1")
+		return cmd
+	}
+	if b, err := prepare(1).CombinedOutput(); err != nil {
+		t.Fatalf("first run: %v\n%s", err, b)
+	}
+	checkPrepared(t, out)
+	// Each point: the number of "wrote" lines to wait for (0: the first
+	// progress line of any kind).
+	for i, wrote := range []int{0, 1, 5, 9} {
+		seed := 2 + i
+		cmd := prepare(seed)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stderr)
+		n := 0
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), ": wrote ") {
+				n++
+			}
+			if n >= wrote {
+				break
+			}
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		go func() {
+			for sc.Scan() {
+			}
+		}()
+		cmd.Wait()
+		got := checkPrepared(t, out)
+		t.Logf("killed after %d files written: output has seed %d (new run: %d)", wrote, got, seed)
+	}
+	if b, err := prepare(9).CombinedOutput(); err != nil {
+		t.Fatalf("last run: %v\n%s", err, b)
+	}
+	if got := checkPrepared(t, out); got != 9 {
+		t.Errorf("after a full run the output has seed %d, want 9", got)
+	}
+	ents, _ := os.ReadDir(parent)
+	if len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("beside the output: %v, want nothing (a killed run's staging is removed by the next run)", names)
 	}
 }
