@@ -33,6 +33,9 @@ func Execute(ctx context.Context, sc Scorer, s Sample) (eval.Outcome, error) {
 	}
 	out := sc.Score(ctx, s.DBID, s.GoldSQL, sql)
 	if out.Class == eval.ClassGoldError {
+		if eval.Transient(out.GoldClass, out.Error) {
+			return out, fmt.Errorf("%w: %w on database %q: %s", ErrTransient, ErrGold, s.DBID, out.Error)
+		}
 		return out, fmt.Errorf("%w on database %q: %s", ErrGold, s.DBID, out.Error)
 	}
 	// A query stopped because the caller gave up says nothing about it.

@@ -2,6 +2,7 @@ package reward
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -158,6 +159,55 @@ func TestMemo(t *testing.T) {
 	}
 	if c := m.Counters(); c["memo_hits"] != 16 || c["memo_misses"] != 3 {
 		t.Errorf("counters %v", c)
+	}
+}
+
+// TestMemoSkipsTransient: every outcome the machine decided is scored again
+// on the next request, while a verdict on the SQL is kept; a gold that
+// timed out is an ErrTransient (retry) as well as an ErrGold.
+func TestMemoSkipsTransient(t *testing.T) {
+	tests := []struct {
+		name string
+		out  eval.Outcome
+		keep bool
+	}{
+		{"timeout", eval.Outcome{Class: string(sqlexec.ClassTimeout), Error: "query timed out waiting for a connection"}, false},
+		{"canceled", eval.Outcome{Class: string(sqlexec.ClassCanceled), Error: "query canceled"}, false},
+		{"file busy", eval.Outcome{Class: string(sqlexec.ClassRuntime), Error: "database is locked"}, false},
+		{"out of memory", eval.Outcome{Class: string(sqlexec.ClassRuntime), Error: "out of memory"}, false},
+		{"runtime error of the SQL", eval.Outcome{Class: string(sqlexec.ClassRuntime), Error: "integer overflow"}, true},
+		{"syntax error", outError, true},
+		{"wrong", outWrong, true},
+	}
+	for _, tt := range tests {
+		sc := &stubScorer{out: tt.out}
+		m := &Memo{F: &Exec{Scorer: sc, Scheme: SchemeMATS}}
+		s := Sample{DBID: "d", GoldSQL: "SELECT a FROM t", SQL: "SELECT b FROM t"}
+		for range 2 {
+			if _, err := m.Reward(context.Background(), s); err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+		}
+		if want := map[bool]int64{true: 1, false: 2}[tt.keep]; sc.calls.Load() != want {
+			t.Errorf("%s: scored %d times, want %d", tt.name, sc.calls.Load(), want)
+		}
+	}
+	for _, tt := range []struct {
+		goldClass string
+		transient bool
+	}{{"timeout", true}, {"no_database", true}, {"syntax_error", false}, {"write_attempt", false}} {
+		sc := &stubScorer{out: eval.Outcome{Class: eval.ClassGoldError, GoldClass: tt.goldClass, Error: tt.goldClass + ": x"}}
+		m := &Memo{F: &Exec{Scorer: sc, Scheme: SchemeEX}}
+		s := Sample{DBID: "d", GoldSQL: "SELECT a FROM t", SQL: "SELECT b FROM t"}
+		for range 2 {
+			_, err := m.Reward(context.Background(), s)
+			if !errors.Is(err, ErrGold) || errors.Is(err, ErrTransient) != tt.transient {
+				t.Errorf("gold %s: err %v, want ErrGold, ErrTransient %v", tt.goldClass, err, tt.transient)
+			}
+		}
+		if sc.calls.Load() != 2 {
+			t.Errorf("gold %s: scored %d times, want 2 (errors are never kept)", tt.goldClass, sc.calls.Load())
+		}
 	}
 }
 

@@ -31,6 +31,11 @@ import (
 // exponential backoff, the answer must end with a line "Grade: N/50" (N an
 // integer 0..50) and anything else is rejected, and when every attempt
 // fails the Fallback judge grades instead (component judge_fallback=1).
+// When the caller's context has a deadline (a server request's), the
+// attempts, the waits between them and the wait for a slot all end
+// FallbackReserve before it, whatever Timeout and Retries say, so that the
+// fallback still answers in time: a hung judge costs a fallback grade,
+// never the request.
 type LLMJudge struct {
 	// BaseURL is the API root, e.g. http://localhost:8000/v1 (as in
 	// OPENAI_BASE_URL).
@@ -41,7 +46,8 @@ type LLMJudge struct {
 	// Client defaults to a client with no overall timeout (Timeout bounds
 	// each attempt).
 	Client *http.Client
-	// Timeout bounds one attempt; default 60s.
+	// Timeout bounds one attempt; default 60s. The caller's deadline less
+	// FallbackReserve bounds every attempt too.
 	Timeout time.Duration
 	// Retries is the number of attempts after the first; default 0 means
 	// none, so set it (the CLI defaults to 2).
@@ -50,8 +56,15 @@ type LLMJudge struct {
 	// jitter; default 500ms, capped at 10s.
 	Backoff time.Duration
 	// MaxConcurrent bounds requests in flight to the judge server; default
-	// 16. Waiting for a slot counts against the caller's context only.
+	// 16. Waiting for a slot counts against the judge's share of the
+	// caller's deadline, like the attempts.
 	MaxConcurrent int
+	// FallbackReserve is how much of the caller's deadline is left to the
+	// Fallback: the judge gives up that long before the deadline. Default:
+	// a fifth of the time left when grading starts, at most 10 s (the
+	// analytic judge needs microseconds; the rest is slack for a loaded
+	// machine and for writing the response). Unused without a deadline.
+	FallbackReserve time.Duration
 	// Fallback grades when the judge fails; nil makes the failure an error.
 	Fallback Judge
 	// Rows is how many rows of each result the prompt shows; default 5.
@@ -104,7 +117,12 @@ func (j *LLMJudge) Grade(ctx context.Context, v View) (Grade, error) {
 		j.stats.cacheHits.Add(1)
 		return Grade{Points: p, Components: map[string]float64{"judge_fallback": 0}}, nil
 	}
-	p, err := j.ask(ctx, sys, user)
+	jctx, cancel := j.budget(ctx)
+	p, err := j.ask(jctx, sys, user)
+	if err != nil && jctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("no grade within the judge's share of the deadline (the rest is kept for the fallback): %w", err)
+	}
+	cancel()
 	if err == nil {
 		j.cache.put(key, p)
 		return Grade{Points: p, Components: map[string]float64{"judge_fallback": 0}}, nil
@@ -125,6 +143,23 @@ func (j *LLMJudge) Grade(ctx context.Context, v View) (Grade, error) {
 	mergeInto(c, g.Components)
 	c["judge_fallback"] = 1
 	return Grade{Points: g.Points, Components: c}, nil
+}
+
+// maxFallbackReserve caps the default FallbackReserve.
+const maxFallbackReserve = 10 * time.Second
+
+// budget returns the context the judge's attempts run under: ctx, ending
+// FallbackReserve before ctx's deadline when it has one.
+func (j *LLMJudge) budget(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	reserve := j.FallbackReserve
+	if reserve <= 0 {
+		reserve = min(time.Until(deadline)/5, maxFallbackReserve)
+	}
+	return context.WithDeadline(ctx, deadline.Add(-reserve))
 }
 
 func (j *LLMJudge) rows() int {
@@ -154,9 +189,12 @@ func (j *LLMJudge) ask(ctx context.Context, sys, user string) (float64, error) {
 	var last error
 	for attempt := 0; attempt <= max(0, j.Retries); attempt++ {
 		if attempt > 0 {
-			j.stats.retries.Add(1)
 			wait := backoff<<(attempt-1) + time.Duration(rand.Int64N(int64(backoff)/2+1))
 			wait = min(wait, 10*time.Second)
+			if d, ok := ctx.Deadline(); ok && time.Until(d) <= wait {
+				break // no attempt could start before the budget ends
+			}
+			j.stats.retries.Add(1)
 			t := time.NewTimer(wait)
 			select {
 			case <-t.C:

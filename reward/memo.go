@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/eval"
 )
 
 // genCache is a bounded map: when the current generation holds max/2
@@ -59,10 +59,12 @@ func (c *genCache[V]) putLocked(key string, v V) {
 
 // Memo remembers scores so that a repeated completion (same database, gold,
 // question and SQL) costs a lookup. Concurrent identical samples wait for
-// the first. Scores that say nothing stable about the SQL are not kept: a
-// timeout (the machine may have been busy), a judge fallback (the judge may
-// be back), and SQL whose result can change between runs (random(),
-// 'now', current_*).
+// the first. Scores that say nothing stable about the SQL are not kept: an
+// outcome eval.Transient says the machine decided (a timeout or
+// cancellation from whichever limit, however much time the caller had left;
+// a busy or missing database file), a judge fallback (the judge may be
+// back), and SQL whose result can change between runs (random(), 'now',
+// current_*). Errors are never kept either.
 type Memo struct {
 	F Func
 	// Max bounds the entries kept; default 100,000.
@@ -165,7 +167,7 @@ type Counter interface {
 
 // stable reports whether a score may be reused for the same SQL later.
 func stable(s Score) bool {
-	if s.Class == string(sqlexec.ClassTimeout) || s.Class == string(sqlexec.ClassCanceled) {
+	if eval.Transient(s.Class, s.Error) {
 		return false
 	}
 	return s.Components["judge_fallback"] == 0

@@ -97,6 +97,13 @@ func Normalize(f Func, v float64) float64 {
 // itself fails: a label problem, not a completion problem.
 var ErrGold = errors.New("gold query failed")
 
+// ErrTransient marks a reward that cannot be computed now for a reason of
+// the machine's, not the label's: the gold query timed out (under load, or
+// waiting for a connection to a busy database) or its file could not be
+// opened. It comes together with ErrGold; a server answers it with a
+// retryable status rather than the "bad label" one, and nothing caches it.
+var ErrTransient = errors.New("transient failure, retry later")
+
 // ErrJudge marks a reward that cannot be computed because the judge failed
 // and no fallback was configured.
 var ErrJudge = errors.New("judge failed")
