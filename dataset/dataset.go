@@ -156,6 +156,9 @@ func loadBIRDQuestions(path string) (*Benchmark, error) {
 		if len(missing) > 0 {
 			return nil, fmt.Errorf("%s: record %d: missing %s", path, i, strings.Join(missing, ", "))
 		}
+		if err := CheckDBID(*r.DBID); err != nil {
+			return nil, fmt.Errorf("%s: record %d (question_id %d): %w", path, i, *r.QuestionID, err)
+		}
 		switch r.Difficulty {
 		case "", "simple", "moderate", "challenging":
 		default:
@@ -216,6 +219,9 @@ func loadSpiderQuestions(path string) (*Benchmark, error) {
 		if len(missing) > 0 {
 			return nil, fmt.Errorf("%s: record %d: missing %s", path, i, strings.Join(missing, ", "))
 		}
+		if err := CheckDBID(*r.DBID); err != nil {
+			return nil, fmt.Errorf("%s: record %d: %w", path, i, err)
+		}
 		ex := Example{Index: i, QuestionID: i, DBID: *r.DBID, Question: *r.Question, SQL: *r.Query}
 		// A gold the hardness parser cannot read is still scored, just
 		// unlabelled: one odd query must not block evaluating the rest.
@@ -227,6 +233,22 @@ func loadSpiderQuestions(path string) (*Benchmark, error) {
 		b.Examples = append(b.Examples, ex)
 	}
 	return b, nil
+}
+
+// CheckDBID refuses a db_id that is not a plain name. A db_id becomes a
+// path, <root>/<db_id>/<db_id>.sqlite, so "../x" or "/etc/passwd" in a
+// hand-edited or generated question file would read a file outside the
+// benchmark, and score against it.
+func CheckDBID(id string) error {
+	switch {
+	case id == "":
+		return errors.New("empty db_id")
+	case id == "." || id == ".." || strings.ContainsAny(id, "/\\\x00") || filepath.IsAbs(id) || filepath.VolumeName(id) != "":
+		return fmt.Errorf("db_id %q is not a plain database name (no path separators, not . or ..)", id)
+	case strings.TrimSpace(id) != id:
+		return fmt.Errorf("db_id %q has leading or trailing white space", id)
+	}
+	return nil
 }
 
 // checkDatabases fails early, naming the first question whose database file

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -20,6 +22,10 @@ type Prediction struct {
 	DBID       string   `json:"db_id,omitempty"`
 	SQL        string   `json:"sql"`
 	Candidates []string `json:"candidates,omitempty"`
+	// Source is where the prediction was read ("line 3", `key "12"`), so
+	// that an error found later, when pairing it with a question, can
+	// name the record.
+	Source string `json:"-"`
 }
 
 // birdSeparator splits SQL from db_id in BIRD's prediction files.
@@ -28,34 +34,110 @@ const birdSeparator = "\t----- bird -----\t"
 // ReadBIRDPredictions reads BIRD's prediction file, a JSON object
 // {"<idx>": "<SQL>\t----- bird -----\t<db_id>"}, sorted by idx. BIRD's own
 // script pairs predictions with gold lines by their order in the file; sqlrl
-// pairs them by idx and rejects a file whose keys are not integers or repeat.
+// pairs them by idx and rejects a file whose keys are not integers or repeat
+// (Python's json keeps the last of two equal keys without a word, so a
+// repeated key is a prediction silently lost). The object is read token by
+// token, because decoding it into a map would drop the repeat unseen.
 func ReadBIRDPredictions(path string) ([]Prediction, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %w", err)
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(data, &obj); err != nil {
-		return nil, fmt.Errorf("%s: not a BIRD prediction file (a JSON object of idx -> \"SQL\\t----- bird -----\\tdb_id\"): %w", path, jsonErrorWithLine(data, err))
+	const want = "a JSON object of idx -> \"SQL\\t----- bird -----\\tdb_id\""
+	dec := json.NewDecoder(bytes.NewReader(data))
+	lineAt := func() int { return 1 + bytes.Count(data[:dec.InputOffset()], []byte{'\n'}) }
+	syntax := func(err error) error {
+		off := dec.InputOffset()
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			off = se.Offset
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			off, err = int64(len(data)), io.ErrUnexpectedEOF
+		}
+		line := 1 + bytes.Count(data[:min(max(off, 0), int64(len(data)))], []byte{'\n'})
+		return fmt.Errorf("%s: not a BIRD prediction file (%s): line %d: %w", path, want, line, err)
 	}
-	out := make([]Prediction, 0, len(obj))
-	for key, raw := range obj {
+	tok, err := dec.Token()
+	if errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: no predictions: the file is empty", path)
+	}
+	if err != nil {
+		return nil, syntax(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("%s: not a BIRD prediction file: the top level is %s, want %s", path, jsonKind(tok), want)
+	}
+	var out []Prediction
+	keyLine := map[string]int{}
+	byIdx := map[int]string{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntax(err)
+		}
+		key, _ := tok.(string)
+		line := lineAt()
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, syntax(err)
+		}
+		if first, dup := keyLine[key]; dup {
+			return nil, fmt.Errorf("%s: line %d: key %q repeats the key on line %d; only one prediction per question", path, line, key, first)
+		}
+		keyLine[key] = line
 		idx, err := strconv.Atoi(key)
 		if err != nil || idx < 0 {
-			return nil, fmt.Errorf("%s: key %q: not a question index (a non-negative integer)", path, key)
+			return nil, fmt.Errorf("%s: line %d: key %q: not a question index (a non-negative integer)", path, line, key)
 		}
+		if other, dup := byIdx[idx]; dup {
+			return nil, fmt.Errorf("%s: line %d: key %q names question %d, as key %q (line %d) does", path, line, key, idx, other, keyLine[other])
+		}
+		byIdx[idx] = key
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("%s: key %q: value is %s, want a string \"SQL\\t----- bird -----\\tdb_id\"", path, key, abbreviate(string(raw)))
+			return nil, fmt.Errorf("%s: line %d: key %q: value is %s, want a string \"SQL\\t----- bird -----\\tdb_id\"", path, line, key, abbreviate(string(raw)))
 		}
 		sql, db, ok := strings.Cut(s, birdSeparator)
 		if !ok {
-			return nil, fmt.Errorf("%s: key %q: missing the \"\\t----- bird -----\\t<db_id>\" suffix", path, key)
+			return nil, fmt.Errorf("%s: line %d: key %q: missing the \"\\t----- bird -----\\t<db_id>\" suffix", path, line, key)
 		}
-		out = append(out, Prediction{Index: idx, QuestionID: idx, SQL: sql, DBID: db})
+		out = append(out, Prediction{Index: idx, QuestionID: idx, SQL: sql, DBID: db, Source: fmt.Sprintf("line %d (key %q)", line, key)})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, syntax(err)
+	}
+	if tok, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: line %d: %s after the JSON object; want one object", path, lineAt(), jsonKind(tok))
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no predictions: the object is empty", path)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	return out, nil
+}
+
+// jsonKind names a JSON token's kind for an error message.
+func jsonKind(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		switch v {
+		case '[':
+			return "a list"
+		case '{':
+			return "an object"
+		}
+		return fmt.Sprintf("%q", string(v))
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "more data"
+	}
+	return fmt.Sprintf("%T", tok)
 }
 
 // WriteBIRDPredictions writes preds in BIRD's prediction format.
@@ -92,6 +174,9 @@ func ReadGoldSQL(path string) ([]Example, error) {
 		if len(parts) != 2 || parts[1] == "" {
 			return nil, fmt.Errorf("%s: line %d: want \"SQL<TAB>db_id\", got %d tab-separated fields", path, line, len(parts))
 		}
+		if err := CheckDBID(parts[1]); err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+		}
 		i := len(out)
 		out = append(out, Example{Index: i, QuestionID: i, SQL: parts[0], DBID: parts[1]})
 	}
@@ -110,14 +195,17 @@ func ReadSQLLines(path string) ([]Prediction, error) {
 		return nil, fmt.Errorf("load %w", err)
 	}
 	var out []Prediction
-	for _, l := range strings.Split(string(data), "\n") {
+	for n, l := range strings.Split(string(data), "\n") {
 		l = strings.TrimSpace(l)
 		if l == "" {
 			continue
 		}
 		sql, _, _ := strings.Cut(l, "\t")
 		i := len(out)
-		out = append(out, Prediction{Index: i, QuestionID: i, SQL: sql})
+		out = append(out, Prediction{Index: i, QuestionID: i, SQL: sql, Source: fmt.Sprintf("line %d", n+1)})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no predictions: the file is empty or blank", path)
 	}
 	return out, nil
 }
@@ -151,7 +239,7 @@ func ReadJSONLPredictions(path string) ([]Prediction, error) {
 		if err := json.Unmarshal(b, &r); err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
-		p := Prediction{DBID: r.DBID}
+		p := Prediction{DBID: r.DBID, Source: fmt.Sprintf("line %d", line)}
 		switch {
 		case r.QuestionID != nil:
 			p.QuestionID = *r.QuestionID
@@ -179,6 +267,9 @@ func ReadJSONLPredictions(path string) ([]Prediction, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no predictions: the file is empty or blank", path)
 	}
 	return out, nil
 }
@@ -219,6 +310,12 @@ func ReadPredictions(path string) ([]Prediction, error) {
 		return ReadJSONLPredictions(path)
 	case bytes.HasPrefix(head, []byte("{")):
 		return ReadBIRDPredictions(path)
+	case bytes.HasPrefix(head, []byte("[")):
+		// Read as SQL lines, a list would score "[" and each quoted
+		// string as a query; no format sqlrl reads is a list.
+		return nil, fmt.Errorf("%s: line 1: a JSON list; BIRD's prediction format is a JSON object {\"<idx>\": \"SQL\\t----- bird -----\\tdb_id\"}, sqlrl's is JSON lines {\"question_id\", \"sql\"}", path)
+	case strings.HasSuffix(path, ".json") && len(head) > 0:
+		return ReadBIRDPredictions(path)
 	}
 	return ReadSQLLines(path)
 }
@@ -226,7 +323,7 @@ func ReadPredictions(path string) ([]Prediction, error) {
 // Align orders preds to match examples: by Index where the predictions carry
 // one, else by QuestionID. The result has one entry per example; a question
 // without a prediction gets nil. A prediction that names another database
-// than its question, or no question at all, is an error.
+// than its question, or no question at all, is an error naming its record.
 func Align(path string, examples []Example, preds []Prediction) ([]*Prediction, error) {
 	out := make([]*Prediction, len(examples))
 	byQID := map[int]int{}
@@ -235,22 +332,26 @@ func Align(path string, examples []Example, preds []Prediction) ([]*Prediction, 
 	}
 	for k := range preds {
 		p := &preds[k]
+		where := p.Source
+		if where == "" {
+			where = fmt.Sprintf("prediction %d", k)
+		}
 		i := p.Index
 		if i < 0 {
 			j, ok := byQID[p.QuestionID]
 			if !ok {
-				return nil, fmt.Errorf("%s: prediction for question_id %d: no such question in the gold set", path, p.QuestionID)
+				return nil, fmt.Errorf("%s: %s: prediction for question_id %d: no such question in the gold set", path, where, p.QuestionID)
 			}
 			i = j
 		}
 		if i >= len(examples) {
-			return nil, fmt.Errorf("%s: prediction %d: index out of range (the gold set has %d questions)", path, i, len(examples))
+			return nil, fmt.Errorf("%s: %s: prediction for question index %d: no such question (the gold set has %d questions, indexes 0 to %d)", path, where, i, len(examples), len(examples)-1)
 		}
 		if out[i] != nil {
-			return nil, fmt.Errorf("%s: two predictions for question %d", path, examples[i].QuestionID)
+			return nil, fmt.Errorf("%s: %s: a second prediction for question %d (the first: %s)", path, where, examples[i].QuestionID, out[i].Source)
 		}
 		if p.DBID != "" && p.DBID != examples[i].DBID {
-			return nil, fmt.Errorf("%s: prediction %d: db_id %q, but question %d is on %q", path, i, p.DBID, examples[i].QuestionID, examples[i].DBID)
+			return nil, fmt.Errorf("%s: %s: db_id %q, but question %d is on %q", path, where, p.DBID, examples[i].QuestionID, examples[i].DBID)
 		}
 		out[i] = p
 	}

@@ -84,6 +84,9 @@ func ReadTables(path string) (map[string]*Schema, error) {
 		if s.DBID == "" {
 			return nil, fmt.Errorf("%s: entry %d: missing db_id", path, i)
 		}
+		if err := CheckDBID(s.DBID); err != nil {
+			return nil, fmt.Errorf("%s: entry %d: %w", path, i, err)
+		}
 		for j, c := range s.Columns {
 			if c.Table < -1 || c.Table >= len(s.TableNames) {
 				return nil, fmt.Errorf("%s: entry %d (%s): column %d %q: table index %d out of range", path, i, s.DBID, j, c.Name, c.Table)
