@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -71,6 +72,8 @@ type Report struct {
 }
 
 // Run scores preds (aligned with examples; nil means no prediction) with s.
+// A gold query that cannot open its database stops the run with an error:
+// its questions would otherwise count as wrong in a score that is printed.
 func Run(ctx context.Context, s *Scorer, examples []dataset.Example, preds []*dataset.Prediction, opts Options) (*Report, error) {
 	if len(preds) != len(examples) {
 		return nil, fmt.Errorf("eval: %d predictions for %d questions", len(preds), len(examples))
@@ -82,6 +85,8 @@ func Run(ctx context.Context, s *Scorer, examples []dataset.Example, preds []*da
 	}
 	results := make([]QuestionResult, len(examples))
 	order := goldFirstOrder(examples)
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
@@ -95,6 +100,10 @@ func Run(ctx context.Context, s *Scorer, examples []dataset.Example, preds []*da
 				}
 				i := order[k]
 				results[i] = scoreOne(ctx, s, &examples[i], preds[i], opts)
+				if err := goldNoDatabase(&examples[i], &results[i].Outcome); err != nil {
+					stop(err)
+					return
+				}
 				if opts.Progress != nil {
 					opts.Progress(int(done.Add(1)), len(examples))
 				}
@@ -102,7 +111,10 @@ func Run(ctx context.Context, s *Scorer, examples []dataset.Example, preds []*da
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	if err := context.Cause(ctx); err != nil {
+		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("eval interrupted after %d of %d questions: %w", done.Load(), len(examples), err)
 	}
 	r := &Report{Mode: s.Mode, Questions: results, Classes: map[string]int{}, SoftF1: s.SoftF1 && s.Mode == ModeBIRD}
