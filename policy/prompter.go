@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/prompt"
@@ -18,6 +19,10 @@ type Prompter struct {
 	Format  Format
 	cat     *prompt.Catalog
 	builder *prompt.Builder
+
+	mu   sync.Mutex
+	fitB *prompt.Builder // text format, counting with fitC (Fit)
+	fitC prompt.TokenCounter
 }
 
 // NewPrompter returns a prompter reading schemas through eng; dbRoot holds

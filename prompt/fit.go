@@ -1,6 +1,9 @@
 package prompt
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // choose is the one table pruner behind Builder.Build and Fit. It keeps the
 // tables that fit, in this priority: tables that overlap the question (and
@@ -155,16 +158,25 @@ func Fit(s *Schema, in Input, budget int, counter TokenCounter, render func([]*T
 	return f
 }
 
-// Named returns the tables of s that in's question or evidence names (by
-// a table name, a column name, an example value or a description word) or
-// that in.Keep lists, in schema order: the tables a pruned prompt should
-// still show, which tells a caller whether pruning had to give up one of
-// them.
+// Named returns the tables of s whose name or one of whose column names
+// in's question or evidence says, or that in.Keep lists, in schema order:
+// the tables a pruned prompt should still show, which tells a caller
+// whether pruning had to give one of them up. A word found only in example
+// values or descriptions does not count: BIRD's descriptions repeat common
+// words across most tables.
 func Named(s *Schema, in Input) []string {
-	_, scores := rankTables(s, in.Question+" "+in.Evidence, in.Keep)
+	q := map[string]bool{}
+	terms(in.Question+" "+in.Evidence, q)
 	var out []string
-	for i, t := range s.Tables {
-		if scores[i] > 0 {
+	for _, t := range s.Tables {
+		named := slices.ContainsFunc(in.Keep, func(k string) bool { return strings.EqualFold(k, t.Name) })
+		for w := range q {
+			if named {
+				break
+			}
+			named = t.level(w) <= 1
+		}
+		if named {
 			out = append(out, t.Name)
 		}
 	}

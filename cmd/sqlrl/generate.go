@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -37,7 +40,15 @@ operators alternate, and parentheses, quotes and CASEs close (package
 sqlparse, Guide; docs/policy.md lists every rule).
 
 -model is a checkpoint directory or a run directory of 'sqlrl train sft'
-(its latest checkpoint). Prompts are written in the checkpoint's format.`,
+(its latest checkpoint). Prompts are written in the checkpoint's format and
+fitted to the model's context with -max-tokens left for the completion:
+the tables least relevant to the question go first (those the question and
+evidence name are kept), then the column comments, and as a last resort a
+question's completion budget is cut (to 64 tokens at least). The guide then
+admits only the tables the prompt shows. A question that still does not fit,
+or fails for another reason of its own, gets an empty "sql" and an "error"
+field, a warning on stderr and a count in the summary; the run goes on and
+'sqlrl eval' scores it as wrong.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			model := fs.String("model", "", "checkpoint or run directory (required)")
 			out := fs.String("out", "", "JSONL predictions to write (required)")
@@ -87,51 +98,93 @@ sqlparse, Guide; docs/policy.md lists every rule).
 				if err != nil {
 					return err
 				}
-				prompts := make([]string, len(exs))
+				// Each prompt is fitted to the model's context (policy.Prompter.Fit);
+				// a question that cannot be, or fails for any other reason of its
+				// own, is recorded with an empty "sql" and its error, and the run
+				// goes on: 'sqlrl eval' scores it as wrong.
+				preds := make([]dataset.Prediction, len(exs))
+				errs := make([]string, len(exs))
+				fits := make([]*policy.Fitted, len(exs))
+				var pruned, bare, shortened int
+				fail := func(i int, err error) {
+					errs[i] = err.Error()
+					preds[i].SQL, preds[i].Candidates = "", nil
+					fmt.Fprintf(os.Stderr, "generate: warning: question %d (%s): %v\n", exs[i].QuestionID, exs[i].DBID, err)
+				}
+				fo := pol.FitOptions(*maxTok)
+				var ok []int // questions with a prompt, in order
 				for i, ex := range exs {
-					if prompts[i], err = pr.Prompt(ctx, ex); err != nil {
-						return err
+					preds[i] = dataset.Prediction{Index: ex.Index, QuestionID: ex.QuestionID, DBID: ex.DBID}
+					f, err := pr.Fit(ctx, ex, fo)
+					if err != nil {
+						if ctx.Err() != nil {
+							return ctx.Err()
+						}
+						fail(i, err)
+						continue
+					}
+					fits[i] = f
+					ok = append(ok, i)
+					if len(f.Pruned) > 0 {
+						pruned++
+					}
+					if f.Bare {
+						bare++
+					}
+					if f.MaxTokens < *maxTok {
+						shortened++
 					}
 				}
 				var constrain func(int) policy.Constraint
 				if *guide {
-					if constrain, err = pr.Guides(ctx, exs, pol.Info.SQLWords); err != nil {
-						return err
-					}
+					constrain = policy.FitGuides(fits, pol.Info.SQLWords)
 				}
 				start := time.Now()
 				var st policy.Stats
-				preds := make([]dataset.Prediction, len(exs))
-				for i, ex := range exs {
-					preds[i] = dataset.Prediction{Index: ex.Index, QuestionID: ex.QuestionID, DBID: ex.DBID}
-				}
-				const chunk = 128
-				for lo := 0; lo < len(exs); lo += chunk {
-					hi := min(lo+chunk, len(exs))
+				// decode runs the questions idx (indexes into exs) and fills their
+				// predictions; a failing batch is retried one question at a time
+				// so that one question's failure is only its own.
+				var decode func(idx []int, seed uint64) error
+				decode = func(idx []int, seed uint64) error {
+					prompts := make([]string, len(idx))
+					for k, i := range idx {
+						prompts[k] = fits[i].Text
+					}
 					var con func(int) policy.Constraint
 					if constrain != nil {
-						off := lo
-						con = func(i int) policy.Constraint { return constrain(off + i) }
+						con = func(k int) policy.Constraint { return constrain(idx[k]) }
 					}
-					so := policy.SampleOptions{N: *n, Temperature: *temp, TopP: *topP, MaxTokens: *maxTok, Batch: *batch, Seed: *seed + uint64(lo), Constrain: con}
+					so := policy.SampleOptions{N: *n, Temperature: *temp, TopP: *topP, MaxTokens: *maxTok, Batch: *batch, Seed: seed, Constrain: con}
 					if *temp == 0 && *beams > 1 {
 						so.Beams, so.N = *beams, min(*n, *beams)
 					}
-					outs, s, err := pol.Generate(ctx, prompts[lo:hi], so)
+					outs, s, err := pol.Generate(ctx, prompts, so)
+					var gr [][]policy.Completion
+					if err == nil && *n > 1 && (*greedy || *vote) {
+						var s2 policy.Stats
+						gr, s2, err = pol.Generate(ctx, prompts, policy.SampleOptions{MaxTokens: *maxTok, Batch: *batch, Constrain: con, Beams: *beams})
+						s.CompletionTokens += s2.CompletionTokens
+					}
 					if err != nil {
-						return err
+						if ctx.Err() != nil {
+							return ctx.Err()
+						}
+						if len(idx) == 1 {
+							fail(idx[0], err)
+							return nil
+						}
+						for k, i := range idx {
+							if err := decode([]int{i}, seed+uint64(k)); err != nil {
+								return err
+							}
+						}
+						return nil
 					}
 					st.PromptTokens += s.PromptTokens
 					st.CompletionTokens += s.CompletionTokens
-					var gr [][]policy.Completion
-					if *n > 1 && (*greedy || *vote) {
-						if gr, s, err = pol.Generate(ctx, prompts[lo:hi], policy.SampleOptions{MaxTokens: *maxTok, Batch: *batch, Constrain: con, Beams: *beams}); err != nil {
-							return err
-						}
-						st.CompletionTokens += s.CompletionTokens
-					}
 					for k, cs := range outs {
-						p := &preds[lo+k]
+						i := idx[k]
+						p := &preds[i]
 						p.SQL = cs[0].Text
 						if *n > 1 {
 							for _, c := range cs {
@@ -145,16 +198,34 @@ sqlparse, Guide; docs/policy.md lists every rule).
 							cands := append([]string{gr[k][0].Text}, p.Candidates...)
 							ch, err := consensus.Pick(ctx, eng, p.DBID, cands, consensus.Options{})
 							if err != nil {
-								return err
+								if ctx.Err() != nil {
+									return ctx.Err()
+								}
+								fail(i, fmt.Errorf("vote: %w", err))
+								continue
 							}
 							if ch.Index >= 0 {
 								p.SQL = cands[ch.Index]
 							}
 						}
 					}
-					fmt.Fprintf(os.Stderr, "generate: %d/%d questions, %.0f completion tok/s\n", hi, len(exs), float64(st.CompletionTokens)/time.Since(start).Seconds())
+					return nil
 				}
-				if err := dataset.WriteJSONLPredictions(*out, preds); err != nil {
+				const chunk = 128
+				for lo := 0; lo < len(ok); lo += chunk {
+					hi := min(lo+chunk, len(ok))
+					if err := decode(ok[lo:hi], *seed+uint64(lo)); err != nil {
+						return err
+					}
+					fmt.Fprintf(os.Stderr, "generate: %d/%d questions, %.0f completion tok/s\n", hi, len(ok), float64(st.CompletionTokens)/time.Since(start).Seconds())
+				}
+				failed := 0
+				for _, e := range errs {
+					if e != "" {
+						failed++
+					}
+				}
+				if err := writePredictions(*out, preds, errs); err != nil {
 					return err
 				}
 				if *bird != "" {
@@ -165,8 +236,38 @@ sqlparse, Guide; docs/policy.md lists every rule).
 				el := time.Since(start)
 				fmt.Printf("wrote %d predictions to %s in %s (%d prompt + %d completion tokens, %.0f completion tok/s)\n",
 					len(preds), *out, el.Round(time.Millisecond), st.PromptTokens, st.CompletionTokens, float64(st.CompletionTokens)/el.Seconds())
+				fmt.Printf("prompts fitted to the %d-token context: %d pruned, %d without column comments, %d with max tokens cut; %d questions failed (empty sql, \"error\" in %s)\n",
+					fo.Context, pruned, bare, shortened, failed, *out)
 				return nil
 			}
 		},
 	})
+}
+
+// writePredictions writes sqlrl's JSONL predictions
+// (dataset.WriteJSONLPredictions' records) with an "error" field on the
+// questions that failed, so that a reader sees why their "sql" is empty.
+func writePredictions(path string, preds []dataset.Prediction, errs []string) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for i, p := range preds {
+		rec := struct {
+			QuestionID int      `json:"question_id"`
+			DBID       string   `json:"db_id,omitempty"`
+			SQL        string   `json:"sql"`
+			Candidates []string `json:"candidates,omitempty"`
+			Error      string   `json:"error,omitempty"`
+		}{p.QuestionID, p.DBID, p.SQL, p.Candidates, errs[i]}
+		if err := enc.Encode(rec); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	if err := nn.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	}); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
