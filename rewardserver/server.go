@@ -51,7 +51,10 @@ type Config struct {
 	MaxItems int
 	// RequestTimeout bounds one request end to end; default 150s (under
 	// OpenRLHF's 180 s client timeout, so the client sees our 504 rather
-	// than its own timeout and retries).
+	// than its own timeout and retries). An LLM judge gets the request's
+	// deadline through the context and gives up in time for its fallback
+	// to answer (reward.LLMJudge.FallbackReserve), so a hung judge costs
+	// fallback rewards, not a 504.
 	RequestTimeout time.Duration
 	// MaxInFlight bounds completions being scored at once, server-wide;
 	// default 32 x GOMAXPROCS. SQLite work is further bounded per database
@@ -258,6 +261,11 @@ func (s *Server) scoreAll(ctx context.Context, samples []reward.Sample) ([]item,
 		mu.Lock()
 		if firstErr == nil {
 			switch {
+			case errors.Is(err, reward.ErrTransient):
+				// The gold timed out on a busy machine (or its file
+				// could not be opened): the label may be fine, and a
+				// retry may succeed, since nothing cached the failure.
+				err = &requestError{http.StatusServiceUnavailable, fmt.Sprintf("item %d: %v", i, err)}
 			case errors.Is(err, reward.ErrGold):
 				err = unprocessable("item %d: %v", i, err)
 			case errors.Is(err, reward.ErrJudge):
@@ -499,6 +507,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, endpoint string, e
 	s.metrics.count(endpoint, status)
 	s.cfg.Log.Info("request failed", "endpoint", endpoint, "status", status, "remote", r.RemoteAddr, "err", err)
 	w.Header().Set("Content-Type", "application/json")
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
 }
