@@ -166,7 +166,7 @@ func stackFlags(fs *flag.FlagSet) func() (rewardserver.StackOptions, *dataset.Be
 	judgeURL := fs.String("judge-url", os.Getenv("OPENAI_BASE_URL"), "llm judge: OpenAI-compatible API root, e.g. http://localhost:8000/v1 (default $OPENAI_BASE_URL)")
 	judgeModel := fs.String("judge-model", os.Getenv("SQLRL_JUDGE_MODEL"), "llm judge: model name (default $SQLRL_JUDGE_MODEL)")
 	judgeKey := fs.String("judge-key", "", "llm judge: API key (default $OPENAI_API_KEY; prefer the variable: flags show in ps)")
-	judgeTimeout := fs.Duration("judge-timeout", 60*time.Second, "llm judge: time limit per attempt")
+	judgeTimeout := fs.Duration("judge-timeout", 60*time.Second, "llm judge: time limit per attempt; all attempts also end in time for the fallback to answer before --request-timeout")
 	judgeRetries := fs.Int("judge-retries", 2, "llm judge: attempts after the first (exponential backoff)")
 	judgeFallback := fs.String("judge-fallback", "analytic", "llm judge: when it fails: analytic, error (fail the request), or fixed points 0..50")
 	judgeConc := fs.Int("judge-concurrency", 16, "llm judge: requests in flight to the judge server")
