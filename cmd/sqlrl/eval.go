@@ -137,6 +137,17 @@ examples:
 				}
 				sqlite := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: root, Limits: lim})
 				defer sqlite.Close()
+				// A broken database file must stop the run before a score is
+				// printed; the engine's Check names the file.
+				if c, ok := any(sqlite).(eval.DBChecker); ok && pg == nil {
+					src := *gold
+					if src == "" {
+						src = filepath.Join(*data, *split+".json")
+					}
+					if err := eval.CheckDatabases(ctx, c, src, examples); err != nil {
+						return err
+					}
+				}
 				var engine sqlexec.Engine = sqlite
 				engineDesc := fmt.Sprintf("%s, SQLite %s", sqlexec.Driver, sqlexec.Version)
 				if pg != nil {

@@ -246,3 +246,97 @@ func TestDataPrepareKill9(t *testing.T) {
 		t.Errorf("beside the output: %v, want nothing (a killed run's staging is removed by the next run)", names)
 	}
 }
+
+// sqlrlOsStdout is sqlrl for commands that print to os.Stdout itself
+// (eval prints its table there): it captures that too.
+func sqlrlOsStdout(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	saved := os.Stdout
+	os.Stdout = f
+	out, errs, code := sqlrl(t, args...)
+	os.Stdout = saved
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out + string(b), errs, code
+}
+
+// TestEvalBadInputStops runs 'sqlrl eval' on each bad input of issue 14:
+// it must exit non-zero, name the file and the record, and print no score.
+func TestEvalBadInputStops(t *testing.T) {
+	tmp := t.TempDir()
+	file := func(name, body string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good, err := os.ReadFile("../../datasets/bird-dev-sample/dev_databases/superhero/superhero.sqlite")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bench writes a one-question benchmark on db_id db whose database
+	// file is data (nil: a directory in its place).
+	bench := func(name, db string, data []byte) string {
+		dir := filepath.Join(tmp, name)
+		q := fmt.Sprintf(`[{"question_id": 0, "db_id": %q, "question": "How many heroes?", "SQL": "SELECT COUNT(*) FROM superhero", "difficulty": "simple"}]`, db)
+		file(filepath.Join(name, "dev.json"), q)
+		p := filepath.Join(dir, "dev_databases", "superhero", "superhero.sqlite")
+		if data == nil {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			file(filepath.Join(name, "dev_databases", "superhero", "superhero.sqlite"), string(data))
+		}
+		return dir
+	}
+	const sep = `\t----- bird -----\t`
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"bird list", []string{"--pred", file("list.json", `["SELECT 1`+sep+`superhero"]`)}, []string{"list.json", "line 1", "JSON list"}},
+		{"bird duplicate key", []string{"--pred", file("dup.json", "{\n\"0\": \"SELECT 1"+sep+"superhero\",\n\"0\": \"SELECT 2"+sep+"superhero\"\n}")},
+			[]string{"dup.json", "line 3", `key "0"`}},
+		{"empty json", []string{"--pred", file("empty.json", "")}, []string{"empty.json", "no predictions"}},
+		{"blank sql", []string{"--pred", file("blank.sql", " \n\n\t\n")}, []string{"blank.sql", "no predictions"}},
+		{"blank jsonl", []string{"--pred", file("blank.jsonl", "\n")}, []string{"blank.jsonl", "no predictions"}},
+		{"unknown question_id", []string{"--pred", file("unknown.jsonl", "{\"question_id\": 99999, \"sql\": \"SELECT 1\"}\n")}, []string{"unknown.jsonl", "line 1", "question_id 99999"}},
+		{"malformed jsonl", []string{"--pred", file("bad.jsonl", "{\"question_id\": 0, \"sql\": \"SELECT 1\"}\n{\"question_id\": 1, \"sql\": \n")}, []string{"bad.jsonl", "line 2"}},
+		{"bird key out of range", []string{"--pred", file("range.json", `{"5000": "SELECT 1`+sep+`superhero"}`)}, []string{"range.json", `key "5000"`}},
+		{"text database", []string{"--gold-as-pred", "--data", bench("text", "superhero", []byte("not a database\n"))}, []string{"superhero.sqlite", "dev.json: record 0"}},
+		{"0-byte database", []string{"--gold-as-pred", "--data", bench("zero", "superhero", []byte{})}, []string{"superhero.sqlite", "dev.json: record 0"}},
+		{"truncated database", []string{"--gold-as-pred", "--data", bench("trunc", "superhero", good[:len(good)/3])}, []string{"superhero.sqlite", "dev.json: record 0"}},
+		{"directory database", []string{"--gold-as-pred", "--data", bench("dir", "superhero", nil)}, []string{"superhero.sqlite", "dev.json: record 0"}},
+		{"db_id parent", []string{"--gold-as-pred", "--data", bench("parent", "../superhero", good)}, []string{"dev.json", "record 0", `"../superhero"`}},
+		{"db_id absolute", []string{"--gold-as-pred", "--data", bench("abs", "/etc/passwd", good)}, []string{"dev.json", "record 0", `"/etc/passwd"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := sqlrlOsStdout(t, append([]string{"eval", "--quiet"}, tt.args...)...)
+			if code == 0 {
+				t.Fatalf("exit 0; stdout:\n%s", out)
+			}
+			if out != "" {
+				t.Errorf("printed on stdout before failing:\n%s", out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q does not mention %q", errs, w)
+				}
+			}
+		})
+	}
+}
