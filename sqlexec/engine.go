@@ -2,11 +2,14 @@ package sqlexec
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,13 +23,67 @@ type Engine interface {
 	Close() error
 }
 
-// Limits bound one query. Zero means no limit.
+// Limits bound one query. Zero means no limit, except where a field says
+// it has a default.
 type Limits struct {
 	// Timeout interrupts a query that runs longer, on top of any deadline
 	// the caller's context carries.
 	Timeout  time.Duration
 	MaxRows  int
 	MaxBytes int
+	// MaxValueBytes bounds every string or blob SQLite builds while it runs
+	// the query, and every value it reads (SQLITE_LIMIT_LENGTH); passing it
+	// fails the query with ClassTooLarge. MaxBytes cannot do this: it is
+	// checked on a row once SQLite has built it, after zeroblob(1e9) or
+	// printf('%.*c', 1e9, 'x') has already spent the memory and the time,
+	// inside one step that no interrupt reaches. Zero means
+	// DefaultMaxValueBytes. SQLite engine only.
+	MaxValueBytes int
+	// MaxSQLBytes bounds the query text (SQLITE_LIMIT_SQL_LENGTH). Zero
+	// means DefaultMaxSQLBytes. SQLite engine only.
+	MaxSQLBytes int
+	// MaxPatternBytes bounds a LIKE or GLOB pattern
+	// (SQLITE_LIMIT_LIKE_PATTERN_LENGTH): matching costs up to the
+	// pattern's length times the subject's, in a single function call no
+	// interrupt reaches. Zero means DefaultMaxPatternBytes. SQLite engine
+	// only.
+	MaxPatternBytes int
+}
+
+// Defaults of the SQLite limits, applied when Limits leaves them zero.
+//
+// DefaultMaxValueBytes is 32 MiB: the largest BIRD or Spider cell is well
+// under 1 MiB (long post bodies and XML fragments of a few tens of KiB), so
+// no gold comes near it, while a value of that size is built in
+// milliseconds and a handful of them fit in memory on any machine that runs
+// an evaluator. SQLite's own default is 1e9, which let one value take
+// gigabytes and tens of seconds.
+//
+// DefaultMaxSQLBytes is 1 MiB: benchmark golds are under 4 KiB and model
+// output is capped in tokens far below that; SQLite's default is 1e9.
+//
+// DefaultMaxPatternBytes is 1,000: benchmark patterns are a few words long;
+// SQLite's default is 50,000.
+const (
+	DefaultMaxValueBytes   = 32 << 20
+	DefaultMaxSQLBytes     = 1 << 20
+	DefaultMaxPatternBytes = 1000
+)
+
+// sqliteLimits returns the limits set inside SQLite on each read-only
+// connection: value, statement and pattern lengths.
+func (l Limits) sqliteLimits() (value, sql, pattern int) {
+	value, sql, pattern = l.MaxValueBytes, l.MaxSQLBytes, l.MaxPatternBytes
+	if value <= 0 {
+		value = DefaultMaxValueBytes
+	}
+	if sql <= 0 {
+		sql = DefaultMaxSQLBytes
+	}
+	if pattern <= 0 {
+		pattern = DefaultMaxPatternBytes
+	}
+	return value, sql, pattern
 }
 
 // SQLiteOptions configure a SQLite engine.
@@ -35,6 +92,11 @@ type SQLiteOptions struct {
 	// layout shared by BIRD and Spider. A db that is itself a path to an
 	// existing file (it contains a path separator or ends in .sqlite/.db) is
 	// opened directly, which is how Spider's test suites name their variants.
+	// When Root is set, every database, named or given by path, must lie
+	// inside it once symbolic links are resolved: a db_id in a benchmark
+	// file is data, and "/etc/passwd" or a link out of the data directory
+	// must not be opened. When Root is empty, paths are opened as given
+	// (tools that copy one database the user named).
 	Root string
 	Limits
 	// MaxConnsPerDB bounds concurrent queries per database file; further
@@ -47,7 +109,8 @@ type SQLiteOptions struct {
 type SQLite struct {
 	opts  SQLiteOptions
 	mu    sync.Mutex
-	pools map[string]*pool
+	pools map[string]*pool // by resolved file
+	named map[string]*pool // by db as the caller spelled it
 	done  bool
 }
 
@@ -56,39 +119,153 @@ func NewSQLite(opts SQLiteOptions) *SQLite {
 	if opts.MaxConnsPerDB <= 0 {
 		opts.MaxConnsPerDB = runtime.GOMAXPROCS(0)
 	}
-	return &SQLite{opts: opts, pools: map[string]*pool{}}
+	return &SQLite{opts: opts, pools: map[string]*pool{}, named: map[string]*pool{}}
 }
 
-// Path returns the file that db names.
+// Path returns the file that db names, before any check: Check and Query
+// refuse it if it is outside Root or not a SQLite database.
 func (e *SQLite) Path(db string) string {
-	if strings.ContainsRune(db, filepath.Separator) || strings.HasSuffix(db, ".sqlite") || strings.HasSuffix(db, ".db") {
+	if strings.ContainsRune(db, filepath.Separator) || strings.ContainsRune(db, '/') || strings.HasSuffix(db, ".sqlite") || strings.HasSuffix(db, ".db") {
 		return db
 	}
 	return filepath.Join(e.opts.Root, db, db+".sqlite")
 }
 
+// Check reports, without running a query, whether db names a database the
+// engine will open: inside Root (when set) after resolving symbolic links,
+// a regular file, with SQLite's header and at least as long as the header
+// says. Its error has ClassNoDatabase and names the file. An evaluator calls
+// it on every database before it prints a score, so that a missing,
+// truncated or foreign file fails the run instead of scoring every question
+// on it as wrong.
+func (e *SQLite) Check(db string) error {
+	_, err := e.resolve(db)
+	return err
+}
+
+// resolve returns the real file db names, after the checks of Check.
+func (e *SQLite) resolve(db string) (string, error) {
+	fail := func(path, format string, args ...any) error {
+		return &Error{Class: ClassNoDatabase, Msg: fmt.Sprintf("database %q (%s): ", db, path) + fmt.Sprintf(format, args...)}
+	}
+	path := e.Path(db)
+	if db == "" {
+		return "", fail(path, "empty name")
+	}
+	if e.opts.Root != "" {
+		for _, part := range strings.FieldsFunc(db, func(r rune) bool { return r == '/' || r == filepath.Separator }) {
+			if part == ".." {
+				return "", fail(path, "a name may not climb out of the data directory (%q)", "..")
+			}
+		}
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", &Error{Class: ClassNoDatabase, Msg: fmt.Sprintf("database %q: no file %s", db, path), Err: err}
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return "", fail(path, "%v", err)
+	}
+	if e.opts.Root != "" {
+		root, err := filepath.EvalSymlinks(e.opts.Root)
+		if err == nil {
+			root, err = filepath.Abs(root)
+		}
+		if err != nil {
+			return "", fail(path, "data directory %s: %v", e.opts.Root, err)
+		}
+		if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			return "", fail(path, "resolves to %s, outside the data directory %s", real, e.opts.Root)
+		}
+	}
+	if err := checkFile(real); err != nil {
+		return "", fail(path, "%v", err)
+	}
+	return real, nil
+}
+
+// sqliteMagic opens every SQLite 3 database file.
+const sqliteMagic = "SQLite format 3\x00"
+
+// checkFile reports whether path is a regular file that starts with a
+// SQLite header and is not shorter than the page count times the page size
+// that header declares. SQLite itself opens such files lazily and only
+// fails (or, for a truncated one, answers from the pages it finds) once a
+// query reads them.
+func checkFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var h [100]byte
+	if n, _ := io.ReadFull(f, h[:]); n < len(h) {
+		return fmt.Errorf("%s has %d bytes, shorter than a SQLite header (100)", path, n)
+	}
+	if string(h[:16]) != sqliteMagic {
+		return fmt.Errorf("%s is not a SQLite 3 database (no %q header)", path, sqliteMagic[:15])
+	}
+	pageSize := int64(binary.BigEndian.Uint16(h[16:18]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	pages := int64(binary.BigEndian.Uint32(h[28:32]))
+	// The header's page count is valid only when it was written by the
+	// same change as the version-valid-for number (SQLite 3.7.0 on);
+	// older files leave it stale and SQLite then trusts the file size.
+	valid := binary.BigEndian.Uint32(h[24:28]) == binary.BigEndian.Uint32(h[92:96])
+	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
+		return fmt.Errorf("%s declares page size %d, not a power of two from 512 to 65536", path, pageSize)
+	}
+	if valid && pages > 0 && st.Size() < pages*pageSize {
+		return fmt.Errorf("%s is truncated: %d bytes, its header declares %d pages of %d bytes", path, st.Size(), pages, pageSize)
+	}
+	return nil
+}
+
 type pool struct {
 	path string
+	lim  Limits
 	sem  chan struct{}
 	mu   sync.Mutex
 	idle []*conn
 }
 
 func (e *SQLite) pool(db string) (*pool, error) {
-	path := e.Path(db)
+	e.mu.Lock()
+	if e.done {
+		e.mu.Unlock()
+		return nil, errors.New("sqlexec: engine closed")
+	}
+	if p := e.named[db]; p != nil {
+		e.mu.Unlock()
+		return p, nil
+	}
+	e.mu.Unlock()
+	// Resolving and reading the header take a few system calls, once per
+	// name, outside the lock.
+	path, err := e.resolve(db)
+	if err != nil {
+		return nil, err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.done {
 		return nil, errors.New("sqlexec: engine closed")
 	}
-	if p := e.pools[path]; p != nil {
-		return p, nil
+	p := e.pools[path]
+	if p == nil {
+		p = &pool{path: path, lim: e.opts.Limits, sem: make(chan struct{}, e.opts.MaxConnsPerDB)}
+		e.pools[path] = p
 	}
-	if st, err := os.Stat(path); err != nil || st.IsDir() {
-		return nil, &Error{Class: ClassNoDatabase, Msg: fmt.Sprintf("database %q: no file %s", db, path), Err: err}
-	}
-	p := &pool{path: path, sem: make(chan struct{}, e.opts.MaxConnsPerDB)}
-	e.pools[path] = p
+	e.named[db] = p
 	return p, nil
 }
 
@@ -107,6 +284,12 @@ func (p *pool) get(ctx context.Context) (*conn, error) {
 	}
 	p.mu.Unlock()
 	c, err := openConn(p.path, true, false)
+	if err == nil {
+		err = c.limit(p.lim.sqliteLimits())
+		if err != nil {
+			c.close()
+		}
+	}
 	if err != nil {
 		<-p.sem
 		return nil, &Error{Class: ClassNoDatabase, Msg: err.Error(), Err: err}
@@ -162,7 +345,14 @@ func (e *SQLite) run(ctx context.Context, db, sql string, fn func([]string, []Va
 		return nil, err
 	}
 	defer p.put(c)
-	return c.query(ctx, sql, e.opts.Limits, fn)
+	res, err := c.query(ctx, sql, e.opts.Limits, fn)
+	if err != nil {
+		var qe *Error
+		if errors.As(err, &qe) && qe.Class == ClassNoDatabase {
+			qe.Msg = fmt.Sprintf("database %q (%s): %s", db, p.path, qe.Msg)
+		}
+	}
+	return res, err
 }
 
 // query runs sql on c, keeping rows in the result or, when fn is set,
@@ -246,6 +436,17 @@ func (c *conn) queryError(ctx context.Context, err error) error {
 		return ctxError(ctx, "and was interrupted")
 	}
 	msg := err.Error()
+	var se *sqliteError
+	if errors.As(err, &se) {
+		switch se.code & 0xff {
+		case rcNotADB, rcCorrupt:
+			// The file is not a database, or a damaged one: a fact about
+			// the data, not the query (run names the file).
+			return &Error{Class: ClassNoDatabase, Msg: msg, Err: err}
+		case rcTooBig, rcNoMem:
+			return &Error{Class: ClassTooLarge, Msg: msg, Err: err}
+		}
+	}
 	return &Error{Class: classify(msg), Msg: msg, Err: err}
 }
 
@@ -255,6 +456,7 @@ func (e *SQLite) Close() error {
 	e.done = true
 	pools := e.pools
 	e.pools = map[string]*pool{}
+	e.named = map[string]*pool{}
 	e.mu.Unlock()
 	var errs []error
 	for _, p := range pools {
@@ -268,6 +470,14 @@ func (e *SQLite) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// SQLite primary result codes the engine classifies by code (sqlite3.h).
+const (
+	rcNoMem   = 7
+	rcCorrupt = 11
+	rcTooBig  = 18
+	rcNotADB  = 26
+)
 
 // lstripSQL skips whitespace and comments at the start of s, as Python's
 // sqlite3 does when it checks for a second statement after the first.
@@ -300,4 +510,81 @@ func lstripSQL(s string) string {
 		}
 	}
 	return ""
+}
+
+// allowedFunctions are the SQL functions a query may call: SQLite's core
+// scalar, aggregate, window, date and time, math and JSON functions, the
+// decimal/ieee754/regexp extensions the pure-Go build embeds, and the
+// auxiliary functions of full-text search queries. Everything BIRD and
+// Spider golds and ordinary model SQL use is here. The authorizer denies
+// any other function while the statement is prepared, so a function a newer
+// SQLite adds stays unusable until someone classifies it (the test
+// TestEveryFunctionIsClassified fails until then).
+var allowedFunctions = []string{
+	// Operators SQLite implements as functions.
+	"->", "->>", "glob", "like", "match", "regexp", "regexpi",
+	// Core scalar functions.
+	"abs", "char", "coalesce", "concat", "concat_ws", "format", "hex", "if", "ifnull", "iif",
+	"instr", "length", "likelihood", "likely", "lower", "ltrim", "max", "min", "nullif",
+	"octet_length", "printf", "quote", "random", "randomblob", "replace", "round", "rtrim",
+	"sign", "soundex", "sqlite_version", "substr", "substring", "subtype", "trim", "typeof",
+	"unhex", "unicode", "unistr", "unistr_quote", "unlikely", "upper", "zeroblob",
+	"base64",
+	// Aggregates.
+	"avg", "count", "group_concat", "string_agg", "sum", "total",
+	// Window functions.
+	"cume_dist", "dense_rank", "first_value", "lag", "last_value", "lead", "nth_value",
+	"ntile", "percent_rank", "rank", "row_number",
+	// Date and time.
+	"current_date", "current_time", "current_timestamp", "date", "datetime", "julianday",
+	"strftime", "time", "timediff", "unixepoch",
+	// Math.
+	"acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "ceiling", "cos",
+	"cosh", "degrees", "exp", "floor", "ln", "log", "log10", "log2", "mod", "pi", "pow",
+	"power", "radians", "sin", "sinh", "sqrt", "tan", "tanh", "trunc",
+	// Decimal and IEEE 754 extensions (pure-Go build): arithmetic on values.
+	"decimal", "decimal_add", "decimal_cmp", "decimal_exp", "decimal_mul", "decimal_pow2",
+	"decimal_sub", "decimal_sum", "ieee754", "ieee754_exponent", "ieee754_from_blob",
+	"ieee754_from_int", "ieee754_inc", "ieee754_mantissa", "ieee754_to_blob", "ieee754_to_int",
+	// JSON.
+	"json", "json_array", "json_array_insert", "json_array_length", "json_error_position",
+	"json_extract", "json_group_array", "json_group_object", "json_insert", "json_object",
+	"json_patch", "json_pretty", "json_quote", "json_remove", "json_replace", "json_set",
+	"json_type", "json_valid", "jsonb", "jsonb_array", "jsonb_array_insert", "jsonb_extract",
+	"jsonb_group_array", "jsonb_group_object", "jsonb_insert", "jsonb_object", "jsonb_patch",
+	"jsonb_remove", "jsonb_replace", "jsonb_set",
+	// Full-text search auxiliary functions (read the match being scanned).
+	"bm25", "highlight", "matchinfo", "offsets", "snippet",
+}
+
+// deniedFunctions are functions SQLite offers that a query may not call, each
+// with the reason. The authorizer needs only allowedFunctions; this list
+// makes the refusal a decision someone took.
+var deniedFunctions = map[string]string{
+	"fts3_tokenizer":            "two arguments install a tokenizer from a pointer in a blob (a crafted blob crashes the process); one argument returns a heap address",
+	"load_extension":            "loads and runs native code",
+	"fts5":                      "hands out a pointer to the FTS5 C API; only meaningful with sqlite3_bind_pointer",
+	"optimize":                  "FTS3/4 segment merge: a write",
+	"sqlite_log":                "writes to the process-wide SQLite error log",
+	"sqlite_compileoption_get":  "describes the build of the process, not the data",
+	"sqlite_compileoption_used": "describes the build of the process, not the data",
+	"sqlite_source_id":          "describes the build of the process, not the data",
+	"fts5_source_id":            "describes the build of the process, not the data",
+	"changes":                   "state of the pooled connection, not of the data",
+	"total_changes":             "state of the pooled connection, not of the data",
+	"last_insert_rowid":         "state of the pooled connection, not of the data",
+	"rtreecheck":                "R-tree debugging internals",
+	"rtreedepth":                "R-tree debugging internals: decodes raw node blobs",
+	"rtreenode":                 "R-tree debugging internals: decodes raw node blobs",
+}
+
+// allowList returns allowedFunctions lower-cased and sorted, the order the
+// cgo authorizer's binary search needs.
+func allowList() []string {
+	out := make([]string, len(allowedFunctions))
+	for i, f := range allowedFunctions {
+		out[i] = strings.ToLower(f)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

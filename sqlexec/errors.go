@@ -69,6 +69,13 @@ func classify(msg string) Class {
 		return ClassAmbiguous
 	case strings.HasPrefix(msg, "no such function"):
 		return ClassUnknownFunc
+	case strings.Contains(msg, "string or blob too big"), strings.Contains(msg, "out of memory"),
+		strings.Contains(msg, "statement too long"), strings.Contains(msg, "pattern too complex"):
+		// A value, the statement or a LIKE/GLOB pattern passed one of the
+		// bounds the engine sets inside SQLite (Limits.MaxValueBytes and
+		// friends), or SQLite's heap ran out: the query asked for more
+		// than a query may have, which is what a result cap reports too.
+		return ClassTooLarge
 	case strings.Contains(msg, "readonly"), strings.Contains(msg, "read-only"),
 		strings.Contains(msg, "not authorized"), strings.Contains(msg, "too many attached databases"):
 		return ClassNotReadOnly

@@ -75,8 +75,33 @@ static int harden(sqlite3 *db) {
 	return lock_down(db);
 }
 
+// allowed_fns is the function allow-list (allowedFunctions in engine.go),
+// lower-case and sorted, installed once by the package's init before any
+// connection is opened.
+static const char **allowed_fns;
+static int n_allowed_fns;
+
+static void set_allowed(const char **names, int n) {
+	allowed_fns = names;
+	n_allowed_fns = n;
+}
+
+// fn_allowed looks name up in allowed_fns, ignoring ASCII case as SQLite
+// does when it resolves a function name.
+static int fn_allowed(const char *name) {
+	if (name == NULL) return 0;
+	int lo = 0, hi = n_allowed_fns - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		int c = sqlite3_stricmp(name, allowed_fns[mid]);
+		if (c == 0) return 1;
+		if (c < 0) hi = mid - 1; else lo = mid + 1;
+	}
+	return 0;
+}
+
 // authorize admits only what a query needs: reading tables, calling
-// functions, recursive CTEs and introspection pragmas. Anything that would
+// allow-listed functions, recursive CTEs and introspection pragmas. Anything that would
 // change the connection's state (BEGIN left open on a pooled connection, a
 // PRAGMA setter, ATTACH) or the database is denied while the statement is
 // being prepared, before a single row is touched.
@@ -84,9 +109,15 @@ static int authorize(void *arg, int action, const char *a1, const char *a2, cons
 	switch (action) {
 	case SQLITE_SELECT:
 	case SQLITE_READ:
-	case SQLITE_FUNCTION:
 	case SQLITE_RECURSIVE:
 		return SQLITE_OK;
+	case SQLITE_FUNCTION:
+		// a2 is the function's name. Some built-ins reach process
+		// memory (two-argument fts3_tokenizer installs a function
+		// pointer taken from a blob; the one-argument form returns
+		// one) or the machine (load_extension): only functions
+		// classified as safe are admitted.
+		return fn_allowed(a2) ? SQLITE_OK : SQLITE_DENY;
 	case SQLITE_UPDATE:
 		// Table-valued functions (json_each, pragma_table_info) are
 		// constructed under an authorisation probe for an update of
@@ -129,6 +160,14 @@ static void set_flag(int *flag, int v) {
 	__atomic_store_n(flag, v, __ATOMIC_SEQ_CST);
 }
 
+// set_limits bounds, inside SQLite, the length of every value, of the
+// statement text and of a LIKE/GLOB pattern.
+static void set_limits(sqlite3 *db, int value, int sql, int pattern) {
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, value);
+	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, sql);
+	sqlite3_limit(db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, pattern);
+}
+
 static int bind_text(sqlite3_stmt *s, int i, const char *p, int n) {
 	return sqlite3_bind_text(s, i, p, n, SQLITE_TRANSIENT);
 }
@@ -141,6 +180,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"unsafe"
 )
@@ -149,6 +189,14 @@ import (
 var Version = C.GoString(C.sqlite3_libversion())
 
 func init() {
+	names := allowList()
+	arr := (**C.char)(C.malloc(C.size_t(len(names)) * C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	cnames := unsafe.Slice(arr, len(names))
+	for i, n := range names {
+		cnames[i] = C.CString(n)
+	}
+	// The list lives as long as the process: connections hold no copy.
+	C.set_allowed(arr, C.int(len(names)))
 	// Fails harmlessly (SQLITE_MISUSE) if another package in the process
 	// initialised SQLite first; the setting is an optimisation only.
 	C.configure()
@@ -201,6 +249,14 @@ func openConn(path string, readOnly, create bool) (*conn, error) {
 		}
 	}
 	return c, nil
+}
+
+// limit sets the lengths SQLite allows on c (see Limits.sqliteLimits);
+// values beyond SQLite's compile-time maximum are lowered to it.
+func (c *conn) limit(value, sql, pattern int) error {
+	clamp := func(n int) C.int { return C.int(min(n, math.MaxInt32)) }
+	C.set_limits(c.db, clamp(value), clamp(sql), clamp(pattern))
+	return nil
 }
 
 func (c *conn) close() error {

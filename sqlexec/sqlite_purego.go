@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"net/url"
 	"path/filepath"
@@ -98,6 +99,10 @@ type conn struct {
 	preparing string
 	inPrepare bool
 
+	// lims are the lengths set by limit, applied again when the
+	// connection is reopened.
+	lims *[3]int
+
 	// broken is set when the library panicked with something other than
 	// out-of-memory: the module's state is then unknown, and a read-only
 	// connection is reopened before its next use.
@@ -150,6 +155,9 @@ func (c *conn) open() (err error) {
 	if err := configure(db, c); err != nil {
 		db.Close()
 		return fmt.Errorf("open %s: %w", c.path, err)
+	}
+	if c.lims != nil {
+		applyLimits(db, c.lims)
 	}
 	c.db = db
 	c.ictx = nil
@@ -214,8 +222,15 @@ func configure(db *sqlite3.Conn, c *conn) error {
 // state or the database.
 func (c *conn) authorize(action sqlite3.AuthorizerActionCode, name3rd, name4th, _, _ string) sqlite3.AuthorizerReturnCode {
 	switch action {
-	case sqlite3.AUTH_SELECT, sqlite3.AUTH_READ, sqlite3.AUTH_FUNCTION, sqlite3.AUTH_RECURSIVE:
+	case sqlite3.AUTH_SELECT, sqlite3.AUTH_READ, sqlite3.AUTH_RECURSIVE:
 		return sqlite3.AUTH_OK
+	case sqlite3.AUTH_FUNCTION:
+		// name4th is the function's name; only allow-listed functions
+		// run (see allowedFunctions in engine.go).
+		if _, ok := allowedSet[asciiLower(name4th)]; ok {
+			return sqlite3.AUTH_OK
+		}
+		return sqlite3.AUTH_DENY
 	case sqlite3.AUTH_PRAGMA:
 		for _, p := range introspectionPragmas {
 			if asciiEqualFold(name3rd, p) {
@@ -236,6 +251,31 @@ func (c *conn) authorize(action sqlite3.AuthorizerActionCode, name3rd, name4th, 
 		return sqlite3.AUTH_DENY
 	}
 	return sqlite3.AUTH_DENY
+}
+
+// allowedSet is allowedFunctions as a set of lower-case names.
+var allowedSet = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, f := range allowList() {
+		m[f] = struct{}{}
+	}
+	return m
+}()
+
+// asciiLower lower-cases ASCII letters only, as sqlite3_stricmp compares.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // introspectionPragmas may take an argument: they only describe the schema.
@@ -364,6 +404,25 @@ func (lx *lexer) next() string {
 
 func isIdentByte(c byte) bool {
 	return c >= 0x80 || c == '_' || c == '$' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
+}
+
+// limit sets the lengths SQLite allows on c (see Limits.sqliteLimits);
+// values beyond SQLite's compile-time maximum are lowered to it.
+func (c *conn) limit(value, sql, pattern int) (err error) {
+	if err := c.ready(); err != nil {
+		return err
+	}
+	defer c.catch(&err)
+	c.lims = &[3]int{value, sql, pattern}
+	applyLimits(c.db, c.lims)
+	return nil
+}
+
+func applyLimits(db *sqlite3.Conn, l *[3]int) {
+	clamp := func(n int) int { return min(n, math.MaxInt32) }
+	db.Limit(sqlite3.LIMIT_LENGTH, clamp(l[0]))
+	db.Limit(sqlite3.LIMIT_SQL_LENGTH, clamp(l[1]))
+	db.Limit(sqlite3.LIMIT_LIKE_PATTERN_LENGTH, clamp(l[2]))
 }
 
 func (c *conn) close() (err error) {
