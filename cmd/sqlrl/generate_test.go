@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/tokenizer"
+)
+
+// tinyCheckpoint saves a policy with random weights, a byte-level-ish
+// tokenizer and a context of maxSeq tokens: too short for some BIRD prompts
+// whatever their pruning, long enough for others.
+func tinyCheckpoint(t *testing.T, maxSeq int) string {
+	t.Helper()
+	var corpus []string
+	for range 10 {
+		corpus = append(corpus, "superhero: id integer key, superhero_name text\nquestion: How many heroes?\nSQL: ", "SELECT COUNT(*) FROM superhero")
+	}
+	tok, err := tokenizer.Train(corpus, tokenizer.TrainOptions{VocabSize: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: maxSeq}
+	p, err := policy.New(tok, "", cfg, policy.Format{Kind: policy.FormatCompact, Descriptions: true}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "ck")
+	if err := p.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// generate runs over the whole BIRD sample with a model whose context some
+// prompts cannot fit: the run goes on, those questions get an empty sql and
+// an error (and a warning naming them), the others a prediction, and eval
+// scores the file, the failed questions as wrong.
+func TestGenerateFitsOrRecordsEachQuestion(t *testing.T) {
+	dir := t.TempDir()
+	model := tinyCheckpoint(t, 200)
+	pred := filepath.Join(dir, "pred.jsonl")
+	out, errs, code := sqlrlOS(t, "generate", "-model", model, "-out", pred, "-max-tokens", "8", "-threads", "1", "datasets/bird-dev-sample")
+	if code != 0 {
+		t.Fatalf("generate: code %d\n%s\n%s", code, out, errs)
+	}
+	f, err := os.Open(pred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var recs, failed int
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r struct {
+			QuestionID int     `json:"question_id"`
+			SQL        *string `json:"sql"`
+			Error      string  `json:"error"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		recs++
+		if r.SQL == nil {
+			t.Fatalf("question %d: no sql field", r.QuestionID)
+		}
+		if r.Error != "" {
+			failed++
+			if *r.SQL != "" || !strings.Contains(r.Error, "does not fit") {
+				t.Errorf("question %d: sql %q with error %q", r.QuestionID, *r.SQL, r.Error)
+			}
+			if !strings.Contains(errs, "question "+itoa(r.QuestionID)+" ") {
+				t.Errorf("question %d failed without a warning", r.QuestionID)
+			}
+		}
+	}
+	if recs != 287 || failed == 0 || failed == recs {
+		t.Fatalf("%d records, %d failed: want 287, some but not all failed\n%s", recs, failed, errs)
+	}
+	if !strings.Contains(out, itoa(failed)+" questions failed") || !strings.Contains(out, "pruned") {
+		t.Errorf("summary does not count %d failures:\n%s", failed, out)
+	}
+
+	report := filepath.Join(dir, "r.json")
+	_, errs, code = sqlrlOS(t, "eval", "--data", "datasets/bird-dev-sample", "--split", "dev", "--pred", pred, "--quiet", "--json", report)
+	if code != 0 {
+		t.Fatalf("eval: code %d: %s", code, errs)
+	}
+	var rep struct{ Total struct{ Count, Correct int } }
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Total.Count != 287 || rep.Total.Correct > recs-failed {
+		t.Fatalf("eval report %+v with %d failed questions", rep.Total, failed)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// sqlrlOS is sqlrl with the process's own stdout and stderr captured too:
+// commands such as generate print their progress and summary there.
+func sqlrlOS(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	dir := t.TempDir()
+	fo, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fe, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	so, se := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = fo, fe
+	out, errs, code := sqlrl(t, args...)
+	os.Stdout, os.Stderr = so, se
+	fo.Close()
+	fe.Close()
+	bo, _ := os.ReadFile(fo.Name())
+	be, _ := os.ReadFile(fe.Name())
+	return out + string(bo), errs + string(be), code
+}
