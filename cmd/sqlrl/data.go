@@ -31,6 +31,9 @@ Writes to -out:
   trl_grpo.jsonl, openrlhf_prompts.jsonl, verl.jsonl   prompt-only sets of holdout_aug
   trl_kto*.jsonl, openrlhf_kto.jsonl, trl_dpo*.jsonl   with -rollouts only
   manifest.json                   seed, options, counts per part and tier, sha256 of each file
+-out is replaced whole, in one rename, once every file is written and synced: a run
+that fails or is killed leaves the previous output as it was. It must be missing, empty
+or an earlier output of data prepare.
 Field lists and training commands: docs/training-formats.md.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			split := fs.String("split", "train", "split of DIR to read")
