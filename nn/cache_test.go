@@ -60,13 +60,18 @@ func TestCacheMatchesForward(t *testing.T) {
 			got[i] = append(got[i], lpOf(logits[k*V:(k+1)*V], seqs[i][p+1]))
 		}
 	}
+	// the cache runs single-query attention (another kernel) and gemms of
+	// other shapes than the forward pass: equal up to rounding
+	worst := 0.0
 	for i, seq := range seqs {
 		want := ref(seq, pre[i])[pre[i]-1:]
 		if len(want) != len(got[i]) {
 			t.Fatalf("seq %d: %d vs %d log-probs", i, len(got[i]), len(want))
 		}
 		for j := range want {
-			if math.Abs(float64(want[j]-got[i][j])) > 1e-4 {
+			tol := lpTol(m.Cfg, 1, float64(want[j]))
+			worst = math.Max(worst, math.Abs(float64(want[j]-got[i][j]))/tol)
+			if math.Abs(float64(want[j]-got[i][j])) > tol {
 				t.Errorf("seq %d pos %d: cache %v forward %v", i, j, got[i][j], want[j])
 			}
 		}
@@ -75,7 +80,8 @@ func TestCacheMatchesForward(t *testing.T) {
 	if err := c.Append([]int{1}, [][]int32{{seqs[0][3]}}, logits); err != nil {
 		t.Fatal(err)
 	}
-	if d := math.Abs(float64(lpOf(logits[:V], seqs[0][4]) - got[0][1])); d > 1e-5 {
+	if d := math.Abs(float64(lpOf(logits[:V], seqs[0][4]) - got[0][1])); d > lpTol(m.Cfg, 1, float64(got[0][1])) {
 		t.Errorf("copied slot differs by %v", d)
 	}
+	t.Logf("worst difference %.3g of its tolerance", worst)
 }
