@@ -17,9 +17,10 @@ package sqlexec
 //     refused without executing. Parse also refuses more than one statement.
 //  3. The engine refuses to log in as a superuser unless told otherwise, and
 //     docs/postgres.md (PostgresReadOnlyRoleSQL) sets up a role that can only
-//     read the copied schemas and cannot call the functions that act outside
-//     the transaction (set_config, pg_terminate_backend, advisory locks,
-//     pg_notify...) or run procedural code.
+//     read the copied schemas, execute only the built-in functions on an
+//     allow-list (PostgresAllowedFunctions: none that writes WAL, takes
+//     locks, changes settings or acts on other sessions), and run no
+//     procedural code.
 //
 // Values are normalised so that comparing results means what it means on
 // SQLite (see pgValue): what matters is that eval.BirdEX and
@@ -32,6 +33,8 @@ import (
 	"math"
 	"net"
 	"runtime"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -492,6 +495,123 @@ func pgQuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""
 // standard_conforming_strings on (the default since 9.1).
 func pgQuoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
+// PostgresAllowedFunctions returns the names of the pg_catalog functions the
+// read-only role may execute (every overload of each name), sorted. It is an
+// allow-list, not a deny-list, because a function that acts outside the
+// read-only, rolled-back transaction need not be known to be dangerous to be
+// kept out: pg_logical_emit_message wrote 196 MB of WAL from a read-only
+// transaction under the earlier deny-list (issue 14), and each server
+// version adds functions. What is on it is what SQL for BIRD/Spider-style
+// questions and the SQLite-to-PostgreSQL translation (package translate)
+// use; nothing that takes locks, changes settings, sequences or large
+// objects, assigns a transaction id, emits WAL or notifications, signals or
+// inspects other sessions, reads server files, or sleeps.
+// TestPostgresFunctionAllowList checks that the server's set of functions
+// executable by the role is exactly this list, so a new server version's
+// functions are classified by a person before any runs.
+func PostgresAllowedFunctions() []string {
+	var out []string
+	for _, line := range strings.Split(postgresAllowedFunctions, "\n") {
+		if line, _, _ = strings.Cut(line, "#"); line != "" {
+			out = append(out, strings.Fields(line)...)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// postgresAllowedFunctions: names separated by spaces and newlines; "#"
+// starts a comment that runs to the end of its line.
+const postgresAllowedFunctions = `
+	# Operators' functions on the types the copies and the translation use (integers, floats,
+	# numeric, text, varchar, char(n), name, bool, bytea, date, time, timestamp[tz], interval,
+	# oid): comparison, arithmetic, concatenation, LIKE/ILIKE and regular expressions. PostgreSQL
+	# checks EXECUTE on an operator's function when the operator runs.
+	anytextcat booleq boolge boolgt boolle boollt boolne bpchar_pattern_ge bpchar_pattern_gt
+	bpchar_pattern_le bpchar_pattern_lt bpchareq bpcharge bpchargt bpchariclike bpcharicnlike
+	bpcharicregexeq bpcharicregexne bpcharle bpcharlike bpcharlt bpcharne bpcharnlike
+	bpcharregexeq bpcharregexne byteacat byteaeq byteage byteagt byteale bytealike bytealt
+	byteane byteanlike date_eq date_eq_timestamp date_eq_timestamptz date_ge date_ge_timestamp
+	date_ge_timestamptz date_gt date_gt_timestamp date_gt_timestamptz date_le date_le_timestamp
+	date_le_timestamptz date_lt date_lt_timestamp date_lt_timestamptz date_mi date_mi_interval
+	date_mii date_ne date_ne_timestamp date_ne_timestamptz date_pl_interval date_pli datetime_pl
+	datetimetz_pl dcbrt dpow dsqrt float48div float48eq float48ge float48gt float48le float48lt
+	float48mi float48mul float48ne float48pl float4abs float4div float4eq float4ge float4gt
+	float4le float4lt float4mi float4mul float4ne float4pl float4um float4up float84div
+	float84eq float84ge float84gt float84le float84lt float84mi float84mul float84ne float84pl
+	float8abs float8div float8eq float8ge float8gt float8le float8lt float8mi float8mul float8ne
+	float8pl float8um float8up int24div int24eq int24ge int24gt int24le int24lt int24mi int24mul
+	int24ne int24pl int28div int28eq int28ge int28gt int28le int28lt int28mi int28mul int28ne
+	int28pl int2abs int2and int2div int2eq int2ge int2gt int2le int2lt int2mi int2mod int2mul
+	int2ne int2not int2or int2pl int2shl int2shr int2um int2up int2xor int42div int42eq int42ge
+	int42gt int42le int42lt int42mi int42mul int42ne int42pl int48div int48eq int48ge int48gt
+	int48le int48lt int48mi int48mul int48ne int48pl int4abs int4and int4div int4eq int4ge
+	int4gt int4le int4lt int4mi int4mod int4mul int4ne int4not int4or int4pl int4shl int4shr
+	int4um int4up int4xor int82div int82eq int82ge int82gt int82le int82lt int82mi int82mul
+	int82ne int82pl int84div int84eq int84ge int84gt int84le int84lt int84mi int84mul int84ne
+	int84pl int8abs int8and int8div int8eq int8ge int8gt int8le int8lt int8mi int8mod int8mul
+	int8ne int8not int8or int8pl int8shl int8shr int8um int8up int8xor integer_pl_date
+	interval_div interval_eq interval_ge interval_gt interval_le interval_lt interval_mi
+	interval_mul interval_ne interval_pl interval_pl_date interval_pl_time interval_pl_timestamp
+	interval_pl_timestamptz interval_pl_timetz interval_um mul_d_interval nameeq nameeqtext
+	namege namegetext namegt namegttext nameiclike nameicnlike nameicregexeq nameicregexne
+	namele nameletext namelike namelt namelttext namene namenetext namenlike nameregexeq
+	nameregexne numeric_abs numeric_add numeric_div numeric_eq numeric_ge numeric_gt numeric_le
+	numeric_lt numeric_mod numeric_mul numeric_ne numeric_power numeric_sub numeric_uminus
+	numeric_uplus oideq oidge oidgt oidle oidlt oidne starts_with text_ge text_gt text_le
+	text_lt text_pattern_ge text_pattern_gt text_pattern_le text_pattern_lt textanycat textcat
+	texteq texteqname textgename textgtname texticlike texticnlike texticregexeq texticregexne
+	textlename textlike textltname textne textnename textnlike textregexeq textregexne time_eq
+	time_ge time_gt time_le time_lt time_mi_interval time_mi_time time_ne time_pl_interval
+	timedate_pl timestamp_eq timestamp_eq_date timestamp_eq_timestamptz timestamp_ge
+	timestamp_ge_date timestamp_ge_timestamptz timestamp_gt timestamp_gt_date
+	timestamp_gt_timestamptz timestamp_le timestamp_le_date timestamp_le_timestamptz
+	timestamp_lt timestamp_lt_date timestamp_lt_timestamptz timestamp_mi timestamp_mi_interval
+	timestamp_ne timestamp_ne_date timestamp_ne_timestamptz timestamp_pl_interval timestamptz_eq
+	timestamptz_eq_date timestamptz_eq_timestamp timestamptz_ge timestamptz_ge_date
+	timestamptz_ge_timestamp timestamptz_gt timestamptz_gt_date timestamptz_gt_timestamp
+	timestamptz_le timestamptz_le_date timestamptz_le_timestamp timestamptz_lt
+	timestamptz_lt_date timestamptz_lt_timestamp timestamptz_mi timestamptz_mi_interval
+	timestamptz_ne timestamptz_ne_date timestamptz_ne_timestamp timestamptz_pl_interval
+	timetz_eq timetz_ge timetz_gt timetz_le timetz_lt timetz_mi_interval timetz_ne
+	timetz_pl_interval timetzdate_pl ts_match_tt
+	# Casts among those types (the functions named after their target type).
+	bool bpchar date float4 float8 int2 int4 int8 interval name numeric oid text time timestamp
+	timestamptz timetz varchar
+	# Aggregates and window functions (also checked when called).
+	array_agg avg bit_and bit_or bit_xor bool_and bool_or corr count covar_pop covar_samp
+	cume_dist dense_rank every first_value lag last_value lead max min mode nth_value ntile
+	percent_rank percentile_cont percentile_disc rank regr_avgx regr_avgy regr_count
+	regr_intercept regr_r2 regr_slope regr_sxx regr_sxy regr_syy row_number stddev stddev_pop
+	stddev_samp string_agg sum var_pop var_samp variance
+	# Strings.
+	array_to_string ascii bit_length btrim char_length character_length chr concat concat_ws
+	format initcap left length like like_escape lower lpad ltrim md5 notlike octet_length
+	overlay position quote_ident quote_literal quote_nullable regexp_count regexp_instr
+	regexp_like regexp_match regexp_matches regexp_replace regexp_split_to_array
+	regexp_split_to_table regexp_substr repeat replace reverse right rpad rtrim split_part
+	starts_with string_to_array strpos substr substring to_hex translate upper
+	# Numbers.
+	abs acos asin atan atan2 cbrt ceil ceiling cos cot degrees div exp factorial floor gcd lcm
+	ln log log10 min_scale mod num_nonnulls num_nulls pi pow power radians random round scale
+	sign sin sqrt tan trim_scale trunc width_bucket
+	# Dates and times (the translation's TO_CHAR, EXTRACT, AT TIME ZONE; SQLite-style date
+	# arithmetic models write).
+	age clock_timestamp date_bin date_part date_trunc extract isfinite justify_days
+	justify_hours justify_interval make_date make_interval make_time make_timestamp
+	make_timestamptz now overlaps statement_timestamp timezone to_char to_date to_number
+	to_timestamp transaction_timestamp
+	# Sets and arrays a query may build.
+	array_append array_cat array_length array_lower array_position array_positions array_prepend
+	array_remove array_replace array_upper cardinality generate_series unnest
+	# What the engine, the catalog reading of package translate and information_schema's views
+	# call (views run functions with the caller's privileges).
+	current_database current_schema current_setting has_schema_privilege has_table_privilege
+	has_column_privilege has_any_column_privilege pg_has_role pg_is_other_temp_schema format_type
+	# The "char" type of the catalogs (relkind = 'r' in information_schema's views).
+	chareq charne charlt charle chargt charge
+`
+
 // PostgresReadOnlyRoleSQL returns the statements that make role a
 // least-privilege login for the PostgreSQL engine in database, able to read
 // the given schemas and nothing else. Run them as a superuser connected to
@@ -505,13 +625,15 @@ func pgQuoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "
 //     role is read-only and bounded from any client, not only sqlrl;
 //   - database: only CONNECT for the role, nothing for PUBLIC (no TEMP); no
 //     access to schema public, where extensions such as dblink install;
-//   - revoke from PUBLIC, in this database, EXECUTE on the built-in functions
-//     that act outside the transaction even when it is read-only and rolled
-//     back: set_config, pg_terminate_backend, pg_cancel_backend, the session
-//     advisory locks, pg_notify, txid_current/pg_current_xact_id, setseed,
-//     nextval/setval and server-side large objects; and USAGE on plpgsql, so
-//     DO blocks cannot run. Other non-superuser roles of this database lose
-//     them too: dedicate the database to evaluation;
+//   - functions by allow-list (PostgresAllowedFunctions): EXECUTE on every
+//     routine of pg_catalog is revoked from PUBLIC (and from the role), then
+//     granted to the role for the allowed names only. EXECUTE is granted to
+//     PUBLIC by default and a privilege held through PUBLIC cannot be
+//     revoked from one role, so the revocation is from PUBLIC; pg_catalog's
+//     ACLs live in each database's own pg_proc, so it holds in this database
+//     only, but there it holds for every role that is not a superuser and
+//     was not granted the list: dedicate the database to evaluation. USAGE
+//     on plpgsql is revoked from PUBLIC too, so DO blocks cannot run;
 //   - grant USAGE and SELECT on each schema's tables, nothing else.
 //
 // role must be a plain identifier ([A-Za-z_][A-Za-z0-9_]*), so that it can
@@ -522,6 +644,10 @@ func PostgresReadOnlyRoleSQL(role, database string, schemas []string) ([]string,
 	}
 	r := pgQuoteIdent(role)
 	db := pgQuoteIdent(database)
+	allowed := PostgresAllowedFunctions()
+	for i, n := range allowed {
+		allowed[i] = pgQuoteLiteral(n)
+	}
 	stmts := []string{
 		fmt.Sprintf(`DO $sqlrl$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = %s) THEN
@@ -537,18 +663,14 @@ END $sqlrl$`, pgQuoteLiteral(role), r),
 		fmt.Sprintf("GRANT CONNECT ON DATABASE %s TO %s", db, r),
 		"REVOKE ALL ON SCHEMA public FROM PUBLIC",
 		"REVOKE USAGE ON LANGUAGE plpgsql FROM PUBLIC",
-		`DO $sqlrl$ DECLARE f regprocedure; BEGIN
-  FOR f IN SELECT p.oid::regprocedure FROM pg_catalog.pg_proc p
-    WHERE p.proname IN ('set_config', 'pg_terminate_backend', 'pg_cancel_backend', 'pg_notify',
-        'txid_current', 'pg_current_xact_id', 'setseed', 'nextval', 'setval',
-        'lo_import', 'lo_export', 'lo_create', 'lo_creat', 'lo_unlink', 'lo_from_bytea', 'lo_put',
-        'pg_advisory_unlock_all')
-      OR p.proname LIKE 'pg\_advisory\_lock%' OR p.proname LIKE 'pg\_try\_advisory\_lock%'
-      OR p.proname LIKE 'pg\_advisory\_unlock%' OR p.proname LIKE 'dblink%'
-  LOOP
-    EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
-  END LOOP;
-END $sqlrl$`,
+		"REVOKE EXECUTE ON ALL ROUTINES IN SCHEMA pg_catalog FROM PUBLIC",
+		fmt.Sprintf("REVOKE EXECUTE ON ALL ROUTINES IN SCHEMA pg_catalog FROM %s", r),
+		// One GRANT for all the overloads of the allowed names.
+		fmt.Sprintf(`DO $sqlrl$ BEGIN
+  EXECUTE (SELECT 'GRANT EXECUTE ON ROUTINE ' || string_agg(p.oid::pg_catalog.regprocedure::text, ', ') || ' TO %s'
+    FROM pg_catalog.pg_proc p
+    WHERE p.pronamespace = 'pg_catalog'::pg_catalog.regnamespace AND p.proname = ANY (ARRAY[%s]::pg_catalog.name[]));
+END $sqlrl$`, r, strings.Join(allowed, ", ")),
 	}
 	for _, s := range schemas {
 		q := pgQuoteIdent(s)

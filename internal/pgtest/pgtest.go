@@ -235,3 +235,39 @@ func Checksums(t testing.TB, dsn string) map[string]string {
 	}
 	return out
 }
+
+// WALPosition is the server's current WAL insert position, read on dsn (a
+// superuser's: the function is not on the read-only role's allow-list).
+// WALBytesSince(t, dsn, pos) is how much WAL the whole server has written
+// since: a check that statements wrote nothing, beyond table checksums,
+// since some writes (pg_logical_emit_message, a transaction id) change no
+// table.
+func WALPosition(t testing.TB, dsn string) string {
+	t.Helper()
+	var lsn string
+	queryRow(t, dsn, "SELECT pg_current_wal_insert_lsn()::text", nil, &lsn)
+	return lsn
+}
+
+// WALBytesSince is the WAL the server has written since pos (WALPosition).
+// WAL is server-wide: other databases' activity counts too.
+func WALBytesSince(t testing.TB, dsn, pos string) int64 {
+	t.Helper()
+	var n int64
+	queryRow(t, dsn, "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint", []any{pos}, &n)
+	return n
+}
+
+func queryRow(t testing.TB, dsn, sql string, args []any, dst ...any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("connect %s: %v", dsn, err)
+	}
+	defer c.Close(ctx)
+	if err := c.QueryRow(ctx, sql, args...).Scan(dst...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
