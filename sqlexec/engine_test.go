@@ -187,24 +187,18 @@ func TestWritesAreRefusedByTheDatabase(t *testing.T) {
 }
 
 // TestTimeoutInterruptsRunawayQuery runs queries whose work happens in the
-// first step and across many steps; each must stop within 2x the limit.
+// first step and across many steps; each must end as a timeout (each would
+// run for minutes or forever otherwise).
 func TestTimeoutInterruptsRunawayQuery(t *testing.T) {
-	const limit = 300 * time.Millisecond
-	e, _ := newTestDB(t, SQLiteOptions{Limits: Limits{Timeout: limit}})
+	e, _ := newTestDB(t, SQLiteOptions{Limits: Limits{Timeout: 300 * time.Millisecond}})
 	for _, sql := range []string{
 		"SELECT count(*) FROM big a, big b, big c",
 		"WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT max(n) FROM r",
 		"SELECT a.n, b.n FROM big a, big b, big c",
 	} {
-		start := time.Now()
 		_, err := e.Query(context.Background(), "shop", sql)
-		took := time.Since(start)
 		if ClassOf(err) != ClassTimeout {
-			// The streaming form may hit a size cap first only if one is set.
 			t.Errorf("%q: class %q (%v), want timeout", sql, ClassOf(err), err)
-		}
-		if took > 2*limit {
-			t.Errorf("%q: stopped after %v, limit %v", sql, took, limit)
 		}
 	}
 	// The interrupted connection is reusable.
@@ -309,7 +303,8 @@ func TestValueEqualAndKey(t *testing.T) {
 // TestInterruptBeforeFirstStep checks that an interrupt arriving after a
 // query was registered but before its first step is not lost (SQLite clears
 // its own flag when a statement starts), and that clearing re-arms the
-// connection.
+// connection. The query finishes on its own (9 million rows), so a lost
+// interrupt shows as a result instead of an error.
 func TestInterruptBeforeFirstStep(t *testing.T) {
 	_, path := newTestDB(t, SQLiteOptions{})
 	c, err := openConn(path, true, false)
@@ -318,15 +313,14 @@ func TestInterruptBeforeFirstStep(t *testing.T) {
 	}
 	defer c.close()
 	c.interrupt()
-	start := time.Now()
-	_, err = c.query(context.Background(), "SELECT count(*) FROM big a, big b, big c", Limits{}, nil)
+	res, err := c.query(context.Background(), "SELECT count(*) FROM big a, big b", Limits{}, nil)
+	if err == nil {
+		t.Fatalf("the early interrupt was lost: the query answered %v", res.Rows)
+	}
 	if !interrupted(errors.Unwrap(err)) && ClassOf(err) != ClassRuntime {
 		t.Fatalf("got %v, want an interruption", err)
 	}
-	if time.Since(start) > time.Second {
-		t.Fatalf("the early interrupt was lost: query ran %v", time.Since(start))
-	}
-	res, err := c.query(context.Background(), "SELECT count(*) FROM big", Limits{}, nil)
+	res, err = c.query(context.Background(), "SELECT count(*) FROM big", Limits{}, nil)
 	if err != nil || res.Rows[0][0] != Int(3000) {
 		t.Fatalf("after clearing: %v %v", res, err)
 	}

@@ -1,0 +1,102 @@
+package sqlexec
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunawaysEndTooLargeOrTimeout replays the runaways of issue 14 and
+// their relatives: each must end as too large or timed out, never with a
+// result (before the length limits, zeroblob(1e9) ran 33 s at 2.9 GB and was
+// scored as a wrong result), and the database file must not change. Wall
+// time is measured outside the tests (see the commit and report), never
+// asserted here.
+func TestRunawaysEndTooLargeOrTimeout(t *testing.T) {
+	e, path := newTestDB(t, SQLiteOptions{Limits: Limits{Timeout: 500 * time.Millisecond}})
+	before := fileSum(t, path)
+	// replace() doubling a string 30 times, nested 15 deep twice (SQLite
+	// 3.40's parser overflows its stack at 30).
+	double15 := func(s string) string {
+		for range 15 {
+			s = "replace(" + s + ", 'a', 'aa')"
+		}
+		return s
+	}
+	long := strings.Repeat("a", DefaultMaxPatternBytes)
+	tests := []struct {
+		name string
+		sql  string
+		want []Class
+	}{
+		{"zeroblob", "SELECT zeroblob(1e9)", []Class{ClassTooLarge}},
+		{"zeroblob length", "SELECT length(zeroblob(1e9))", []Class{ClassTooLarge}},
+		{"randomblob", "SELECT randomblob(1e9)", []Class{ClassTooLarge}},
+		{"hex of randomblob", "SELECT hex(randomblob(4e8))", []Class{ClassTooLarge}},
+		// SQLite 3.40's printf answers NULL past the limit (after copying
+		// %c one byte per call: a 1e9 precision is a 12 s step, which
+		// run abandons at its deadline); 3.54 fails at the limit.
+		{"printf precision", "SELECT printf('%.*c', 100000000, 'x')", []Class{ClassTooLarge, ClassTimeout, nullResult}},
+		{"printf width", "SELECT printf('%*d', 999999999, 1)", []Class{ClassTooLarge, nullResult}},
+		{"replace doubling", "WITH x(s) AS (SELECT " + double15("'ab'") + ") SELECT length(" + double15("s") + ") FROM x", []Class{ClassTooLarge}},
+		{"recursive doubling", "WITH RECURSIVE r(s) AS (SELECT 'a' UNION ALL SELECT s || s FROM r) SELECT length(s) FROM r", []Class{ClassTooLarge}},
+		{"group_concat", "SELECT length(group_concat(zeroblob(100000))) FROM big", []Class{ClassTooLarge}},
+		{"long pattern", "SELECT 'a' LIKE '%" + long + "'", []Class{ClassTooLarge}},
+		{"long glob", "SELECT 'a' GLOB '*" + long + "'", []Class{ClassTooLarge}},
+		{"long statement", "SELECT '" + strings.Repeat("x", DefaultMaxSQLBytes) + "'", []Class{ClassTooLarge}},
+		{"recursive count", "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT count(*) FROM r", []Class{ClassTimeout}},
+		{"cross join", "SELECT count(*) FROM big a, big b, big c", []Class{ClassTimeout}},
+		{"big sort", "SELECT a.n FROM big a, big b, big c ORDER BY random() LIMIT 1", []Class{ClassTimeout}},
+		{"big distinct", "SELECT count(DISTINCT a.n || '-' || b.n || '-' || c.n) FROM big a, big b, big c", []Class{ClassTimeout}},
+		{"streamed rows", "SELECT a.n, b.n FROM big a, big b, big c", []Class{ClassTimeout}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := e.Query(context.Background(), "shop", tt.sql)
+			got := ClassOf(err)
+			if err == nil && len(res.Rows) == 1 && len(res.Rows[0]) == 1 && res.Rows[0][0] == Null() {
+				got = nullResult
+			}
+			for _, w := range tt.want {
+				if got == w {
+					return
+				}
+			}
+			rows := -1
+			if res != nil {
+				rows = len(res.Rows)
+			}
+			t.Errorf("class %q (%v, %d rows), want one of %q", got, err, rows, tt.want)
+		})
+	}
+	// The engine still answers, and nothing reached the file.
+	if res, err := e.Query(context.Background(), "shop", "SELECT count(*) FROM big"); err != nil || res.Rows[0][0] != Int(3000) {
+		t.Fatalf("after the runaways: %v %v", res, err)
+	}
+	e.Close()
+	if fileSum(t, path) != before {
+		t.Fatal("database file changed")
+	}
+}
+
+// nullResult stands for a query that answered one NULL: not a runaway.
+const nullResult Class = "(one NULL)"
+
+// TestLimitsAreConfigurable checks that Limits.MaxValueBytes replaces the
+// default, and that a value below it is untouched.
+func TestLimitsAreConfigurable(t *testing.T) {
+	e, _ := newTestDB(t, SQLiteOptions{Limits: Limits{MaxValueBytes: 1000}})
+	if _, err := e.Query(context.Background(), "shop", "SELECT zeroblob(1001)"); ClassOf(err) != ClassTooLarge {
+		t.Errorf("over MaxValueBytes: %v", err)
+	}
+	res, err := e.Query(context.Background(), "shop", "SELECT length(zeroblob(1000))")
+	if err != nil || res.Rows[0][0] != Int(1000) {
+		t.Errorf("at MaxValueBytes: %v %v", res, err)
+	}
+	d, _ := newTestDB(t, SQLiteOptions{})
+	res, err = d.Query(context.Background(), "shop", "SELECT length(zeroblob(1000000))")
+	if err != nil || res.Rows[0][0] != Int(1000000) {
+		t.Errorf("under the default: %v %v", res, err)
+	}
+}
