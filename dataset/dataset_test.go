@@ -155,11 +155,11 @@ func TestMissingDatabaseIsNamed(t *testing.T) {
 }
 
 // TestLoadSpiderLayout lays the BIRD sample out as Spider does (the
-// questions converted by eval/testdata/spider-layout) and checks hardness
+// questions converted in testdata/spider-layout) and checks hardness
 // is computed for every question.
 func TestLoadSpiderLayout(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile("../eval/testdata/spider-layout/dev.json")
+	data, err := os.ReadFile("testdata/spider-layout/dev.json")
 	if err != nil {
 		t.Fatal(err)
 	}

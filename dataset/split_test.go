@@ -1,39 +1,15 @@
 package dataset
 
 import (
-	"bytes"
-	"flag"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sqlrl/sqlrl/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./dataset -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-	}
-}
 
 // synth makes n questions spread over the given (db, difficulty, count)
 // strata.
@@ -154,7 +130,7 @@ func TestSplitDisjointAndDeterministic(t *testing.T) {
 	for _, s := range a.Strata {
 		fmt.Fprintf(&buf, "%s %s total %d sft %d holdout %d\n", s.DBID, s.Difficulty, s.Total, s.SFT, s.Holdout)
 	}
-	golden(t, "split_bird_sample_seed7.golden", []byte(buf.String()))
+	testkit.Golden(t, filepath.Join("testdata", "split_bird_sample_seed7.golden"), []byte(buf.String()))
 }
 
 func TestSplitErrors(t *testing.T) {

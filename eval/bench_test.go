@@ -3,14 +3,15 @@ package eval
 import (
 	"testing"
 
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
 // BenchmarkScoreOfficialSet scores the 2,296 mutated pairs of
-// testdata/official with a fresh Scorer per iteration (cold caches), as one
+// testkit.Official with a fresh Scorer per iteration (cold caches), as one
 // `sqlrl eval` run does. Reports pairs/s.
 func BenchmarkScoreOfficialSet(b *testing.B) {
-	pairs := readPairs(&testing.T{}, "testdata/official/bird_ex.jsonl")
+	pairs := testkit.Official(b, "bird_ex.jsonl")
 	e := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: sampleRoot})
 	defer e.Close()
 	b.ResetTimer()

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,32 +13,10 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./export -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-	}
-}
 
 // fixture writes a small benchmark in BIRD's layout: two databases, eight
 // train questions, one description file.
@@ -175,7 +152,7 @@ func TestFormatsGolden(t *testing.T) {
 			if m.Files[name].Records != bytes.Count(data, []byte("\n")) {
 				t.Errorf("manifest says %d records, file has %d lines", m.Files[name].Records, bytes.Count(data, []byte("\n")))
 			}
-			golden(t, filepath.Join("prepare", strings.TrimSuffix(name, ".jsonl")+".golden"), data)
+			testkit.Golden(t, filepath.Join("testdata", "prepare", strings.TrimSuffix(name, ".jsonl")+".golden"), data)
 		})
 	}
 	data, err := os.ReadFile(filepath.Join(out, FileManifest))
@@ -184,7 +161,7 @@ func TestFormatsGolden(t *testing.T) {
 	}
 	data = bytes.ReplaceAll(data, []byte(dir), []byte("<bench>"))
 	data = bytes.ReplaceAll(data, []byte(filepath.Dir(roll)), []byte("<tmp>"))
-	golden(t, "prepare/manifest.golden", data)
+	testkit.Golden(t, filepath.Join("testdata", "prepare", "manifest.golden"), data)
 	if len(m.Files) != len(names) {
 		t.Errorf("manifest lists %d files, want %d", len(m.Files), len(names))
 	}

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,10 +13,9 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 const birdDir = "../datasets/bird-dev-sample"
 
@@ -72,24 +69,6 @@ func newBuilder(t testing.TB, opts Options) (*Builder, *countingEngine) {
 	return bl, eng
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./prompt -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-	}
-}
-
 func TestGolden(t *testing.T) {
 	cases := []struct {
 		name string
@@ -116,7 +95,7 @@ func TestGolden(t *testing.T) {
 			}
 			head := fmt.Sprintf("tables: %s\npruned: %s\ntokens: %d\nover budget: %v\n----\n",
 				strings.Join(p.Tables(), ", "), strings.Join(p.Pruned, ", "), p.Tokens, p.OverBudget)
-			golden(t, c.name+".plain.golden", []byte(head+p.Plain()))
+			testkit.Golden(t, filepath.Join("testdata", c.name+".plain.golden"), []byte(head+p.Plain()))
 			var chat bytes.Buffer
 			enc := json.NewEncoder(&chat)
 			enc.SetEscapeHTML(false)
@@ -124,7 +103,7 @@ func TestGolden(t *testing.T) {
 			if err := enc.Encode(p.Conversation(ex.SQL)); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, c.name+".chat.golden", chat.Bytes())
+			testkit.Golden(t, filepath.Join("testdata", c.name+".chat.golden"), chat.Bytes())
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/mutate"
 )
 
@@ -24,7 +25,7 @@ type orderingSet struct {
 
 func buildOrdering(t *testing.T, sc *eval.Scorer) []orderingSet {
 	t.Helper()
-	pairs := readOfficial(t)
+	pairs := testkit.Official(t, "bird_ex.jsonl")
 	byQ := map[int]*orderingSet{}
 	var order []int
 	outs := make([]eval.Outcome, len(pairs))

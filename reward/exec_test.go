@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -43,7 +44,7 @@ func parallel(n int, fn func(i int)) {
 // official BIRD evaluator judged: the top value exactly when EX = 1, and
 // the scheme's value for wrong answers and errors otherwise.
 func TestExecAgreesWithOfficialEX(t *testing.T) {
-	pairs := readOfficial(t)
+	pairs := testkit.Official(t, "bird_ex.jsonl")
 	sc, _ := newScorer(t, false)
 	type got struct {
 		score Score

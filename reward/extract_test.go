@@ -1,10 +1,9 @@
 package reward
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"testing"
+
+	"github.com/sqlrl/sqlrl/internal/testkit"
 )
 
 func TestExtractSQL(t *testing.T) {
@@ -73,7 +72,7 @@ func TestExtractSQL(t *testing.T) {
 // (mutations include multi-statement and trailing-semicolon kinds): the
 // reward must agree with `sqlrl eval`, which takes predictions verbatim.
 func TestExtractKeepsBarePredictions(t *testing.T) {
-	for _, p := range readOfficial(t) {
+	for _, p := range testkit.Official(t, "bird_ex.jsonl") {
 		if got := ExtractSQL(p.Pred); got != p.Pred {
 			t.Errorf("pair %d (%s): ExtractSQL changed the prediction\n got %q\nwant %q", p.Index, p.Kind, got, p.Pred)
 		}
@@ -82,41 +81,4 @@ func TestExtractKeepsBarePredictions(t *testing.T) {
 			t.Errorf("pair %d (%s): fenced\n got %q\nwant %q", p.Index, p.Kind, got, p.Pred)
 		}
 	}
-}
-
-// officialPair is one line of eval/testdata/official/bird_ex.jsonl: the
-// official BIRD evaluator's verdict on a (gold, prediction) pair.
-type officialPair struct {
-	Index      int    `json:"index"`
-	QuestionID int    `json:"question_id"`
-	DBID       string `json:"db_id"`
-	Kind       string `json:"kind"`
-	Gold       string `json:"gold"`
-	Pred       string `json:"pred"`
-	EX         int    `json:"ex"`
-}
-
-const officialBIRD = "../eval/testdata/official/bird_ex.jsonl"
-
-func readOfficial(t testing.TB) []officialPair {
-	t.Helper()
-	f, err := os.Open(officialBIRD)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []officialPair
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var p officialPair
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package rewardserver
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/reward"
 )
 
@@ -85,37 +85,6 @@ func postJSON(t testing.TB, url string, body any, out any) int {
 	return resp.StatusCode
 }
 
-// officialPairs reads the official BIRD evaluator's verdicts on 2,296
-// (gold, prediction) pairs over the bundled sample.
-type officialPair struct {
-	QuestionID int    `json:"question_id"`
-	DBID       string `json:"db_id"`
-	Kind       string `json:"kind"`
-	Gold       string `json:"gold"`
-	Pred       string `json:"pred"`
-	EX         int    `json:"ex"`
-}
-
-func officialPairs(t testing.TB) []officialPair {
-	t.Helper()
-	f, err := os.Open("../eval/testdata/official/bird_ex.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []officialPair
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var p officialPair
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
 type batchAnswer struct {
 	Results []batchResult `json:"results"`
 }
@@ -125,7 +94,7 @@ type batchAnswer struct {
 // completions of one prompt): the reward is at its top (1) exactly when
 // the official evaluator says EX = 1, and component ex is the verdict.
 func TestAgreesWithEvalOverHTTP(t *testing.T) {
-	pairs := officialPairs(t)
+	pairs := testkit.Official(t, "bird_ex.jsonl")
 	hs, _, _ := newTestServer(t, StackOptions{}, nil)
 	type group struct {
 		db, gold string

@@ -1,13 +1,10 @@
 package translate_test
 
 import (
-	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -19,12 +16,13 @@ import (
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/internal/pgtest"
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/translate"
 )
 
 // These tests run the BIRD sample's gold SQL, and the mutated predictions
-// whose official verdicts eval/testdata/official holds, on SQLite and,
+// whose official verdicts internal/testkit/testdata/official holds, on SQLite and,
 // translated, on a real PostgreSQL copy of the same databases.
 
 type engines struct {
@@ -261,15 +259,6 @@ func head(rows [][]sqlexec.Value) string {
 	return b.String()
 }
 
-type officialPair struct {
-	Index int    `json:"index"`
-	DBID  string `json:"db_id"`
-	Kind  string `json:"kind"`
-	Gold  string `json:"gold"`
-	Pred  string `json:"pred"`
-	EX    int    `json:"ex"`
-}
-
 // nondeterministic are the pairs whose verdict depends on an order that SQL
 // leaves undefined, so either verdict is right on either engine.
 var nondeterministic = map[int]string{
@@ -279,26 +268,12 @@ var nondeterministic = map[int]string{
 }
 
 // TestMutatedVerdictsAgree scores the 2296 mutated predictions of
-// eval/testdata/official/bird_ex.jsonl on PostgreSQL (gold and prediction
+// testkit.Official("bird_ex.jsonl") on PostgreSQL (gold and prediction
 // translated) and compares BIRD EX with the official verdict, wherever both
 // queries run on both engines.
 func TestMutatedVerdictsAgree(t *testing.T) {
 	e := setup(t)
-	f, err := os.Open(filepath.Join(pgtest.RepoRoot(t), "eval", "testdata", "official", "bird_ex.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var pairs []officialPair
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var p officialPair
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			t.Fatal(err)
-		}
-		pairs = append(pairs, p)
-	}
+	pairs := testkit.Official(t, "bird_ex.jsonl")
 	ctx := context.Background()
 	type outcome struct {
 		valid, agree bool

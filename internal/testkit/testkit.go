@@ -1,0 +1,136 @@
+// Package testkit holds what several packages' tests share: golden-file
+// comparison, the official evaluators' verdicts, and the location of the
+// bundled BIRD sample. Each helper lives here once so that a fix (a better
+// diff, a new verdict field) reaches every test, and so that no package's
+// tests reach into another package's testdata/.
+package testkit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// Golden compares got with the golden file at path (relative to the test's
+// package directory, normally under testdata/). With -update it rewrites the
+// file instead, so a deliberate format change is one command and a reviewed
+// diff.
+func Golden(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (%s); got:\n%s", path, firstDiff(got, want), got)
+	}
+}
+
+// firstDiff says where two byte strings first differ, by line and column,
+// which is what a reader of a long golden file needs first.
+func firstDiff(got, want []byte) string {
+	line, col := 1, 1
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i] != want[i] {
+			return "first difference at line " + strconv.Itoa(line) + ", column " + strconv.Itoa(col)
+		}
+		if got[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return "one is a prefix of the other; lengths " + strconv.Itoa(len(got)) + " and " + strconv.Itoa(len(want))
+}
+
+// here is this package's directory, found from its source file so that
+// tests in any package can read the files it owns.
+func here() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic("testkit: cannot locate its own source file")
+	}
+	return filepath.Dir(file)
+}
+
+// RepoRoot is the module's root directory.
+func RepoRoot() string { return filepath.Dir(filepath.Dir(here())) }
+
+// BirdSample is the directory of the bundled BIRD dev sample (BIRD layout:
+// dev.json, dev_tables.json, dev_databases/).
+func BirdSample() string { return filepath.Join(RepoRoot(), "datasets", "bird-dev-sample") }
+
+// BirdSampleDBs is the bundled sample's database root.
+func BirdSampleDBs() string { return filepath.Join(BirdSample(), "dev_databases") }
+
+// OfficialPair is one verdict of an official evaluator on a (gold,
+// prediction) pair over the bundled BIRD sample. Which verdict fields are set
+// depends on the file: EX (BIRD evaluation.py), F1 (mini-dev's
+// evaluation_f1.py), Exec (the Spider test-suite's eval_exec_match: 0/1 or
+// the name of an exception it raises), ExecSingle (suite files: the verdict
+// on the first database alone), Case (edge-case files).
+type OfficialPair struct {
+	Index      int      `json:"index"`
+	QuestionID int      `json:"question_id"`
+	DBID       string   `json:"db_id"`
+	Kind       string   `json:"kind"`
+	Gold       string   `json:"gold"`
+	Pred       string   `json:"pred"`
+	EX         int      `json:"ex"`
+	F1         *float64 `json:"f1"`
+	Exec       any      `json:"exec"`
+	ExecSingle *int     `json:"exec_single_db"`
+	Case       string   `json:"case"`
+}
+
+// OfficialDir holds the official verdict files and the README that says how
+// they were produced.
+func OfficialDir() string { return filepath.Join(here(), "testdata", "official") }
+
+// Official reads the official verdict file name (e.g. "bird_ex.jsonl").
+func Official(t testing.TB, name string) []OfficialPair {
+	t.Helper()
+	return ReadPairs(t, filepath.Join(OfficialDir(), name))
+}
+
+// ReadPairs reads a JSONL file of verdicts in the official files' format
+// (a package's own suites use it too).
+func ReadPairs(t testing.TB, path string) []OfficialPair {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []OfficialPair
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		var p OfficialPair
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		out = append(out, p)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return out
+}
