@@ -111,7 +111,10 @@ func Transient(class, msg string) bool {
 	switch sqlexec.Class(class) {
 	case sqlexec.ClassTimeout, sqlexec.ClassCanceled, sqlexec.ClassNoDatabase:
 		return true
-	case sqlexec.ClassRuntime:
+	case sqlexec.ClassRuntime, sqlexec.ClassTooLarge:
+		// SQLite's out-of-memory is classed too large (like a value over
+		// the length limit), but unlike that limit it depends on the
+		// machine, so only the messages below make it transient.
 		for _, m := range machineFailures {
 			if strings.Contains(msg, m) {
 				return true

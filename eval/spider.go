@@ -56,7 +56,7 @@ func (s *Scorer) scoreSpider(ctx context.Context, db, gold, pred string) Outcome
 		g, gerr := s.GoldResult(gctx, d, gold)
 		cancel()
 		if gerr != nil {
-			return Outcome{Class: ClassGoldError, Error: gerr.Error()}
+			return goldFailed(gerr)
 		}
 		pctx, cancel := context.WithTimeout(ctx, timeout)
 		p, perr := s.predResult(pctx, d, pred)
