@@ -20,7 +20,21 @@ type Eval struct {
 	Levels  map[string]float64 `json:"levels"`
 	Counts  map[string]int     `json:"counts"`
 	Seconds float64            `json:"seconds"`
+	// Pruned, Bare and Shortened count the prompts fitted to the model's
+	// context by leaving out tables, column comments or completion budget;
+	// Failed counts the questions that could not fit at all, scored wrong.
+	// They say how much of EX was decoded from less than the full schema.
+	Pruned    int `json:"pruned,omitempty"`
+	Bare      int `json:"bare,omitempty"`
+	Shortened int `json:"shortened,omitempty"`
+	Failed    int `json:"failed,omitempty"`
 }
+
+// DevMaxTokens is the completion budget of a dev evaluation: sqlrl
+// generate's default -max-tokens, because the budget decides how much of
+// the context a prompt may take and so which tables a fitted prompt keeps;
+// with the same budget a run's dev EX is the one generate gives.
+const DevMaxTokens = 256
 
 func (e *Eval) String() string {
 	var parts []string
@@ -29,12 +43,20 @@ func (e *Eval) String() string {
 			parts = append(parts, fmt.Sprintf("%s %.1f%% (%d)", l, 100*e.Levels[l], n))
 		}
 	}
-	return fmt.Sprintf("dev EX %.1f%% on %d [%s] in %.1fs", 100*e.EX, e.N, strings.Join(parts, ", "), e.Seconds)
+	s := fmt.Sprintf("dev EX %.1f%% on %d [%s] in %.1fs", 100*e.EX, e.N, strings.Join(parts, ", "), e.Seconds)
+	if e.Pruned+e.Bare+e.Shortened+e.Failed > 0 {
+		s += fmt.Sprintf("; fitted to the context: %d pruned, %d without column comments, %d with max tokens cut, %d did not fit (scored wrong)",
+			e.Pruned, e.Bare, e.Shortened, e.Failed)
+	}
+	return s
 }
 
 // EvalDev decodes n dev questions (a seeded sample; n <= 0 or too large
-// means all) greedily, under each database's guide when guide is set, and
-// scores them by execution.
+// means all) greedily and scores them by execution. Prompts are fitted to
+// the model's context and guided (when guide is set) by the schema they
+// show, exactly as sqlrl generate does, so that the EX a run logs is the
+// one generate reproduces from its checkpoint; a question that cannot fit
+// is scored wrong and counted in Eval.Failed rather than stopping training.
 func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64, guide bool) (*Eval, error) {
 	start := time.Now()
 	if d.DevEngine == nil || d.DevPrompter == nil || len(d.Dev) == 0 {
@@ -49,41 +71,62 @@ func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64,
 		idx = idx[:n]
 	}
 	exs := make([]dataset.Example, len(idx))
-	prompts := make([]string, len(idx))
 	for k, i := range idx {
 		exs[k] = d.Dev[i].Example
-		pr, err := d.DevPrompter.Prompt(ctx, exs[k])
-		if err != nil {
-			return nil, err
-		}
-		prompts[k] = pr
 	}
-	so := policy.SampleOptions{MaxTokens: 200, Batch: 32}
-	if guide {
-		g, err := d.DevPrompter.Guides(ctx, exs, p.Info.SQLWords)
-		if err != nil {
-			return nil, err
-		}
-		so.Constrain = g
-	}
-	outs, _, err := p.Generate(ctx, prompts, so)
+	fb, preds, err := devPredict(ctx, p, p.FitOptions(DevMaxTokens), d.DevPrompter, exs, guide, p.Info.SQLWords)
 	if err != nil {
 		return nil, err
-	}
-	preds := make([]*dataset.Prediction, len(exs))
-	for k := range exs {
-		preds[k] = &dataset.Prediction{Index: exs[k].Index, QuestionID: exs[k].QuestionID, DBID: exs[k].DBID, SQL: outs[k][0].Text}
 	}
 	sc := &eval.Scorer{Engine: d.DevEngine, Mode: eval.ModeBIRD, Timeout: eval.BIRDPairTimeout, CachePredictions: true}
 	rep, err := eval.Run(ctx, sc, exs, preds, eval.Options{Levels: []string{"simple", "moderate", "challenging"}})
 	if err != nil {
 		return nil, err
 	}
-	ev := &Eval{N: len(exs), EX: rep.Total.Accuracy / 100, Levels: map[string]float64{}, Counts: map[string]int{}}
+	ev := &Eval{N: len(exs), EX: rep.Total.Accuracy / 100, Levels: map[string]float64{}, Counts: map[string]int{},
+		Pruned: fb.Pruned, Bare: fb.Bare, Shortened: fb.Shortened, Failed: fb.Failed}
 	for _, l := range rep.Levels {
 		ev.Levels[l.Level] = l.Accuracy / 100
 		ev.Counts[l.Level] = l.Count
 	}
 	ev.Seconds = time.Since(start).Seconds()
 	return ev, nil
+}
+
+// generator decodes prompts (policy.Policy; a fake in tests, to see what
+// dev evaluation decodes).
+type generator interface {
+	Generate(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error)
+}
+
+// devPredict decodes exs greedily with their prompts fitted by fo and,
+// when guide is set, guided by the schema each prompt shows and words: the
+// predictions (aligned with exs) and the fitting they were decoded from.
+func devPredict(ctx context.Context, g generator, fo policy.FitOptions, pr *policy.Prompter, exs []dataset.Example, guide bool, words []string) (*policy.FitBatch, []*dataset.Prediction, error) {
+	// The prompts are fitted to the model's context and guided by the
+	// schema they show, as sqlrl generate does (policy.Prompter.FitAll): a
+	// question that cannot fit gets an empty prediction, scored wrong and
+	// counted, and training goes on.
+	fb, err := pr.FitAll(ctx, exs, fo)
+	if err != nil {
+		return nil, nil, err
+	}
+	preds := make([]*dataset.Prediction, len(exs))
+	for k := range exs {
+		preds[k] = &dataset.Prediction{Index: exs[k].Index, QuestionID: exs[k].QuestionID, DBID: exs[k].DBID}
+	}
+	if len(fb.OK) > 0 {
+		so := policy.SampleOptions{MaxTokens: fo.MaxTokens, Batch: 32}
+		if guide {
+			so.Constrain = fb.GuidesFor(fb.OK, words)
+		}
+		outs, _, err := g.Generate(ctx, fb.Prompts(fb.OK), so)
+		if err != nil {
+			return nil, nil, fmt.Errorf("train: dev evaluation: %w", err)
+		}
+		for k, i := range fb.OK {
+			preds[i].SQL = outs[k][0].Text
+		}
+	}
+	return fb, preds, nil
 }
