@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// peerConfig is the model of ../shared/bench/torch_tinylm_bench.py (vocab
+// peerConfig is the model of scripts/torch_tinylm_bench.py (vocab
 // 512, d128, 4 heads, FFN 4x, seq 128) in this engine's architecture.
 func peerConfig(layers int) Config {
 	return Config{Vocab: 512, Dim: 128, Layers: layers, Heads: 4, Hidden: 512, MaxSeq: 128}

@@ -30,7 +30,8 @@
 //     6,887 / 3,205 / 4,006; this engine on OpenBLAS 29,518 / 36,165 /
 //     17,260 / 17,481 (4.4-6.5x). KV-cache greedy decoding at B1 / B8, L2:
 //     PyTorch 1,763 / 1,400 (noisy), this engine 12,306 / 19,620. GoMLX's
-//     pure-Go backend: 650-950 training tokens/s (stack-measurements.md).
+//     pure-Go backend: 650-950 training tokens/s (measured on the same
+//     machine when the stack was chosen, with the same peer model).
 //   - OpenBLAS sgemm reaches 171-198 GFLOP/s on the model's shapes; a
 //     training step reaches about 53% of that in matmul FLOPs (48-64% for
 //     the presets, BenchmarkPresets). The rest of the step: sgemm on small
