@@ -104,40 +104,28 @@ field, a warning on stderr and a count in the summary; the run goes on and
 				// goes on: 'sqlrl eval' scores it as wrong.
 				preds := make([]dataset.Prediction, len(exs))
 				errs := make([]string, len(exs))
-				fits := make([]*policy.Fitted, len(exs))
-				var pruned, bare, shortened int
 				fail := func(i int, err error) {
 					errs[i] = err.Error()
 					preds[i].SQL, preds[i].Candidates = "", nil
 					fmt.Fprintf(os.Stderr, "generate: warning: question %d (%s): %v\n", exs[i].QuestionID, exs[i].DBID, err)
 				}
-				fo := pol.FitOptions(*maxTok)
-				var ok []int // questions with a prompt, in order
 				for i, ex := range exs {
 					preds[i] = dataset.Prediction{Index: ex.Index, QuestionID: ex.QuestionID, DBID: ex.DBID}
-					f, err := pr.Fit(ctx, ex, fo)
-					if err != nil {
-						if ctx.Err() != nil {
-							return ctx.Err()
-						}
-						fail(i, err)
-						continue
-					}
-					fits[i] = f
-					ok = append(ok, i)
-					if len(f.Pruned) > 0 {
-						pruned++
-					}
-					if f.Bare {
-						bare++
-					}
-					if f.MaxTokens < *maxTok {
-						shortened++
+				}
+				fo := pol.FitOptions(*maxTok)
+				fb, err := pr.FitAll(ctx, exs, fo)
+				if err != nil {
+					return err
+				}
+				for i, e := range fb.Errs {
+					if e != nil {
+						fail(i, e)
 					}
 				}
+				ok := fb.OK // questions with a prompt, in order
 				var constrain func(int) policy.Constraint
 				if *guide {
-					constrain = policy.FitGuides(fits, pol.Info.SQLWords)
+					constrain = fb.Guides(pol.Info.SQLWords)
 				}
 				start := time.Now()
 				var st policy.Stats
@@ -146,10 +134,7 @@ field, a warning on stderr and a count in the summary; the run goes on and
 				// so that one question's failure is only its own.
 				var decode func(idx []int, seed uint64) error
 				decode = func(idx []int, seed uint64) error {
-					prompts := make([]string, len(idx))
-					for k, i := range idx {
-						prompts[k] = fits[i].Text
-					}
+					prompts := fb.Prompts(idx)
 					var con func(int) policy.Constraint
 					if constrain != nil {
 						con = func(k int) policy.Constraint { return constrain(idx[k]) }
@@ -237,7 +222,7 @@ field, a warning on stderr and a count in the summary; the run goes on and
 				fmt.Printf("wrote %d predictions to %s in %s (%d prompt + %d completion tokens, %.0f completion tok/s)\n",
 					len(preds), *out, el.Round(time.Millisecond), st.PromptTokens, st.CompletionTokens, float64(st.CompletionTokens)/el.Seconds())
 				fmt.Printf("prompts fitted to the %d-token context: %d pruned, %d without column comments, %d with max tokens cut; %d questions failed (empty sql, \"error\" in %s)\n",
-					fo.Context, pruned, bare, shortened, failed, *out)
+					fo.Context, fb.Pruned, fb.Bare, fb.Shortened, failed, *out)
 				return nil
 			}
 		},
