@@ -2,48 +2,13 @@ package eval
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
-
-// runaway never ends on its own: a recursive CTE counting up forever.
-const runaway = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT i FROM r"
-
-// holdConn loads db deterministically: it runs the runaway query through e
-// and blocks in its first row's callback, so the connection stays taken
-// (whatever the engine's limits say) until release is called. With
-// MaxConnsPerDB 1 every other query on db waits for it and runs into its
-// limit while waiting.
-func holdConn(t *testing.T, e *sqlexec.SQLite, db string) (release func()) {
-	t.Helper()
-	var once sync.Once
-	held := make(chan bool, 1)
-	unblock := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, err := e.QueryRows(context.Background(), db, runaway, func(_ []string, row []sqlexec.Value) bool {
-			if row == nil {
-				return true
-			}
-			once.Do(func() { held <- true })
-			<-unblock
-			return false
-		})
-		once.Do(func() { held <- false; t.Errorf("the runaway ended before its first row: %v", err) })
-	}()
-	if !<-held {
-		t.FailNow()
-	}
-	var rel sync.Once
-	release = func() { rel.Do(func() { close(unblock); <-done }) }
-	t.Cleanup(release)
-	return release
-}
 
 // TestLoadIsNotCached: an outcome decided by the machine's load (the gold or
 // the prediction times out waiting for the database's only connection, by
@@ -93,7 +58,7 @@ func TestLoadIsNotCached(t *testing.T) {
 					t.Fatalf("warming the gold: %+v", o)
 				}
 			}
-			release := holdConn(t, e, ex.DBID)
+			release := testkit.HoldConn(t, e, ex.DBID)
 			o := s.Score(ctx, ex.DBID, ex.SQL, pred)
 			if o.Class != tt.want {
 				t.Errorf("under load: %+v, want class %s", o, tt.want)

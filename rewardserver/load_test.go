@@ -1,50 +1,16 @@
 package rewardserver
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/reward"
-	"github.com/sqlrl/sqlrl/sqlexec"
 )
-
-// holdConn loads db deterministically: a runaway query through e blocks in
-// its first row's callback, so the connection stays taken (whatever the
-// engine's limits say) until release is called. With ConnsPerDB 1 every
-// other query on db runs into its limit waiting for it.
-func holdConn(t *testing.T, e *sqlexec.SQLite, db string) (release func()) {
-	t.Helper()
-	const runaway = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT i FROM r"
-	var once sync.Once
-	held := make(chan bool, 1)
-	unblock := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, err := e.QueryRows(context.Background(), db, runaway, func(_ []string, row []sqlexec.Value) bool {
-			if row == nil {
-				return true
-			}
-			once.Do(func() { held <- true })
-			<-unblock
-			return false
-		})
-		once.Do(func() { held <- false; t.Errorf("the runaway ended before its first row: %v", err) })
-	}()
-	if !<-held {
-		t.FailNow()
-	}
-	var rel sync.Once
-	release = func() { rel.Do(func() { close(unblock); <-done }) }
-	t.Cleanup(release)
-	return release
-}
 
 // rewardOf posts one completion for label to the endpoint and returns the
 // status and, on 200, the reward and class ("" from OpenRLHF, which has no
@@ -104,7 +70,7 @@ func TestLoadIsNotCached(t *testing.T) {
 					t.Fatalf("warming the gold: status %d reward %v", code, r)
 				}
 			}
-			release := holdConn(t, st.Engine, "superhero")
+			release := testkit.HoldConn(t, st.Engine, "superhero")
 			code, r := rewardOf(t, hs.URL, tt.endpoint, label, good)
 			if code != tt.want || (code == 200 && r != -1) {
 				t.Errorf("under load: status %d reward %v, want %d and (on 200) -1", code, r, tt.want)

@@ -8,13 +8,17 @@ package testkit
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
+
+	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -133,4 +137,39 @@ func ReadPairs(t testing.TB, path string) []OfficialPair {
 		t.Fatalf("read %s: %v", path, err)
 	}
 	return out
+}
+
+// HoldConn loads db deterministically: a query that never ends on its own
+// blocks in its first row's callback, so the connection stays taken
+// (whatever the engine's limits say) until release is called. With one
+// connection per database (SQLiteOptions.MaxConnsPerDB 1) every other query
+// on db waits for it and runs into its limit while waiting: load without
+// timing, for tests of what a busy machine must not leave behind (a cached
+// timeout, say).
+func HoldConn(t testing.TB, e *sqlexec.SQLite, db string) (release func()) {
+	t.Helper()
+	const runaway = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT i FROM r"
+	var once sync.Once
+	held := make(chan bool, 1)
+	unblock := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, err := e.QueryRows(context.Background(), db, runaway, func(_ []string, row []sqlexec.Value) bool {
+			if row == nil {
+				return true
+			}
+			once.Do(func() { held <- true })
+			<-unblock
+			return false
+		})
+		once.Do(func() { held <- false; t.Errorf("the runaway ended before its first row: %v", err) })
+	}()
+	if !<-held {
+		t.FailNow()
+	}
+	var rel sync.Once
+	release = func() { rel.Do(func() { close(unblock); <-done }) }
+	t.Cleanup(release)
+	return release
 }
