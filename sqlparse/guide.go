@@ -436,7 +436,12 @@ func (s *GuideState) feed(c byte) bool {
 			s.quoted = ""
 			return true
 		}
-	case '+', '-', '/', '%', '=', '<', '>', '!', '|', '&', '~', ',':
+	case ',':
+		if !s.operand {
+			return false // a list item must come before its comma: ", a", "a,,"
+		}
+		s.operand = false
+	case '+', '-', '/', '%', '=', '<', '>', '!', '|', '&', '~':
 		s.operand = false
 	default:
 		return false // not SQL outside quotes: ']', '{', '?', '#', ...

@@ -77,6 +77,10 @@ func TestGuide(t *testing.T) {
 		{"SELECT 1; SELECT 2", false, false},              // a second statement
 		{"SELECT `first nam` FROM client", false, false},  // quoted unknown name
 		{"SELECT T1.'x' FROM client AS T1", false, false}, // a string after "T1."
+		{"SELECT given_name, region FROM client", true, true},
+		{"SELECT , region FROM client", false, false},            // a comma before any item
+		{"SELECT given_name,, region FROM client", false, false}, // two commas
+		{"SELECT COUNT(*), region FROM client", true, true},
 	}
 	for _, tc := range tests {
 		st := g.Start()
