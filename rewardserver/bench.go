@@ -30,7 +30,7 @@ type BenchOptions struct {
 	// Examples are the questions; completions are derived from their gold.
 	Examples []dataset.Example
 	// Stack is the server's stack (DBRoot, reward, limits).
-	Stack StackOptions
+	Stack reward.StackOptions
 	// Clients send requests concurrently; default 64.
 	Clients int
 	// K completions per question and request; default 8.
@@ -255,7 +255,7 @@ func Bench(ctx context.Context, o BenchOptions) (*BenchReport, error) {
 
 // benchServer is a fresh in-process server on a loopback port.
 type benchServer struct {
-	stack  *Stack
+	stack  *reward.Stack
 	srv    *Server
 	url    string
 	stop   context.CancelFunc
@@ -263,12 +263,12 @@ type benchServer struct {
 	done   bool
 }
 
-func startBenchServer(so StackOptions) (*benchServer, error) {
-	stack, err := BuildStack(so)
+func startBenchServer(so reward.StackOptions) (*benchServer, error) {
+	stack, err := reward.NewSQLiteStack(so)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := New(stack.ServerConfig(so.Reward.Kind))
+	srv, err := New(StackConfig(stack, so.Reward.Kind))
 	if err != nil {
 		stack.Close()
 		return nil, err
@@ -306,7 +306,7 @@ func (bs *benchServer) close() {
 // runFloor executes each distinct query once on a fresh engine with the
 // stack's limits: one worker per core pulling the next query, pooled
 // connections. It returns the wall time in seconds.
-func runFloor(ctx context.Context, so StackOptions, distinct []benchQuery) (float64, error) {
+func runFloor(ctx context.Context, so reward.StackOptions, distinct []benchQuery) (float64, error) {
 	e := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: so.DBRoot, MaxConnsPerDB: so.ConnsPerDB,
 		Limits: sqlexec.Limits{Timeout: so.QueryTimeout, MaxBytes: so.MaxResultBytes}})
 	defer e.Close()

@@ -27,7 +27,7 @@ func loadSample(t testing.TB) *dataset.Benchmark {
 func TestBench(t *testing.T) {
 	b := loadSample(t)
 	rep, err := Bench(context.Background(), BenchOptions{
-		Examples: b.Examples, Stack: StackOptions{DBRoot: b.DBRoot, Reward: reward.Config{Kind: reward.KindGate, ErrorValue: -1}},
+		Examples: b.Examples, Stack: reward.StackOptions{DBRoot: b.DBRoot, Reward: reward.Config{Kind: reward.KindGate, ErrorValue: -1}},
 		Clients: 64, K: 8, Duration: 2 * time.Second, Seed: 1,
 	})
 	if err != nil {

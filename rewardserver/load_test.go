@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
 // rewardOf posts one completion for label to the endpoint and returns the
@@ -63,14 +64,14 @@ func TestLoadIsNotCached(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s %s gold=%v", tt.endpoint, tt.kind, tt.loadGold), func(t *testing.T) {
-			hs, _, st := newTestServer(t, StackOptions{DBRoot: root, QueryTimeout: 200 * time.Millisecond, ConnsPerDB: 1,
+			hs, _, st := newTestServer(t, reward.StackOptions{DBRoot: root, QueryTimeout: 200 * time.Millisecond, ConnsPerDB: 1,
 				Reward: reward.Config{Kind: tt.kind, ErrorValue: -1}}, nil)
 			if !tt.loadGold {
 				if code, r := rewardOf(t, hs.URL, tt.endpoint, label, "SELECT 1"); code != 200 || r == 1 {
 					t.Fatalf("warming the gold: status %d reward %v", code, r)
 				}
 			}
-			release := testkit.HoldConn(t, st.Engine, "superhero")
+			release := testkit.HoldConn(t, st.Engine.(*sqlexec.SQLite), "superhero")
 			code, r := rewardOf(t, hs.URL, tt.endpoint, label, good)
 			if code != tt.want || (code == 200 && r != -1) {
 				t.Errorf("under load: status %d reward %v, want %d and (on 200) -1", code, r, tt.want)
@@ -98,7 +99,7 @@ func TestHungJudgeFallsBackInTime(t *testing.T) {
 	t.Cleanup(func() { close(release) }) // runs first
 	j := reward.NewLLMJudge(judge.URL+"/v1", "m", "")
 	j.Timeout, j.Retries, j.MaxConcurrent = time.Minute, 2, 1
-	hs, _, _ := newTestServer(t, StackOptions{Reward: reward.Config{Kind: reward.KindGate, ErrorValue: -1, Judge: j}}, func(c *Config) {
+	hs, _, _ := newTestServer(t, reward.StackOptions{Reward: reward.Config{Kind: reward.KindGate, ErrorValue: -1, Judge: j}}, func(c *Config) {
 		c.RequestTimeout = 1500 * time.Millisecond
 	})
 	gold := "SELECT superhero_name FROM superhero WHERE id < 10"

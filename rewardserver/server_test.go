@@ -23,7 +23,7 @@ import (
 )
 
 // newTestServer builds a stack and an httptest server over it.
-func newTestServer(t testing.TB, o StackOptions, mutate func(*Config)) (*httptest.Server, *Server, *Stack) {
+func newTestServer(t testing.TB, o reward.StackOptions, mutate func(*Config)) (*httptest.Server, *Server, *reward.Stack) {
 	t.Helper()
 	if o.DBRoot == "" {
 		o.DBRoot = loadSample(t).DBRoot
@@ -31,12 +31,12 @@ func newTestServer(t testing.TB, o StackOptions, mutate func(*Config)) (*httptes
 	if o.Reward.Kind == "" {
 		o.Reward = reward.Config{Kind: reward.KindGate, ErrorValue: -1}
 	}
-	st, err := BuildStack(o)
+	st, err := reward.NewSQLiteStack(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	cfg := st.ServerConfig(o.Reward.Kind)
+	cfg := StackConfig(st, o.Reward.Kind)
 	if mutate != nil {
 		mutate(&cfg)
 	}
@@ -95,7 +95,7 @@ type batchAnswer struct {
 // the official evaluator says EX = 1, and component ex is the verdict.
 func TestAgreesWithEvalOverHTTP(t *testing.T) {
 	pairs := testkit.Official(t, "bird_ex.jsonl")
-	hs, _, _ := newTestServer(t, StackOptions{}, nil)
+	hs, _, _ := newTestServer(t, reward.StackOptions{}, nil)
 	type group struct {
 		db, gold string
 		idx      []int
@@ -176,7 +176,7 @@ func TestAgreesWithEvalOverHTTP(t *testing.T) {
 // torch and ray to import, so it is replayed here; see
 // docs/reward-server.md for the run against the real function.
 func TestOpenRLHFClient(t *testing.T) {
-	hs, _, _ := newTestServer(t, StackOptions{}, nil)
+	hs, _, _ := newTestServer(t, reward.StackOptions{}, nil)
 	const gold = "SELECT T3.power_name FROM superhero AS T1 INNER JOIN hero_power AS T2 ON T1.id = T2.hero_id INNER JOIN superpower AS T3 ON T2.power_id = T3.id WHERE T1.superhero_name = '3-D Man'"
 	label := func() string {
 		b, _ := json.Marshal(map[string]string{"db_id": "superhero", "gold_sql": gold})
@@ -320,7 +320,7 @@ func fileHash(t testing.TB, path string) [32]byte {
 // and the server keeps answering.
 func TestBadInput(t *testing.T) {
 	root, before := copyDB(t)
-	hs, _, _ := newTestServer(t, StackOptions{DBRoot: root, QueryTimeout: 300 * time.Millisecond}, func(c *Config) {
+	hs, _, _ := newTestServer(t, reward.StackOptions{DBRoot: root, QueryTimeout: 300 * time.Millisecond}, func(c *Config) {
 		c.MaxBodyBytes = 1 << 20
 		c.MaxItems = 100
 		c.Questions = nil
@@ -442,7 +442,7 @@ func TestRunawayAndDisconnect(t *testing.T) {
 	hung := map[string]any{"db_id": "superhero", "gold_sql": "SELECT COUNT(*) FROM superhero", "completions": []string{runaway}}
 
 	t.Run("timeout is scored", func(t *testing.T) {
-		hs, _, _ := newTestServer(t, StackOptions{DBRoot: root, QueryTimeout: 400 * time.Millisecond, ConnsPerDB: 2}, nil)
+		hs, _, _ := newTestServer(t, reward.StackOptions{DBRoot: root, QueryTimeout: 400 * time.Millisecond, ConnsPerDB: 2}, nil)
 		done := make(chan batchAnswer)
 		go func() {
 			var a batchAnswer
@@ -466,7 +466,7 @@ func TestRunawayAndDisconnect(t *testing.T) {
 		// returns, and is counted as 499, when its runaway is canceled;
 		// after that the database's one connection must be free, so the
 		// next request's gold and completion run.
-		hs, srv, st := newTestServer(t, StackOptions{DBRoot: root, QueryTimeout: time.Hour, ConnsPerDB: 1}, nil)
+		hs, srv, st := newTestServer(t, reward.StackOptions{DBRoot: root, QueryTimeout: time.Hour, ConnsPerDB: 1}, nil)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		raw, _ := json.Marshal(hung)
@@ -502,7 +502,7 @@ func TestRunawayAndDisconnect(t *testing.T) {
 	})
 
 	t.Run("request deadline", func(t *testing.T) {
-		hs, _, _ := newTestServer(t, StackOptions{DBRoot: root, QueryTimeout: 10 * time.Second}, func(c *Config) {
+		hs, _, _ := newTestServer(t, reward.StackOptions{DBRoot: root, QueryTimeout: 10 * time.Second}, func(c *Config) {
 			c.RequestTimeout = 300 * time.Millisecond
 		})
 		if code := postJSON(t, hs.URL+"/v1/reward", hung, nil); code != http.StatusGatewayTimeout {
@@ -545,7 +545,7 @@ func TestJudgeFaults(t *testing.T) {
 	defer judge.Close()
 	j := reward.NewLLMJudge(judge.URL+"/v1", "m", "")
 	j.Timeout, j.Retries, j.Backoff = 200*time.Millisecond, 1, 10*time.Millisecond
-	hs, _, _ := newTestServer(t, StackOptions{Reward: reward.Config{Kind: reward.KindJudge, Judge: j}, NoMemo: true}, nil)
+	hs, _, _ := newTestServer(t, reward.StackOptions{Reward: reward.Config{Kind: reward.KindJudge, Judge: j}, NoMemo: true}, nil)
 	for i, m := range []string{"good", "hang", "garbage", "500", "good"} {
 		mu.Lock()
 		mode = m
@@ -578,7 +578,7 @@ func TestQuestionIDLabels(t *testing.T) {
 	for _, ex := range b.Examples {
 		qs[ex.QuestionID] = ex
 	}
-	hs, _, _ := newTestServer(t, StackOptions{}, func(c *Config) { c.Questions = qs })
+	hs, _, _ := newTestServer(t, reward.StackOptions{}, func(c *Config) { c.Questions = qs })
 	ex := b.Examples[0]
 	var ans batchAnswer
 	code := postJSON(t, hs.URL+"/v1/reward", map[string]any{"question_id": ex.QuestionID, "completions": []string{ex.SQL, "SELECT 1"}}, &ans)
@@ -599,7 +599,7 @@ func TestQuestionIDLabels(t *testing.T) {
 // TestMetricsAndHealth checks /healthz and that /metrics is valid text
 // exposition with the series the dashboards need.
 func TestMetricsAndHealth(t *testing.T) {
-	hs, _, _ := newTestServer(t, StackOptions{}, nil)
+	hs, _, _ := newTestServer(t, reward.StackOptions{}, nil)
 	req := map[string]any{"db_id": "superhero", "gold_sql": "SELECT COUNT(*) FROM superhero",
 		"completions": []string{"SELECT COUNT(*) FROM superhero", "SELECT COUNT(*) FROM superhero", "SELECT nope", "SELECT 1"}}
 	postJSON(t, hs.URL+"/v1/reward", req, nil)

@@ -54,12 +54,12 @@ examples:
 				if err != nil {
 					return err
 				}
-				stack, err := rewardserver.BuildStack(so)
+				stack, err := reward.NewSQLiteStack(so)
 				if err != nil {
 					return err
 				}
 				defer stack.Close()
-				cfg := stack.ServerConfig(name)
+				cfg := rewardserver.StackConfig(stack, name)
 				cfg.RequestTimeout, cfg.MaxBodyBytes, cfg.MaxInFlight = *requestTimeout, int64(*maxBody)<<20, *maxInFlight
 				if b != nil {
 					cfg.Questions = map[int]dataset.Example{}
@@ -152,7 +152,7 @@ example:
 // stackFlags declares the flags shared by serve and bench and returns a
 // function that checks them and builds the stack options (plus the loaded
 // benchmark, if any, and a name for the reward).
-func stackFlags(fs *flag.FlagSet) func() (rewardserver.StackOptions, *dataset.Benchmark, string, error) {
+func stackFlags(fs *flag.FlagSet) func() (reward.StackOptions, *dataset.Benchmark, string, error) {
 	data := fs.String("data", defaultData, "benchmark `dir` (BIRD or Spider layout): databases, and questions for question_id labels")
 	split := fs.String("split", "dev", "benchmark split")
 	dbRoot := fs.String("db-root", "", "`dir` holding <db>/<db>.sqlite (instead of, or overriding, --data's)")
@@ -175,8 +175,8 @@ func stackFlags(fs *flag.FlagSet) func() (rewardserver.StackOptions, *dataset.Be
 	maxResult := fs.Int("max-result-mib", 256, "largest query result in MiB (larger scores as an error)")
 	cacheEntries := fs.Int("cache-entries", 200_000, "entries each cache (results, verdicts, scores) holds before it starts afresh")
 	noMemo := fs.Bool("no-memo", false, "do not remember scores of repeated completions")
-	return func() (rewardserver.StackOptions, *dataset.Benchmark, string, error) {
-		var so rewardserver.StackOptions
+	return func() (reward.StackOptions, *dataset.Benchmark, string, error) {
+		var so reward.StackOptions
 		var b *dataset.Benchmark
 		if *data != "" {
 			var err error
@@ -230,7 +230,7 @@ func stackFlags(fs *flag.FlagSet) func() (rewardserver.StackOptions, *dataset.Be
 		if reward.NeedsResults(*kind) || *kind == reward.KindJudgeBlind {
 			name += "+" + *judge
 		}
-		so = rewardserver.StackOptions{DBRoot: root, Reward: cfg, QueryTimeout: *queryTimeout, ConnsPerDB: *conns,
+		so = reward.StackOptions{DBRoot: root, Reward: cfg, QueryTimeout: *queryTimeout, ConnsPerDB: *conns,
 			MaxResultBytes: *maxResult << 20, CacheEntries: *cacheEntries, NoMemo: *noMemo}
 		return so, b, name, nil
 	}
