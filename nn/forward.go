@@ -176,6 +176,10 @@ type workspace struct {
 	copy               copyState
 	dhselCopy, dhfCopy []float32
 	dvocab             []float32
+	// dL/dhsel staged by another head reading the hidden states (the value
+	// head, value.go: AddHiddenGrad), added by the next Backward
+	dhselAux   []float32
+	auxPending bool
 }
 
 func grow(s []float32, n int) []float32 {
@@ -193,6 +197,7 @@ func (m *Model) workspace(b *Batch) *workspace {
 	c := m.Cfg
 	n, d, f := len(b.Tokens), c.Dim, c.Hidden
 	ws.batch, ws.n, ws.nsel = b, n, len(b.Rows)
+	ws.auxPending = false // a staged hidden gradient belongs to the previous Forward
 	if cap(ws.pos) < n {
 		ws.pos = make([]int32, n, n+n/4)
 	}
@@ -332,7 +337,9 @@ func softmaxRow(z []float32, target int) float32 {
 // respect to each target's log-probability (as returned by the last
 // Forward) is dlogp. SFT's mean token NLL over P targets is dlogp = -1/P
 // everywhere; sequence-level losses (DPO, KTO, PPO) put d(loss)/d(logp of
-// the sequence) on each of its targets.
+// the sequence) on each of its targets. A gradient with respect to the
+// hidden states staged by AddHiddenGrad (the value head's) is added in
+// the same pass.
 func (m *Model) Backward(dlogp []float32) error {
 	ws := m.ws
 	if ws == nil || ws.batch == nil {
@@ -376,6 +383,10 @@ func (m *Model) Backward(dlogp []float32) error {
 	if c.Copy {
 		copy(dhf, ws.dhfCopy)
 		addTo(ws.dhsel, ws.dhselCopy)
+	}
+	if ws.auxPending { // another head's gradient (AddHiddenGrad)
+		addTo(ws.dhsel, ws.dhselAux[:p*d])
+		ws.auxPending = false
 	}
 	for i, r := range b.Rows {
 		row := dhf[int(r)*d : int(r)*d+d]
