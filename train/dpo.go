@@ -1,0 +1,102 @@
+package train
+
+import "fmt"
+
+// Pair indexes a preference pair into a scored batch: Chosen is preferred
+// over Rejected.
+type Pair struct{ Chosen, Rejected int }
+
+// DPOLoss is the Direct Preference Optimization loss (Rafailov et al. 2023,
+// "Direct Preference Optimization: Your Language Model is Secretly a Reward
+// Model"):
+//
+//	r(y)  = logπ(y|x) - logπ_ref(y|x)                    (sequence sums)
+//	L_p   = -log σ(β (r(y_c) - r(y_r)))
+//	L     = mean over pairs
+//	dL/dr(y_c) = -β σ(-β Δ) / P,  dL/dr(y_r) = +β σ(-β Δ) / P
+//
+// pol and ref are the Sums of the scored batch, pairs index into it (a
+// sequence may appear in several pairs; its DSum accumulates). beta <= 0
+// means the usual 0.1.
+func DPOLoss(beta float64, pol, ref []float64, pairs []Pair) (LossGrad, error) {
+	if beta <= 0 {
+		beta = 0.1
+	}
+	n := len(pol)
+	if err := rlCheckLens("dpo", n, len(ref)); err != nil {
+		return LossGrad{}, err
+	}
+	if err := rlCheckPairs("dpo", n, pairs); err != nil {
+		return LossGrad{}, err
+	}
+	g := LossGrad{DSum: make([]float64, n)}
+	P := float64(len(pairs))
+	var acc, margin, rc, rr float64
+	for _, p := range pairs {
+		c := pol[p.Chosen] - ref[p.Chosen]
+		r := pol[p.Rejected] - ref[p.Rejected]
+		d := beta * (c - r)
+		g.Loss -= rlLogSigmoid(d)
+		w := beta * rlSigmoid(-d) / P
+		g.DSum[p.Chosen] -= w
+		g.DSum[p.Rejected] += w
+		if d > 0 {
+			acc++
+		}
+		margin += d
+		rc += beta * c
+		rr += beta * r
+	}
+	g.Loss /= P
+	g.Stats = map[string]float64{
+		"pairs": P, "accuracy": acc / P, "margin": margin / P,
+		"reward_chosen": rc / P, "reward_rejected": rr / P,
+	}
+	return g, nil
+}
+
+func rlCheckPairs(what string, n int, pairs []Pair) error {
+	if len(pairs) == 0 {
+		return fmt.Errorf("%s: no pairs", what)
+	}
+	for k, p := range pairs {
+		if p.Chosen < 0 || p.Chosen >= n || p.Rejected < 0 || p.Rejected >= n || p.Chosen == p.Rejected {
+			return fmt.Errorf("%s: pair %d (%d, %d) out of a batch of %d", what, k, p.Chosen, p.Rejected, n)
+		}
+	}
+	return nil
+}
+
+// DPOPairs forms one pair per prompt from K scored samples: the batch is
+// consecutive groups of k samples of one prompt each, rewards their
+// scores; the pair is the best against the worst sample of the group (the
+// first one on ties), as online DPO does. A group whose samples all score
+// the same carries no preference and gives no pair.
+func DPOPairs(rewards []float64, k int) ([]Pair, error) {
+	if err := rlCheckGroups("dpo pairs", len(rewards), k); err != nil {
+		return nil, err
+	}
+	var out []Pair
+	for g := 0; g < len(rewards); g += k {
+		best, worst := g, g
+		for i := g + 1; i < g+k; i++ {
+			if rewards[i] > rewards[best] {
+				best = i
+			}
+			if rewards[i] < rewards[worst] {
+				worst = i
+			}
+		}
+		if rewards[best] > rewards[worst] {
+			out = append(out, Pair{Chosen: best, Rejected: worst})
+		}
+	}
+	return out, nil
+}
+
+func rlCheckGroups(what string, n, k int) error {
+	if k < 2 || n%k != 0 {
+		return fmt.Errorf("%s: %d samples are not groups of %d (need k >= 2)", what, n, k)
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+package train
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestDPOLossByHand(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		pol, ref []float64
+		pairs    []Pair
+		loss     float64
+		dSum     []float64
+	}{
+		{
+			// r = [2, -2, 1, -2], β = .1
+			// pair (0,1): βΔ = .4, -log σ(.4) = log(1+e^-.4) = .5130153,
+			//   w = β σ(-.4)/2 = .1·.4013123/2 = .02006562
+			// pair (2,3): βΔ = .3, -log σ(.3) = .5543552,
+			//   w = .1·.4255575/2 = .02127787
+			// L = (.5130153 + .5543552)/2 = .5336852
+			name: "two pairs", pol: []float64{-10, -14, -9, -12}, ref: []float64{-12, -12, -10, -10},
+			pairs: []Pair{{0, 1}, {2, 3}}, loss: 0.5336852,
+			dSum: []float64{-0.02006562, 0.02006562, -0.02127787, 0.02127787},
+		},
+		{
+			// one chosen against two rejected, all r = 0: each pair
+			// log 2 = .6931472, w = .1·.5/2 = .025; the chosen gets both.
+			name: "shared chosen", pol: []float64{-5, -6, -7}, ref: []float64{-5, -6, -7},
+			pairs: []Pair{{0, 1}, {0, 2}}, loss: 0.6931472,
+			dSum: []float64{-0.05, 0.025, 0.025},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := DPOLoss(0, tc.pol, tc.ref, tc.pairs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rlNear(g.Loss, tc.loss, 1e-6) {
+				t.Errorf("loss %.9g, want %.9g", g.Loss, tc.loss)
+			}
+			rlNearAll(t, "DSum", g.DSum, tc.dSum, 1e-6)
+		})
+	}
+}
+
+func TestDPOLossFiniteDifference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	pol, ref := rlRand(r, 5, -40, -5), rlRand(r, 5, -40, -5)
+	pairs := []Pair{{0, 1}, {2, 3}, {4, 1}, {2, 0}}
+	g, err := DPOLoss(0.3, pol, ref, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss := func() float64 {
+		g, _ := DPOLoss(0.3, pol, ref, pairs)
+		return g.Loss
+	}
+	rlCheckFD(t, "dpo", loss, rlPtrs(pol), g.DSum)
+}
+
+func TestDPOLossErrors(t *testing.T) {
+	for _, pairs := range [][]Pair{nil, {{0, 0}}, {{0, 2}}, {{-1, 1}}} {
+		if _, err := DPOLoss(0, []float64{1, 2}, []float64{1, 2}, pairs); err == nil {
+			t.Errorf("pairs %v accepted", pairs)
+		}
+	}
+}
+
+func TestDPOPairs(t *testing.T) {
+	// group 0: best 1 (item 0), worst 0 (item 1, first of the worst);
+	// group 1: all equal, no pair; group 2: best 1 (item 7, first), worst -1.
+	got, err := DPOPairs([]float64{1, 0, 0.1, 0, 0, 0, -1, 1, 1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Pair{{0, 1}, {7, 6}}; !slices.Equal(got, want) {
+		t.Errorf("pairs %v, want %v", got, want)
+	}
+	for _, k := range []int{1, 2, 0} {
+		if _, err := DPOPairs([]float64{1, 0, 0}, k); err == nil {
+			t.Errorf("k = %d accepted for 3 samples", k)
+		}
+	}
+}
