@@ -13,12 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -93,9 +89,6 @@ type Options struct {
 	StopAfter int
 }
 
-// ErrStopped is returned by a run stopped by Options.StopAfter.
-var ErrStopped = errors.New("train: stopped (StopAfter)")
-
 func (o *Options) defaults() {
 	if o.Preset == "" {
 		o.Preset = "tiny"
@@ -147,13 +140,13 @@ func (o *Options) defaults() {
 	}
 }
 
-// fingerprint is what a resumed run must share with the run it resumes.
-func (o *Options) fingerprint(d *Data) map[string]string {
+// Fingerprint is SFT's part of what a resumed run must share with the run
+// it resumes: the model, the data and how it is cut and augmented.
+func (t *sft) Fingerprint() map[string]string {
+	o, d := &t.o, t.d
 	f := map[string]string{
-		"preset": o.Preset, "vocab": fmt.Sprint(o.VocabSize), "seed": fmt.Sprint(o.Seed),
+		"preset": o.Preset, "vocab": fmt.Sprint(o.VocabSize),
 		"epochs": fmt.Sprint(o.Epochs), "max_steps": fmt.Sprint(o.MaxSteps), "batch": fmt.Sprint(o.BatchSize),
-		"lr": fmt.Sprint(o.LR), "min_lr_frac": fmt.Sprint(o.MinLRFrac), "warmup": fmt.Sprint(o.Warmup),
-		"weight_decay": fmt.Sprint(o.WeightDecay), "clip": fmt.Sprint(o.Clip),
 		"rename": fmt.Sprint(o.Rename), "rename_each": fmt.Sprint(o.RenameEach), "prompt_loss": fmt.Sprint(o.PromptLoss),
 		"group":    fmt.Sprint(o.Group),
 		"examples": fmt.Sprint(len(d.Train)), "words": fmt.Sprint(len(d.Words)),
@@ -170,102 +163,89 @@ func (o *Options) fingerprint(d *Data) map[string]string {
 	return f
 }
 
-// State is a checkpoint's state.json: where the run is.
-type State struct {
-	// Step is the number of optimizer steps taken.
-	Step        int64             `json:"step"`
-	TotalSteps  int64             `json:"total_steps"`
-	AdamStep    int64             `json:"adam_step"`
-	Loss        float64           `json:"loss"`
-	Tokens      int64             `json:"tokens"`
-	ElapsedSec  float64           `json:"elapsed_s"`
-	Fingerprint map[string]string `json:"fingerprint"`
-}
-
-// LogLine is one line of train_log.jsonl.
-type LogLine struct {
-	Step     int64   `json:"step"`
-	Epoch    int     `json:"epoch"`
-	Loss     float64 `json:"loss"`
-	LR       float64 `json:"lr"`
-	GradNorm float64 `json:"grad_norm"`
-	Tokens   int     `json:"tokens"`
-	TokPerS  float64 `json:"tok_per_s"`
-	Elapsed  float64 `json:"elapsed_s"`
-	Eval     *Eval   `json:"eval,omitempty"`
-}
-
-// Result is what Run returns.
-type Result struct {
-	Checkpoint string
-	State      State
-	LastEval   *Eval
-	Skipped    int // examples longer than the model's context
-}
-
 // Run trains (or resumes training) and returns the final checkpoint.
 func Run(ctx context.Context, d *Data, o Options) (*Result, error) {
 	o.defaults()
-	nn.SetThreads(o.Threads)
 	if len(d.Train) == 0 {
 		return nil, errors.New("train: no training examples")
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+	t := newSFT(d, o)
+	res, err := Loop(ctx, d, o.loopOptions(), t)
+	if err != nil {
 		return nil, err
 	}
-	t := &trainer{d: d, o: o, fp: o.fingerprint(d), logf: func(string, ...any) {}}
-	if o.Progress != nil {
-		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }
-	}
-	if err := t.init(ctx); err != nil {
-		return nil, err
-	}
-	return t.loop(ctx)
+	res.Skipped = t.skipped
+	return res, nil
 }
 
-type trainer struct {
+func (o *Options) loopOptions() LoopOptions {
+	return LoopOptions{Out: o.Out, Seed: o.Seed, LR: o.LR, MinLRFrac: o.MinLRFrac, Warmup: o.Warmup, WeightDecay: o.WeightDecay, Clip: o.Clip,
+		SaveEvery: o.SaveEvery, Keep: o.Keep, EvalEvery: o.EvalEvery, EvalN: o.EvalN, NoGuide: o.NoGuide, Restart: o.Restart,
+		Threads: o.Threads, Progress: o.Progress, LogEvery: o.LogEvery, StopAfter: o.StopAfter}
+}
+
+// sft is the SFT objective: the completion's NLL (plus, optionally, the
+// prompt's) on batches of an epoch plan.
+type sft struct {
 	d       *Data
 	o       Options
-	fp      map[string]string
 	logf    func(string, ...any)
 	pol     *policy.Policy
-	opt     *nn.AdamW
-	st      State
+	sc      *policy.Scorer
+	batch   nn.Batch
 	rn      *renamer
 	nb      int // batches per epoch
 	plan    [][]policy.Sequence
 	planFor int
 	skipped int
-	log     *os.File
 }
 
-func (t *trainer) init(ctx context.Context) error {
-	o := t.o
+func newSFT(d *Data, o Options) *sft {
+	t := &sft{d: d, o: o, logf: func(string, ...any) {}, planFor: -1}
+	if o.Progress != nil {
+		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }
+	}
 	var texts []string
-	for _, ex := range t.d.Train {
+	for _, ex := range d.Train {
 		texts = append(texts, ex.Question, ex.Evidence)
 	}
-	t.rn = newRenamer(append(texts, t.d.Words...))
-	ck, err := policy.Resolve(o.Out)
-	if err == nil && !o.Restart {
-		return t.resume(ck)
+	t.rn = newRenamer(append(texts, d.Words...))
+	t.nb = (len(d.Train) + o.BatchSize - 1) / o.BatchSize
+	return t
+}
+
+// Steps is the run's length: Epochs over the data, or MaxSteps if fewer.
+func (t *sft) Steps() int64 {
+	total := int64(t.o.Epochs * t.nb)
+	if t.o.MaxSteps > 0 && int64(t.o.MaxSteps) < total {
+		total = int64(t.o.MaxSteps)
 	}
-	// fresh: tokenizer on the training prompts and completions as they are.
-	// Renamed variants stay out of it on purpose: their made-up names then
-	// split into pieces, as unseen names do at evaluation, and training
-	// teaches where a name made of pieces ends.
+	return total
+}
+
+func (t *sft) String() string {
+	return fmt.Sprintf("%d examples, %d steps/epoch", len(t.d.Train), t.nb)
+}
+
+// NewPolicy trains a tokenizer on the training prompts and completions as
+// they are and draws random weights. Renamed variants stay out of the
+// tokenizer on purpose: their made-up names then split into pieces, as
+// unseen names do at evaluation, and training teaches where a name made of
+// pieces ends.
+func (t *sft) NewPolicy(ctx context.Context) (*policy.Policy, error) {
+	o := t.o
 	var corpus []string
 	for i := range t.d.Train {
 		p, c, err := t.d.render(ctx, &t.d.Train[i], nil, 0, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		corpus = append(corpus, p, c)
 	}
 	start := time.Now()
 	tok, err := tokenizer.Train(corpus, tokenizer.TrainOptions{VocabSize: o.VocabSize})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t.logf("tokenizer: %d tokens trained on %d texts in %s", tok.VocabSize(), len(corpus), time.Since(start).Round(time.Millisecond))
 	cfg, err := nn.Preset(o.Preset, tok.VocabSize())
@@ -274,79 +254,52 @@ func (t *trainer) init(ctx context.Context) error {
 		cfg.Vocab = tok.VocabSize()
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	preset := o.Preset
 	if o.Model != nil {
 		preset = "custom"
 	}
-	if t.pol, err = policy.New(tok, preset, cfg, t.d.Format, o.Seed); err != nil {
-		return err
+	pol, err := policy.New(tok, preset, cfg, t.d.Format, o.Seed)
+	if err != nil {
+		return nil, err
 	}
-	t.pol.Info.Notes = t.d.Notes
-	t.pol.Info.SQLWords = t.d.SQLWords
-	t.opt = nn.NewAdamW(t.pol.Model, o.WeightDecay)
-	t.st = State{Fingerprint: t.fp}
-	os.Remove(filepath.Join(o.Out, logFile))
-	return t.setup()
+	pol.Info.Notes = t.d.Notes
+	pol.Info.SQLWords = t.d.SQLWords
+	return pol, nil
 }
 
-const logFile = "train_log.jsonl"
-
-func (t *trainer) setup() error {
-	t.pol.Model.EnableGrads()
-	t.nb = (len(t.d.Train) + t.o.BatchSize - 1) / t.o.BatchSize
-	total := int64(t.o.Epochs * t.nb)
-	if t.o.MaxSteps > 0 && int64(t.o.MaxSteps) < total {
-		total = int64(t.o.MaxSteps)
-	}
-	t.st.TotalSteps = total
+// Start takes the policy the loop trains.
+func (t *sft) Start(ctx context.Context, p *policy.Policy) error {
+	t.pol = p
+	t.sc = policy.NewScorer(p.Model)
 	t.planFor = -1
-	f, err := os.OpenFile(filepath.Join(t.o.Out, logFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	t.log = f
-	c := t.pol.Model.Cfg
-	t.logf("model: %s, %d params (d%d L%d H%d ffn %d, vocab %d, ctx %d); %d examples, %d steps/epoch, %d steps; gemm %s",
-		t.pol.Info.Preset, c.NumParams(), c.Dim, c.Layers, c.Heads, c.Hidden, c.Vocab, c.MaxSeq, len(t.d.Train), t.nb, total, nn.CurrentBackend())
 	return nil
 }
 
-func (t *trainer) resume(ck string) error {
-	var st State
-	b, err := os.ReadFile(filepath.Join(ck, "state.json"))
-	if err != nil {
-		return fmt.Errorf("resume from %s: %w", ck, err)
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return fmt.Errorf("resume from %s: %w", ck, err)
-	}
-	var diff []string
-	for k, v := range t.fp {
-		if st.Fingerprint[k] != v {
-			diff = append(diff, fmt.Sprintf("%s: checkpoint %q, now %q", k, st.Fingerprint[k], v))
+// Step trains on batch step%nb of epoch step/nb's plan.
+func (t *sft) Step(ctx context.Context, step int64) (StepStats, error) {
+	e, bi := int(step)/t.nb, int(step)%t.nb
+	if t.planFor != e {
+		if err := t.epochPlan(ctx, e); err != nil {
+			return StepStats{}, err
 		}
 	}
-	if len(diff) > 0 {
-		sort.Strings(diff)
-		return fmt.Errorf("%s holds a run with other settings (use -restart to start over):\n  %s", t.o.Out, strings.Join(diff, "\n  "))
+	batch := t.plan[bi]
+	ss := StepStats{Epoch: e, NoUpdate: len(batch) == 0} // empty only when every example was too long
+	for _, s := range batch {
+		ss.Tokens += len(s.Tokens)
 	}
-	if t.pol, err = policy.Load(ck); err != nil {
-		return err
+	if len(batch) == 0 {
+		return ss, nil
 	}
-	t.opt = nn.NewAdamW(t.pol.Model, t.o.WeightDecay)
-	mv, err := nn.LoadFloats(filepath.Join(ck, "optimizer.bin"), 2*len(t.pol.Model.Params))
-	if err != nil {
-		return err
+	var err error
+	if t.o.PromptLoss > 0 {
+		ss.Loss, err = t.stepWithPrompt(batch, &t.batch)
+	} else {
+		ss.Loss, err = completionStep(t.sc, batch)
 	}
-	n := len(t.pol.Model.Params)
-	copy(t.opt.M, mv[:n])
-	copy(t.opt.V, mv[n:])
-	t.opt.Step = st.AdamStep
-	t.st = st
-	t.logf("resuming %s at step %d of %d (loss %.4f)", ck, st.Step, st.TotalSteps, st.Loss)
-	return t.setup()
+	return ss, err
 }
 
 // epochPlan tokenizes epoch e's examples (renamed with the epoch's draws)
@@ -357,7 +310,7 @@ func (t *trainer) resume(ck string) error {
 // on one database share their schema's computation. Without groups: a
 // seeded shuffle, then sorting by length within windows of 16 batches, so
 // a batch holds similar lengths, then a shuffle of the batches.
-func (t *trainer) epochPlan(ctx context.Context, e int) error {
+func (t *sft) epochPlan(ctx context.Context, e int) error {
 	o := t.o
 	n := len(t.d.Train)
 	rng := rand.New(rand.NewPCG(o.Seed, 0xe90c0000+uint64(e)))
@@ -470,7 +423,7 @@ func (t *trainer) epochPlan(ctx context.Context, e int) error {
 // compact prompt pr (the lines before "question: "), or 0 when the prompt's
 // tokens do not start with the schema's own. cache keeps each schema
 // text's tokens: the questions of a group share one.
-func (t *trainer) schemaTokens(pr string, seq policy.Sequence, cache map[string][]int32) int {
+func (t *sft) schemaTokens(pr string, seq policy.Sequence, cache map[string][]int32) int {
 	k := strings.Index(pr, "\nquestion: ")
 	if k < 0 {
 		return 0
@@ -484,166 +437,6 @@ func (t *trainer) schemaTokens(pr string, seq policy.Sequence, cache map[string]
 		return 0
 	}
 	return len(st)
-}
-
-func (t *trainer) lr(step int64) float64 {
-	o := t.o
-	total := t.st.TotalSteps
-	warm := int64(o.Warmup)
-	if warm <= 0 {
-		warm = max(1, total/20)
-	}
-	if step < warm {
-		return o.LR * float64(step+1) / float64(warm)
-	}
-	frac := float64(step-warm) / float64(max(1, total-warm))
-	minLR := o.LR * o.MinLRFrac
-	return minLR + 0.5*(o.LR-minLR)*(1+math.Cos(math.Pi*min(frac, 1)))
-}
-
-func (t *trainer) loop(ctx context.Context) (*Result, error) {
-	defer t.log.Close()
-	o := t.o
-	m := t.pol.Model
-	sc := policy.NewScorer(m)
-	var nb nn.Batch
-	res := &Result{}
-	var winTok int
-	winStart := time.Now()
-	runStart := time.Now()
-	base := t.st.ElapsedSec
-	var lastCk string
-	for t.st.Step < t.st.TotalSteps {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		step := t.st.Step
-		e, bi := int(step)/t.nb, int(step)%t.nb
-		if t.planFor != e {
-			if err := t.epochPlan(ctx, e); err != nil {
-				return nil, err
-			}
-		}
-		batch := t.plan[bi]
-		m.ZeroGrads()
-		var loss, gn float64
-		lr := t.lr(step)
-		if len(batch) > 0 { // empty only when every example was too long
-			var err error
-			if o.PromptLoss > 0 {
-				loss, err = t.stepWithPrompt(batch, &nb)
-			} else {
-				loss, err = completionStep(sc, batch)
-			}
-			if err != nil {
-				return nil, err
-			}
-			gn = nn.ClipGrads(m.Grads, o.Clip)
-			t.opt.Update(m.Params, m.Grads, lr)
-		}
-		tokens := 0
-		for _, s := range batch {
-			tokens += len(s.Tokens)
-		}
-		t.st.Step++
-		t.st.AdamStep = t.opt.Step
-		t.st.Loss = loss
-		t.st.Tokens += int64(tokens)
-		t.st.ElapsedSec = base + time.Since(runStart).Seconds()
-		winTok += tokens
-		line := LogLine{Step: t.st.Step, Epoch: e, Loss: loss, LR: lr, GradNorm: gn, Tokens: tokens, Elapsed: t.st.ElapsedSec}
-		if t.st.Step%int64(o.LogEvery) == 0 || t.st.Step == t.st.TotalSteps {
-			line.TokPerS = float64(winTok) / time.Since(winStart).Seconds()
-			t.logf("step %d/%d epoch %d loss %.4f lr %.2e gnorm %.2f %.0f tok/s %.0fs", t.st.Step, t.st.TotalSteps, e, loss, lr, gn, line.TokPerS, t.st.ElapsedSec)
-			winTok, winStart = 0, time.Now()
-		}
-		if o.StopAfter > 0 && t.st.Step == int64(o.StopAfter) {
-			t.writeLog(line)
-			return nil, ErrStopped
-		}
-		last := t.st.Step == t.st.TotalSteps
-		if o.EvalEvery >= 0 && t.d.DevEngine != nil && (last || o.EvalEvery > 0 && t.st.Step%int64(o.EvalEvery) == 0) {
-			ev, err := EvalDev(ctx, t.pol, t.d, o.EvalN, o.Seed, !o.NoGuide)
-			if err != nil {
-				return nil, err
-			}
-			line.Eval = ev
-			res.LastEval = ev
-			t.logf("eval step %d: %s", t.st.Step, ev)
-			// evaluation time is not training time
-			runStart = runStart.Add(time.Duration(ev.Seconds * float64(time.Second)))
-			t.st.ElapsedSec = base + time.Since(runStart).Seconds()
-		}
-		t.writeLog(line)
-		if last || t.st.Step%int64(o.SaveEvery) == 0 {
-			var err error
-			if lastCk, err = t.save(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if lastCk == "" {
-		var err error
-		if lastCk, err = policy.Resolve(o.Out); err != nil {
-			return nil, err
-		}
-	}
-	res.Checkpoint, res.State, res.Skipped = lastCk, t.st, t.skipped
-	return res, nil
-}
-
-func (t *trainer) writeLog(l LogLine) {
-	b, _ := json.Marshal(l)
-	t.log.Write(append(b, '\n'))
-}
-
-// save writes a checkpoint directory atomically (a temporary directory
-// renamed into place), points "latest" at it, and prunes old ones.
-func (t *trainer) save() (string, error) {
-	name := fmt.Sprintf("step-%06d", t.st.Step)
-	dir := filepath.Join(t.o.Out, name)
-	tmp := filepath.Join(t.o.Out, "."+name+".tmp")
-	os.RemoveAll(tmp)
-	t.pol.Info.Step = t.st.Step
-	if err := t.pol.Save(tmp); err != nil {
-		return "", err
-	}
-	n := len(t.pol.Model.Params)
-	mv := make([]float32, 2*n)
-	copy(mv, t.opt.M)
-	copy(mv[n:], t.opt.V)
-	if err := nn.SaveFloats(filepath.Join(tmp, "optimizer.bin"), mv); err != nil {
-		return "", err
-	}
-	sb, _ := json.MarshalIndent(t.st, "", "  ")
-	if err := nn.WriteFileAtomic(filepath.Join(tmp, "state.json"), func(w io.Writer) error { _, err := w.Write(sb); return err }); err != nil {
-		return "", err
-	}
-	os.RemoveAll(dir)
-	if err := os.Rename(tmp, dir); err != nil {
-		return "", err
-	}
-	if err := nn.WriteFileAtomic(filepath.Join(t.o.Out, policy.FileLatest), func(w io.Writer) error {
-		_, err := io.WriteString(w, name+"\n")
-		return err
-	}); err != nil {
-		return "", err
-	}
-	entries, _ := os.ReadDir(t.o.Out)
-	var cks []string
-	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "step-") {
-			cks = append(cks, e.Name())
-		}
-	}
-	sort.Strings(cks)
-	for len(cks) > t.o.Keep {
-		if cks[0] != name {
-			os.RemoveAll(filepath.Join(t.o.Out, cks[0]))
-		}
-		cks = cks[1:]
-	}
-	return dir, nil
 }
 
 // completionStep is the SFT loss through the scorer API: the mean NLL of
@@ -668,7 +461,7 @@ func completionStep(sc *policy.Scorer, batch []policy.Sequence) (float64, error)
 // stepWithPrompt scores every position; the loss is the completion NLL
 // plus PromptLoss times the prompt NLL, both summed and divided by the
 // number of completion tokens. It returns the completion's mean NLL.
-func (t *trainer) stepWithPrompt(batch []policy.Sequence, b *nn.Batch) (float64, error) {
+func (t *sft) stepWithPrompt(batch []policy.Sequence, b *nn.Batch) (float64, error) {
 	m := t.pol.Model
 	b.Reset()
 	for _, s := range batch {

@@ -153,14 +153,14 @@ func TestGroupsShareSchemas(t *testing.T) {
 	o := tinyOptions(filepath.Join(t.TempDir(), "g"))
 	o.Group = 4
 	o.defaults()
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+	tr := newSFT(d, o)
+	pol, err := tr.NewPolicy(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &trainer{d: d, o: o, fp: o.fingerprint(d), logf: func(string, ...any) {}}
-	if err := tr.init(context.Background()); err != nil {
+	if err := tr.Start(context.Background(), pol); err != nil {
 		t.Fatal(err)
 	}
-	defer tr.log.Close()
 	if err := tr.epochPlan(context.Background(), 0); err != nil {
 		t.Fatal(err)
 	}
