@@ -1,10 +1,12 @@
 package reward
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
@@ -28,6 +30,12 @@ type StackOptions struct {
 	// NoMemo disables the score cache (every completion is scored afresh;
 	// results are still cached by eval).
 	NoMemo bool
+	// Workers bounds the completions the stack scores at once, over all
+	// its ScoreGroup calls together; default 2 x GOMAXPROCS, as many as
+	// ConnsPerDB's default, so that the K completions of one prompt (one
+	// database) can all hold a connection while the OS shares the cores.
+	// A trainer scoring several prompts at once stays within it.
+	Workers int
 
 	// The fields below configure the SQLite engine that NewSQLiteStack
 	// builds; NewStack, handed an engine, leaves them alone.
@@ -59,6 +67,9 @@ func (o StackOptions) withDefaults() StackOptions {
 	if o.ConnsPerDB <= 0 {
 		o.ConnsPerDB = 2 * runtime.GOMAXPROCS(0)
 	}
+	if o.Workers <= 0 {
+		o.Workers = 2 * runtime.GOMAXPROCS(0)
+	}
 	return o
 }
 
@@ -71,6 +82,8 @@ type Stack struct {
 	Reward Func
 	// owned: Close closes Engine (the stack opened it).
 	owned bool
+	// sem bounds ScoreGroup's scoring goroutines, stack-wide.
+	sem chan struct{}
 }
 
 // NewStack builds the reward stack over engine, which may be any engine
@@ -90,7 +103,7 @@ func NewStack(engine sqlexec.Engine, o StackOptions) (*Stack, error) {
 	if !o.NoMemo {
 		f = &Memo{F: f, Max: o.CacheEntries}
 	}
-	return &Stack{Engine: engine, Scorer: scorer, Reward: f}, nil
+	return &Stack{Engine: engine, Scorer: scorer, Reward: f, sem: make(chan struct{}, o.Workers)}, nil
 }
 
 // NewSQLiteStack builds the stack over a SQLite engine on o.DBRoot with
@@ -125,4 +138,90 @@ func (s *Stack) Close() error {
 		return nil
 	}
 	return s.Engine.Close()
+}
+
+// Check reports whether the engine will open db, without running a query,
+// when the engine can tell (sqlexec.SQLite checks that the file lies inside
+// its root and is a whole SQLite database); otherwise it accepts db and the
+// first query will tell. A trainer checks its databases once before
+// training (eval.CheckDatabases takes the stack), so that a missing file
+// fails the run instead of scoring as a failing gold on every step.
+func (s *Stack) Check(db string) error {
+	if c, ok := s.Engine.(eval.DBChecker); ok {
+		return c.Check(db)
+	}
+	return nil
+}
+
+// ScoreGroup scores completions of one prompt (a GRPO group, or the K
+// samples of a best-of-K step) concurrently and returns their scores in the
+// completions' order. prompt gives the database, gold, question and
+// evidence; its Completion and SQL are replaced by each completion, whose
+// SQL is extracted as the server extracts it. The scores are those the
+// reward server gives for the same label and completions: the same Func
+// and memo, so a repeated completion costs a lookup and nothing the
+// machine decided (a timeout, a busy database: eval.Transient) is
+// remembered.
+//
+// At most StackOptions.Workers completions are scored at once, over all
+// calls on the stack. The first error (the gold fails: ErrGold, maybe with
+// ErrTransient; the judge fails without fallback: ErrJudge; ctx ends)
+// cancels the rest and is returned, naming the completion, with no scores:
+// a prompt whose reward cannot be defined is one the trainer skips.
+func (s *Stack) ScoreGroup(ctx context.Context, prompt Sample, completions []string) ([]Score, error) {
+	sem := s.sem
+	if sem == nil { // a Stack not built by NewStack
+		sem = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	scores := make([]Score, len(completions))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+launch:
+	for i, c := range completions {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			break launch
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			// A bug met on some model output must cost the trainer an
+			// error on this prompt, not the process.
+			defer func() {
+				if p := recover(); p != nil {
+					fail(fmt.Errorf("scoring completion %d of %d on database %q: internal error: %v", i, len(completions), prompt.DBID, p))
+				}
+			}()
+			smp := prompt
+			smp.Completion, smp.SQL = c, ""
+			sc, err := s.Reward.Reward(ctx, smp)
+			if err != nil {
+				fail(fmt.Errorf("scoring completion %d of %d on database %q: %w", i, len(completions), prompt.DBID, err))
+				return
+			}
+			scores[i] = sc
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("scoring %d completions on database %q: %w", len(completions), prompt.DBID, err)
+	}
+	return scores, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,8 +19,10 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
 // newTestServer builds a stack and an httptest server over it.
@@ -93,9 +96,20 @@ type batchAnswer struct {
 // through both HTTP APIs, grouped by question as a trainer would (K
 // completions of one prompt): the reward is at its top (1) exactly when
 // the official evaluator says EX = 1, and component ex is the verdict.
+// The in-process trainer API (reward.Stack.ScoreGroup, on a stack of its
+// own over an engine of its own, so that no cache is shared) gives every
+// completion the same score, parts, class and error as the server.
 func TestAgreesWithEvalOverHTTP(t *testing.T) {
 	pairs := testkit.Official(t, "bird_ex.jsonl")
-	hs, _, _ := newTestServer(t, reward.StackOptions{}, nil)
+	so := reward.StackOptions{Reward: reward.Config{Kind: reward.KindGate, ErrorValue: -1}}
+	hs, _, _ := newTestServer(t, so, nil)
+	engine := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: loadSample(t).DBRoot,
+		Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout, MaxBytes: 256 << 20}})
+	t.Cleanup(func() { engine.Close() })
+	trainer, err := reward.NewStack(engine, so)
+	if err != nil {
+		t.Fatal(err)
+	}
 	type group struct {
 		db, gold string
 		idx      []int
@@ -130,12 +144,24 @@ func TestAgreesWithEvalOverHTTP(t *testing.T) {
 				t.Errorf("status %d, %d results", code, len(ans.Results))
 				return
 			}
+			scores, err := trainer.ScoreGroup(context.Background(), reward.Sample{DBID: g.db, GoldSQL: g.gold}, comps)
+			if err != nil || len(scores) != len(comps) {
+				t.Errorf("trainer API on %s: %d scores, %v", g.db, len(scores), err)
+				return
+			}
 			for j, i := range g.idx {
 				r := ans.Results[j]
 				rewards[i] = r.Reward
 				p := pairs[i]
 				if (r.Reward == 1) != (p.EX == 1) || r.Components["ex"] != float64(p.EX) || r.SQL != p.Pred {
 					t.Errorf("pair %d (%s): reward %v class %s ex %v; official EX %d", i, p.Kind, r.Reward, r.Class, r.Components["ex"], p.EX)
+				}
+				// Same code, same inputs, same order of operations:
+				// equal to the last bit (JSON keeps float64 exactly).
+				sc := scores[j]
+				if sc.Value != r.Reward || sc.Class != r.Class || sc.Error != r.Error || !maps.Equal(sc.Components, r.Components) {
+					t.Errorf("pair %d (%s): trainer %v %s %q %v; server %v %s %q %v", i, p.Kind,
+						sc.Value, sc.Class, sc.Error, sc.Components, r.Reward, r.Class, r.Error, r.Components)
 				}
 			}
 		}()
@@ -320,6 +346,22 @@ func fileHash(t testing.TB, path string) [32]byte {
 // and the server keeps answering.
 func TestBadInput(t *testing.T) {
 	root, before := copyDB(t)
+	// Databases the engine refuses to open (sqlexec.SQLite.Check): a file
+	// that is not SQLite, and a link out of the root. Both are the label's
+	// fault, not the machine's: 422, not a retryable 503.
+	for db, create := range map[string]func(path string) error{
+		"junk": func(path string) error { return os.WriteFile(path, []byte("not a database"), 0o644) },
+		"outside": func(path string) error {
+			return os.Symlink(filepath.Join(loadSample(t).DBRoot, "superhero", "superhero.sqlite"), path)
+		},
+	} {
+		if err := os.MkdirAll(filepath.Join(root, db), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := create(filepath.Join(root, db, db+".sqlite")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	hs, _, _ := newTestServer(t, reward.StackOptions{DBRoot: root, QueryTimeout: 300 * time.Millisecond}, func(c *Config) {
 		c.MaxBodyBytes = 1 << 20
 		c.MaxItems = 100
@@ -360,6 +402,8 @@ func TestBadInput(t *testing.T) {
 		{"path as db", "/v1/reward", with("db_id", "../superhero/superhero.sqlite"), 400},
 		{"absolute path as db", "/v1/reward", with("db_id", "/etc/passwd"), 400},
 		{"unknown db", "/v1/reward", with("db_id", "no_such_db"), 422},
+		{"db not sqlite", "/v1/reward", with("db_id", "junk"), 422},
+		{"db linked out of the root", "/v1/reward", with("db_id", "outside"), 422},
 		{"question_id without benchmark", "/v1/reward", map[string]any{"question_id": 1, "completions": []string{"SELECT 1"}}, 422},
 		{"broken gold", "/v1/reward", with("gold_sql", "SELECT nope FROM superhero"), 422},
 		{"writing gold", "/v1/reward", with("gold_sql", "DELETE FROM superhero"), 422},
