@@ -40,6 +40,49 @@ func (g *LossGrad) Backward(s *policy.Scorer) error {
 	return s.BackwardTokens(g.TokenGrads())
 }
 
+// BackwardValue is Backward for PPO on a policy.ValueScorer: the
+// log-prob derivatives (TokenGrads) and DValue go back in one pass.
+func (g *LossGrad) BackwardValue(v *policy.ValueScorer) error {
+	var dLogp [][]float32
+	if g.DTok != nil {
+		dLogp = g.TokenGrads()
+	}
+	return v.BackwardTokens(dLogp, Float32Tokens(g.DValue))
+}
+
+// Float64Tokens copies per-token values from a Scorer (TokenLogProbs,
+// TokenValues: float32, aliasing its buffers) into the float64 the losses
+// take, so that a loss's sums of many small terms keep their digits.
+func Float64Tokens(x [][]float32) [][]float64 {
+	if x == nil {
+		return nil
+	}
+	out := make([][]float64, len(x))
+	for i, row := range x {
+		out[i] = make([]float64, len(row))
+		for t, v := range row {
+			out[i][t] = float64(v)
+		}
+	}
+	return out
+}
+
+// Float32Tokens is the converse of Float64Tokens, for derivatives going
+// back to a Scorer.
+func Float32Tokens(x [][]float64) [][]float32 {
+	if x == nil {
+		return nil
+	}
+	out := make([][]float32, len(x))
+	for i, row := range x {
+		out[i] = make([]float32, len(row))
+		for t, v := range row {
+			out[i][t] = float32(v)
+		}
+	}
+	return out
+}
+
 // TokenGrads is DTok with DSum and DMean folded in (a sequence's Sum moves
 // with each of its tokens' log-probs, its Mean with 1/len of each), in
 // float32 as policy.Scorer.BackwardTokens takes them.

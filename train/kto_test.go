@@ -215,3 +215,16 @@ func TestTokenGradsFold(t *testing.T) {
 		}
 	}
 }
+
+func TestTokenConversions(t *testing.T) {
+	x := [][]float32{{-1.5, 0.25}, {}, {3}}
+	back := Float32Tokens(Float64Tokens(x))
+	for i := range x {
+		if !slices.Equal(back[i], x[i]) {
+			t.Errorf("sequence %d: %v, want %v", i, back[i], x[i])
+		}
+	}
+	if Float64Tokens(nil) != nil || Float32Tokens(nil) != nil {
+		t.Error("nil must stay nil: it means no derivative")
+	}
+}
