@@ -1,10 +1,3 @@
-// Package train trains sqlrl's native policy (package policy). SFT is
-// supervised fine-tuning from random weights: token NLL on the completion
-// only, AdamW with linear warmup and cosine decay, gradient clipping,
-// batches of similar lengths packed without padding, identifier-renaming
-// augmentation, dev evaluation by execution, and checkpoints from which a
-// killed run resumes exactly (same data order, same augmentation, same
-// optimizer state, hence the same losses bit for bit).
 package train
 
 import (
@@ -12,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -23,33 +15,25 @@ import (
 	"github.com/sqlrl/sqlrl/tokenizer"
 )
 
-// Options configure SFT.
-type Options struct {
-	// Out is the run directory: checkpoints step-NNNNNN/, "latest", and
-	// train_log.jsonl.
-	Out string
+// SFTOptions configure SFT: the loop's settings (LoopOptions.Seed drives
+// initialisation, data order and augmentation; LR defaults to 2e-3) and
+// the model, the data's cut and its augmentation.
+type SFTOptions struct {
+	LoopOptions
 	// Preset names the model size (nn.Presets); Model, when set, replaces
-	// it (its Vocab is filled in).
+	// it (its Vocab is filled in). Both are ignored when LoopOptions.Init
+	// starts the run from a checkpoint.
 	Preset string
 	Model  *nn.Config
 	// VocabSize of the tokenizer trained on the training data (default
 	// 2048).
 	VocabSize int
-	// Seed drives initialisation, data order and augmentation.
-	Seed uint64
 	// Epochs over the training data (default 16); MaxSteps > 0 stops
 	// earlier.
 	Epochs   int
 	MaxSteps int
 	// BatchSize is sequences per step (default 16).
 	BatchSize int
-	// LR is the peak learning rate (default 2e-3), reached after Warmup
-	// steps (default 5% of the run) and decayed along a cosine to
-	// LR*MinLRFrac (default 0.1).
-	LR, MinLRFrac float64
-	Warmup        int
-	WeightDecay   float64 // default 0.1
-	Clip          float64 // gradient norm clip, default 1
 	// Rename is the share of training examples whose schema names are
 	// renamed at random (default 1; negative: none), RenameEach the
 	// probability that each name of such an example is (default 0.9).
@@ -66,30 +50,10 @@ type Options struct {
 	// a compact prompt, so a step costs about a third. 1 trains each
 	// question on its own draw, as before groups; default 8.
 	Group int
-	// SaveEvery steps a checkpoint is written (default 200) and the last
-	// Keep (default 2) are kept.
-	SaveEvery, Keep int
-	// EvalEvery steps (0: only at the end; negative: never) the policy
-	// decodes EvalN dev questions greedily (default 100; 0 means all) and
-	// scores them by execution.
-	EvalEvery, EvalN int
-	// NoGuide decodes dev questions without the schema guide
-	// (sqlparse.Guide) that `sqlrl generate` applies by default.
-	NoGuide bool
-	// Restart ignores an existing checkpoint in Out instead of resuming.
-	Restart bool
-	// Threads for the engine (default 2).
-	Threads int
-	// Progress receives a line per LogEvery steps (default 20) and each
-	// evaluation.
-	Progress io.Writer
-	LogEvery int
-	// StopAfter > 0 makes Run return ErrStopped right after that step,
-	// without saving: a simulated kill, for tests.
-	StopAfter int
 }
 
-func (o *Options) defaults() {
+func (o *SFTOptions) defaults() {
+	o.LoopOptions.defaults()
 	if o.Preset == "" {
 		o.Preset = "tiny"
 	}
@@ -105,38 +69,14 @@ func (o *Options) defaults() {
 	if o.LR == 0 {
 		o.LR = 2e-3
 	}
-	if o.MinLRFrac == 0 {
-		o.MinLRFrac = 0.1
-	}
-	if o.WeightDecay == 0 {
-		o.WeightDecay = 0.1
-	}
-	if o.Clip == 0 {
-		o.Clip = 1
-	}
 	if o.Rename == 0 {
 		o.Rename = 1
 	}
 	if o.RenameEach == 0 {
 		o.RenameEach = 0.9
 	}
-	if o.SaveEvery == 0 {
-		o.SaveEvery = 200
-	}
 	if o.Group == 0 {
 		o.Group = 8
-	}
-	if o.Keep == 0 {
-		o.Keep = 2
-	}
-	if o.EvalN == 0 {
-		o.EvalN = 100
-	}
-	if o.Threads == 0 {
-		o.Threads = 2
-	}
-	if o.LogEvery == 0 {
-		o.LogEvery = 20
 	}
 }
 
@@ -163,14 +103,16 @@ func (t *sft) Fingerprint() map[string]string {
 	return f
 }
 
-// Run trains (or resumes training) and returns the final checkpoint.
-func Run(ctx context.Context, d *Data, o Options) (*Result, error) {
+// SFT trains the policy by supervised fine-tuning on d's training
+// examples (or resumes training it from the latest checkpoint in o.Out)
+// and returns the final checkpoint.
+func SFT(ctx context.Context, d *Data, o SFTOptions) (*Result, error) {
 	o.defaults()
 	if len(d.Train) == 0 {
 		return nil, errors.New("train: no training examples")
 	}
 	t := newSFT(d, o)
-	res, err := Loop(ctx, d, o.loopOptions(), t)
+	res, err := Loop(ctx, d, o.LoopOptions, t)
 	if err != nil {
 		return nil, err
 	}
@@ -178,17 +120,11 @@ func Run(ctx context.Context, d *Data, o Options) (*Result, error) {
 	return res, nil
 }
 
-func (o *Options) loopOptions() LoopOptions {
-	return LoopOptions{Out: o.Out, Seed: o.Seed, LR: o.LR, MinLRFrac: o.MinLRFrac, Warmup: o.Warmup, WeightDecay: o.WeightDecay, Clip: o.Clip,
-		SaveEvery: o.SaveEvery, Keep: o.Keep, EvalEvery: o.EvalEvery, EvalN: o.EvalN, NoGuide: o.NoGuide, Restart: o.Restart,
-		Threads: o.Threads, Progress: o.Progress, LogEvery: o.LogEvery, StopAfter: o.StopAfter}
-}
-
 // sft is the SFT objective: the completion's NLL (plus, optionally, the
 // prompt's) on batches of an epoch plan.
 type sft struct {
 	d       *Data
-	o       Options
+	o       SFTOptions
 	logf    func(string, ...any)
 	pol     *policy.Policy
 	sc      *policy.Scorer
@@ -200,7 +136,7 @@ type sft struct {
 	skipped int
 }
 
-func newSFT(d *Data, o Options) *sft {
+func newSFT(d *Data, o SFTOptions) *sft {
 	t := &sft{d: d, o: o, logf: func(string, ...any) {}, planFor: -1}
 	if o.Progress != nil {
 		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }
@@ -269,8 +205,13 @@ func (t *sft) NewPolicy(ctx context.Context) (*policy.Policy, error) {
 	return pol, nil
 }
 
-// Start takes the policy the loop trains.
+// Start takes the policy the loop trains. A policy from another run
+// (LoopOptions.Init) must expect the prompt format SFT renders, or it
+// would be trained on prompts unlike those it is later asked.
 func (t *sft) Start(ctx context.Context, p *policy.Policy) error {
+	if p.Info.Prompt != t.d.Format {
+		return fmt.Errorf("train: the policy expects prompts %+v, the data is rendered as %+v", p.Info.Prompt, t.d.Format)
+	}
 	t.pol = p
 	t.sc = policy.NewScorer(p.Model)
 	t.planFor = -1
@@ -303,7 +244,7 @@ func (t *sft) Step(ctx context.Context, step int64) (StepStats, error) {
 }
 
 // epochPlan tokenizes epoch e's examples (renamed with the epoch's draws)
-// and cuts them into batches. With groups (Options.Group > 1), a seeded
+// and cuts them into batches. With groups (SFTOptions.Group > 1), a seeded
 // shuffle of the examples is cut, database by database, into groups that
 // share one draw of renamed names, the groups are shuffled and laid end to
 // end, and every Batch consecutive examples make a batch, whose questions

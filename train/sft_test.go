@@ -48,10 +48,11 @@ func loadTiny(t *testing.T) *Data {
 	return d
 }
 
-func tinyOptions(out string) Options {
-	return Options{
-		Out: out, Model: &nn.Config{Dim: 32, Layers: 2, Heads: 2, Hidden: 64, MaxSeq: 1024, PrevToken: true, Copy: true}, VocabSize: 400,
-		Seed: 7, Epochs: 2, BatchSize: 8, SaveEvery: 3, EvalEvery: -1, LR: 3e-3,
+func tinyOptions(out string) SFTOptions {
+	return SFTOptions{
+		LoopOptions: LoopOptions{Out: out, Seed: 7, SaveEvery: 3, EvalEvery: -1, LR: 3e-3},
+		Model:       &nn.Config{Dim: 32, Layers: 2, Heads: 2, Hidden: 64, MaxSeq: 1024, PrevToken: true, Copy: true}, VocabSize: 400,
+		Epochs: 2, BatchSize: 8,
 	}
 }
 
@@ -80,7 +81,7 @@ func TestKilledRunResumesExactly(t *testing.T) {
 	d := loadTiny(t)
 	ctx := context.Background()
 	a := filepath.Join(t.TempDir(), "a")
-	resA, err := Run(ctx, d, tinyOptions(a))
+	resA, err := SFT(ctx, d, tinyOptions(a))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,12 +91,12 @@ func TestKilledRunResumesExactly(t *testing.T) {
 	b := filepath.Join(t.TempDir(), "b")
 	ob := tinyOptions(b)
 	ob.StopAfter = 7
-	if _, err := Run(ctx, d, ob); !errors.Is(err, ErrStopped) {
+	if _, err := SFT(ctx, d, ob); !errors.Is(err, ErrStopped) {
 		t.Fatalf("stop: %v", err)
 	}
 	killed := readLog(t, b)
 	ob.StopAfter = 0
-	resB, err := Run(ctx, d, ob)
+	resB, err := SFT(ctx, d, ob)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestKilledRunResumesExactly(t *testing.T) {
 	// a different setting refuses to resume
 	oc := tinyOptions(b)
 	oc.LR = 1e-3
-	if _, err := Run(ctx, d, oc); err == nil {
+	if _, err := SFT(ctx, d, oc); err == nil {
 		t.Error("resumed a run with another learning rate")
 	}
 }
@@ -136,7 +137,7 @@ func TestDevEval(t *testing.T) {
 	d := loadTiny(t)
 	o := tinyOptions(t.TempDir())
 	o.MaxSteps, o.EvalEvery, o.EvalN = 2, 0, 6
-	res, err := Run(context.Background(), d, o)
+	res, err := SFT(context.Background(), d, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,11 +99,14 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 					return err
 				}
 				defer data.Close()
-				opts := train.Options{
-					Out: *out, Preset: *preset, VocabSize: *vocab, Seed: *seed, Epochs: *epochs, MaxSteps: *maxSteps,
-					BatchSize: *batch, LR: *lr, Warmup: *warmup, WeightDecay: *wd, Clip: *clip,
-					Rename: *rename, RenameEach: *renameEach, PromptLoss: *promptLoss, SaveEvery: *saveEvery, Keep: *keep,
-					EvalEvery: *evalEvery, EvalN: *evalN, NoGuide: *noGuide, Group: *group, Restart: *restart, Threads: *threads,
+				opts := train.SFTOptions{
+					LoopOptions: train.LoopOptions{
+						Out: *out, Seed: *seed, LR: *lr, Warmup: *warmup, WeightDecay: *wd, Clip: *clip,
+						SaveEvery: *saveEvery, Keep: *keep, EvalEvery: *evalEvery, EvalN: *evalN, NoGuide: *noGuide,
+						Restart: *restart, Threads: *threads,
+					},
+					Preset: *preset, VocabSize: *vocab, Epochs: *epochs, MaxSteps: *maxSteps, BatchSize: *batch,
+					Rename: *rename, RenameEach: *renameEach, PromptLoss: *promptLoss, Group: *group,
 				}
 				if *dim > 0 || *layers > 0 || *heads > 0 {
 					cfg, _ := nn.Preset(*preset, 0)
@@ -125,7 +128,7 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 					opts.Progress = os.Stderr
 				}
 				start := time.Now()
-				res, err := train.Run(ctx, data, opts)
+				res, err := train.SFT(ctx, data, opts)
 				if errors.Is(err, context.Canceled) {
 					return fmt.Errorf("interrupted; run again with the same -out to resume from the last checkpoint")
 				}

@@ -1,0 +1,14 @@
+// Package train trains sqlrl's native policy (package policy). Loop is the
+// training loop every method shares: AdamW with linear warmup and cosine
+// decay (Schedule), gradient clipping, dev evaluation by execution,
+// train_log.jsonl, and checkpoints from which a killed run resumes exactly
+// (same optimizer state and the same step numbers, hence the same losses
+// bit for bit), refusing a run directory that holds other settings. A
+// method is an Objective: the gradient of its loss at a given step.
+//
+// SFT is supervised fine-tuning from random weights: token NLL on the
+// completion, batches of similar lengths (or questions on one database)
+// packed without padding, and identifier-renaming augmentation, with a
+// data order and augmentation drawn from the seed and the epoch so that a
+// resumed run sees the same batches.
+package train
