@@ -80,29 +80,6 @@ func (o *SFTOptions) defaults() {
 	}
 }
 
-// Fingerprint is SFT's part of what a resumed run must share with the run
-// it resumes: the model, the data and how it is cut and augmented.
-func (t *sft) Fingerprint() map[string]string {
-	o, d := &t.o, t.d
-	f := map[string]string{
-		"preset": o.Preset, "vocab": fmt.Sprint(o.VocabSize),
-		"epochs": fmt.Sprint(o.Epochs), "max_steps": fmt.Sprint(o.MaxSteps), "batch": fmt.Sprint(o.BatchSize),
-		"rename": fmt.Sprint(o.Rename), "rename_each": fmt.Sprint(o.RenameEach), "prompt_loss": fmt.Sprint(o.PromptLoss),
-		"group":    fmt.Sprint(o.Group),
-		"examples": fmt.Sprint(len(d.Train)), "words": fmt.Sprint(len(d.Words)),
-	}
-	if o.Model != nil {
-		b, _ := json.Marshal(o.Model)
-		f["model"] = string(b)
-	}
-	fb, _ := json.Marshal(d.Format)
-	f["format"] = string(fb)
-	for k, v := range d.Notes {
-		f["data."+k] = v
-	}
-	return f
-}
-
 // SFT trains the policy by supervised fine-tuning on d's training
 // examples (or resumes training it from the latest checkpoint in o.Out)
 // and returns the final checkpoint.
@@ -148,6 +125,29 @@ func newSFT(d *Data, o SFTOptions) *sft {
 	t.rn = newRenamer(append(texts, d.Words...))
 	t.nb = (len(d.Train) + o.BatchSize - 1) / o.BatchSize
 	return t
+}
+
+// Fingerprint is SFT's part of what a resumed run must share with the run
+// it resumes: the model, the data and how it is cut and augmented.
+func (t *sft) Fingerprint() map[string]string {
+	o, d := &t.o, t.d
+	f := map[string]string{
+		"preset": o.Preset, "vocab": fmt.Sprint(o.VocabSize),
+		"epochs": fmt.Sprint(o.Epochs), "max_steps": fmt.Sprint(o.MaxSteps), "batch": fmt.Sprint(o.BatchSize),
+		"rename": fmt.Sprint(o.Rename), "rename_each": fmt.Sprint(o.RenameEach), "prompt_loss": fmt.Sprint(o.PromptLoss),
+		"group":    fmt.Sprint(o.Group),
+		"examples": fmt.Sprint(len(d.Train)), "words": fmt.Sprint(len(d.Words)),
+	}
+	if o.Model != nil {
+		b, _ := json.Marshal(o.Model)
+		f["model"] = string(b)
+	}
+	fb, _ := json.Marshal(d.Format)
+	f["format"] = string(fb)
+	for k, v := range d.Notes {
+		f["data."+k] = v
+	}
+	return f
 }
 
 // Steps is the run's length: Epochs over the data, or MaxSteps if fewer.
