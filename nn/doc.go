@@ -18,6 +18,10 @@
 // completion tokens only. Every backward pass is checked against finite
 // differences in grad_test.go, kernel by kernel and tensor by tensor.
 // Inference runs through Cache, a key/value cache with batched prefill.
+// For PPO, a ValueHead reads the final hidden states of the scored
+// positions (Model.Hidden) and stages its gradient into the trunk
+// (Model.AddHiddenGrad), so one Backward carries both the log-probability
+// and the value gradient.
 //
 // # Engine choice (measured)
 //

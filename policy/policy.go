@@ -11,8 +11,10 @@
 //	model.bin       the parameters (package nn's tensor file)
 //
 // and, when written by the trainer, optimizer.bin and state.json for an
-// exact resume. A run directory written by `sqlrl train sft` holds several
-// checkpoints and a file "latest" naming the newest; Load accepts either.
+// exact resume; a PPO run adds its value head, value.bin and
+// value_optimizer.bin (SaveValueHead), which Load ignores. A run directory
+// written by `sqlrl train` holds several checkpoints and a file "latest"
+// naming the newest; Load accepts either.
 package policy
 
 import (
