@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sqlrl/sqlrl/modelserver"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
 )
@@ -49,7 +50,7 @@ prompts) unless the text already ends with it; the reply is the SQL.`,
 				if err != nil {
 					return err
 				}
-				ps := &policy.Server{Policy: pol, Name: *name, MaxTokens: *maxTok, Slots: *slots}
+				ps := &modelserver.Server{Policy: pol, Name: *name, MaxTokens: *maxTok, Slots: *slots}
 				defer ps.Close()
 				srv := &http.Server{Handler: ps.Handler(), ReadHeaderTimeout: 10 * time.Second}
 				fmt.Fprintf(os.Stderr, "serving %s (%d params, step %d) on http://%s/v1\n", *model, pol.Info.Params, pol.Info.Step, ln.Addr())

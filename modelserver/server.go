@@ -1,4 +1,8 @@
-package policy
+// Package modelserver serves the native policy behind OpenAI's API, so that
+// any OpenAI client (and any tool built on one) uses it with only its base
+// URL changed. Package policy keeps the model and its decoding; this
+// package keeps the wire protocol.
+package modelserver
 
 import (
 	"context"
@@ -12,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlparse"
 )
@@ -20,10 +25,10 @@ import (
 // /v1/chat/completions (n, temperature, top_p, max_tokens, stop, seed,
 // stream) and GET /v1/models, so that any OpenAI client talks to it with
 // only its base URL changed. Concurrent requests are decoded together
-// (Batcher): a request's completions join the running batch as soon as
+// (policy.Batcher): a request's completions join the running batch as soon as
 // slots free up.
 type Server struct {
-	Policy *Policy
+	Policy *policy.Policy
 	// Name is the model id reported and accepted (any id is accepted).
 	Name string
 	// MaxTokens is the default max_tokens (default 256).
@@ -32,7 +37,7 @@ type Server struct {
 	Slots int
 
 	once    sync.Once
-	batcher *Batcher
+	batcher *policy.Batcher
 }
 
 // Close stops the server's decoding loop.
@@ -121,8 +126,8 @@ type sampling struct {
 	Guide *bool `json:"guide"`
 }
 
-func (s *Server) options(q sampling) (SampleOptions, error) {
-	o := SampleOptions{N: 1, Temperature: 1, TopP: 1, MaxTokens: s.MaxTokens, Stop: q.Stop}
+func (s *Server) options(q sampling) (policy.SampleOptions, error) {
+	o := policy.SampleOptions{N: 1, Temperature: 1, TopP: 1, MaxTokens: s.MaxTokens, Stop: q.Stop}
 	if o.MaxTokens <= 0 {
 		o.MaxTokens = 256
 	}
@@ -163,14 +168,14 @@ func (s *Server) options(q sampling) (SampleOptions, error) {
 
 // guided sets o.Constrain for the prompts that are compact prompts, unless
 // the request turned the guide off.
-func (s *Server) guided(o *SampleOptions, q sampling, prompts []string) {
-	if q.Guide != nil && !*q.Guide || s.Policy.Info.Prompt.Kind != FormatCompact {
+func (s *Server) guided(o *policy.SampleOptions, q sampling, prompts []string) {
+	if q.Guide != nil && !*q.Guide || s.Policy.Info.Prompt.Kind != policy.FormatCompact {
 		return
 	}
 	guides := make([]*sqlparse.Guide, len(prompts))
 	any := false
 	for i, p := range prompts {
-		if tables, ok := CompactSchema(p); ok {
+		if tables, ok := policy.CompactSchema(p); ok {
 			guides[i] = sqlparse.NewGuide(tables, s.Policy.Info.SQLWords)
 			any = true
 		}
@@ -178,18 +183,18 @@ func (s *Server) guided(o *SampleOptions, q sampling, prompts []string) {
 	if !any {
 		return
 	}
-	o.Constrain = func(i int) Constraint {
+	o.Constrain = func(i int) policy.Constraint {
 		if guides[i] == nil {
 			return nil
 		}
-		return guideState{guides[i].Start()}
+		return guides[i].Start()
 	}
 }
 
-func (s *Server) generate(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error) {
+func (s *Server) generate(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
 	s.once.Do(func() { s.batcher = s.Policy.NewBatcher(s.Slots) })
 	if s.batcher == nil {
-		return nil, Stats{}, ErrClosed
+		return nil, policy.Stats{}, policy.ErrClosed
 	}
 	return s.batcher.Generate(ctx, prompts, o)
 }
@@ -200,7 +205,7 @@ func newID(prefix string) string {
 	return prefix + hex.EncodeToString(b[:])
 }
 
-func usage(st Stats) map[string]int {
+func usage(st policy.Stats) map[string]int {
 	return map[string]int{"prompt_tokens": st.PromptTokens, "completion_tokens": st.CompletionTokens, "total_tokens": st.PromptTokens + st.CompletionTokens}
 }
 

@@ -1,4 +1,4 @@
-package policy
+package modelserver
 
 import (
 	"bufio"
@@ -11,8 +11,41 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/sqlparse"
+	"github.com/sqlrl/sqlrl/tokenizer"
 )
+
+// texts are the test policy's corpus; texts[0] is a compact prompt.
+var texts = []string{
+	"customer: customer_id integer key, first_name text\nquestion: How many customers?\nSQL: ",
+	"SELECT COUNT(*) FROM customer",
+	"SELECT first_name FROM customer WHERE customer_id = 7",
+}
+
+// testPolicy is a tiny policy (as policy's tests build it) whose sampling
+// distributions are peaked enough for the guide to matter.
+func testPolicy(t testing.TB) *policy.Policy {
+	t.Helper()
+	var corpus []string
+	for range 10 {
+		corpus = append(corpus, texts...)
+	}
+	tok, err := tokenizer.Train(corpus, tokenizer.TrainOptions{VocabSize: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 2, Heads: 2, Hidden: 32, MaxSeq: 96, PrevToken: true, Copy: true}
+	p, err := policy.New(tok, "", cfg, policy.Format{Kind: policy.FormatCompact}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Model.Params {
+		p.Model.Params[i] *= 8
+	}
+	return p
+}
 
 func post(t *testing.T, url, body string) (int, map[string]any) {
 	t.Helper()
