@@ -86,3 +86,52 @@ func (ws *WriterStmt) Close() { ws.s.close() }
 
 // Close closes the database.
 func (w *Writer) Close() error { return w.c.close() }
+
+// OpenSQLite opens the database file at path read-write, creating it when it
+// is missing. It is for sqlrl's own state (the feedback store), whose file
+// outlives one run, unlike CreateSQLite's build-once databases. Like every
+// Writer it must never run model output: a corrected SQL or a generated
+// query goes through an Engine, which is read-only by construction.
+func OpenSQLite(path string) (*Writer, error) {
+	c, err := openConn(path, false, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{c: c}, nil
+}
+
+// Query runs one statement with args bound and returns its column names and
+// every row: sqlrl's own small lookups (a store's history page, an INSERT
+// ... RETURNING id). Values keep SQLite's storage classes.
+func (w *Writer) Query(sql string, args ...any) ([]string, [][]Value, error) {
+	s, err := w.Prepare(sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.Close()
+	return s.Query(args...)
+}
+
+// Query binds args, runs the statement to completion and returns its column
+// names and rows.
+func (ws *WriterStmt) Query(args ...any) ([]string, [][]Value, error) {
+	defer ws.s.clearBindings()
+	if err := ws.s.bind(args...); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", ws.sql, err)
+	}
+	cols := ws.s.columns()
+	var rows [][]Value
+	for {
+		more, err := ws.s.step()
+		if err != nil {
+			ws.s.reset()
+			return nil, nil, fmt.Errorf("%s: %w", ws.sql, err)
+		}
+		if !more {
+			break
+		}
+		row, _ := ws.s.row(make([]Value, 0, len(cols)))
+		rows = append(rows, row)
+	}
+	return cols, rows, ws.s.reset()
+}

@@ -1,0 +1,27 @@
+-- Every answer the server gave, and every human verdict on one.
+-- Times are Unix microseconds (UTC); latency is in microseconds.
+CREATE TABLE answers (
+	id            INTEGER PRIMARY KEY AUTOINCREMENT,
+	created_us    INTEGER NOT NULL,
+	db_id         TEXT    NOT NULL,
+	question      TEXT    NOT NULL,
+	evidence      TEXT    NOT NULL DEFAULT '',
+	model         TEXT    NOT NULL DEFAULT '',
+	sql           TEXT    NOT NULL,
+	outcome       TEXT    NOT NULL CHECK (outcome IN ('ok', 'error')),
+	error_class   TEXT    NOT NULL DEFAULT '',
+	error_message TEXT    NOT NULL DEFAULT '',
+	row_count     INTEGER NOT NULL DEFAULT 0,
+	latency_us    INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE feedback (
+	id                INTEGER PRIMARY KEY AUTOINCREMENT,
+	answer_id         INTEGER NOT NULL REFERENCES answers (id),
+	created_us        INTEGER NOT NULL,
+	verdict           TEXT    NOT NULL DEFAULT '' CHECK (verdict IN ('', 'up', 'down')),
+	corrected_sql     TEXT    NOT NULL DEFAULT '',
+	correction        TEXT    NOT NULL DEFAULT '' CHECK (correction IN ('', 'ok', 'error')),
+	correction_error  TEXT    NOT NULL DEFAULT '',
+	comment           TEXT    NOT NULL DEFAULT '',
+	author            TEXT    NOT NULL DEFAULT ''
+);
