@@ -81,7 +81,6 @@ func rebind(sql string) string {
 	return sb.String()
 }
 
-
 func collect(rows pgx.Rows, err error) ([][]any, error) {
 	if err != nil {
 		return nil, err
