@@ -258,7 +258,7 @@ func (s *store) Answer(ctx context.Context, id int64) (Entry, error) {
 	return es[0], nil
 }
 
-// latestVerdict is the answer's latest thumbs up or down (” when none).
+// latestVerdict is the answer's latest thumbs up or down (NULL when none).
 const latestVerdict = "(SELECT f.verdict FROM feedback f WHERE f.answer_id = a.id AND f.verdict <> '' ORDER BY f.id DESC LIMIT 1)"
 
 const hasCorrection = "EXISTS (SELECT 1 FROM feedback f WHERE f.answer_id = a.id AND f.correction = 'ok')"
