@@ -3,11 +3,13 @@ package train
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,8 +44,19 @@ type Data struct {
 	// products...), a pool of real words for renaming schemas.
 	Words []string
 	// Notes describe the source, for the checkpoint's provenance.
-	Notes   map[string]string
-	engines []sqlexec.Engine
+	Notes map[string]string
+	// Holdout is the share of the train split that LoadBench leaves out of
+	// SFT (the same dataset.Split, seed and fraction as `sqlrl data
+	// prepare`): the questions RL trains on in the OKTO recipe, unseen by
+	// SFT so that their rewards do not saturate. Empty with SFTFraction 1.
+	Holdout []Example
+	// HoldoutAugment is the number of prompts per RL question (RLPrompts):
+	// 1 keeps the original schema order, 4 is the recipe's x4 schema
+	// shuffles, drawn as `data prepare` draws them (dataset.Augment with
+	// AugmentSeed), so that variant v names the same prompt in both.
+	HoldoutAugment int
+	AugmentSeed    uint64
+	engines        []sqlexec.Engine
 }
 
 // Close releases the databases.
@@ -66,6 +79,8 @@ type BenchOptions struct {
 	// DevSplit (default "dev"; "-" for none) is evaluated during training.
 	DevSplit string
 	Format   policy.Format
+	// HoldoutAugment sets Data.HoldoutAugment (default 1).
+	HoldoutAugment int
 }
 
 // LoadBench reads a benchmark for SFT.
@@ -83,13 +98,33 @@ func LoadBench(o BenchOptions) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: o.SFTFraction, Seed: o.Seed})
-	if err != nil {
-		return nil, err
+	if o.HoldoutAugment == 0 {
+		o.HoldoutAugment = 1
 	}
-	d := &Data{Format: o.Format, Notes: map[string]string{
+	if o.HoldoutAugment < 1 {
+		return nil, fmt.Errorf("train: holdout augmentation %d (want >= 1)", o.HoldoutAugment)
+	}
+	var sp *dataset.SplitResult
+	switch {
+	case o.SFTFraction == 1:
+		// SFT on everything (the SFT-100 study): no holdout. dataset.Split
+		// wants a fraction below 1; its SFT part is in question_id order.
+		sp = &dataset.SplitResult{SFT: slices.SortedStableFunc(slices.Values(b.Examples), func(a, b dataset.Example) int {
+			return cmp.Compare(a.QuestionID, b.QuestionID)
+		})}
+	case o.SFTFraction > 0 && o.SFTFraction < 1:
+		if sp, err = dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: o.SFTFraction, Seed: o.Seed}); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("train: SFT fraction %v (want in (0, 1])", o.SFTFraction)
+	}
+	d := &Data{Format: o.Format, HoldoutAugment: o.HoldoutAugment, AugmentSeed: o.Seed, Notes: map[string]string{
 		"data": o.Dir, "train_split": o.TrainSplit, "sft_fraction": fmt.Sprint(o.SFTFraction), "split_seed": fmt.Sprint(o.Seed),
 	}}
+	for _, ex := range sp.Holdout {
+		d.Holdout = append(d.Holdout, Example{Example: ex})
+	}
 	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot, Limits: sqlexec.Limits{Timeout: time.Minute}})
 	d.engines = append(d.engines, eng)
 	if d.TrainPrompter, err = policy.NewPrompter(eng, b.DBRoot, o.Format); err != nil {
