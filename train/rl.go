@@ -1,0 +1,933 @@
+package train
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/reward"
+)
+
+// RL algorithms (RLOptions.Algo).
+const (
+	AlgoKTO  = "kto"
+	AlgoDPO  = "dpo"
+	AlgoORPO = "orpo"
+	AlgoPPO  = "ppo"
+	AlgoRLOO = "rloo"
+	AlgoGRPO = "grpo"
+)
+
+// Algos lists the algorithms RL runs; OfflineAlgos those it runs offline
+// (from a rollouts file), the preference losses: the policy-gradient ones
+// need samples of the current policy.
+var (
+	Algos        = []string{AlgoKTO, AlgoDPO, AlgoORPO, AlgoPPO, AlgoRLOO, AlgoGRPO}
+	OfflineAlgos = []string{AlgoKTO, AlgoDPO, AlgoORPO}
+)
+
+// RewardSource scores the K completions of one prompt. reward.Stack (in
+// process, the code the reward server runs) and RemoteReward (a running
+// `sqlrl reward serve`) satisfy it. An error means the prompt has no
+// defined reward (its gold fails): RL skips that prompt for the step.
+type RewardSource interface {
+	ScoreGroup(ctx context.Context, s reward.Sample, completions []string) ([]reward.Score, error)
+}
+
+// HealthChecker is a RewardSource that can say, before any work, whether
+// it will answer (a remote reward server that is down fails the run at
+// once, not at its first step).
+type HealthChecker interface {
+	Health(ctx context.Context) error
+}
+
+// RLOptions configure RL from execution feedback after SFT.
+//
+// LoopOptions.Init (the SFT run or checkpoint) is required: it starts the
+// policy and is the frozen reference. LR defaults to 2e-5: the small
+// presets train SFT at 2e-3 from scratch, and RL after SFT moves the same
+// weights by a signal ~100x noisier per token (one reward per completion);
+// at 1e-4 and above online KTO drifts (KL to the reference grows faster
+// than the reward), at 1e-5 30 steps barely move it.
+type RLOptions struct {
+	LoopOptions
+	// Algo is one of Algos.
+	Algo string
+	// Online samples from the current policy at every step; false trains
+	// on OfflineFile (export.ReadRollouts' format), for OfflineAlgos.
+	Online      bool
+	OfflineFile string
+	// Steps is the number of optimizer steps (default 100).
+	Steps int
+	// Prompts per step (B, default 8) and samples per prompt (K, default
+	// 4; at least 2 for dpo, orpo, rloo and grpo, whose signal compares
+	// samples of one prompt).
+	Prompts, K int
+	// Temperature of sampling (default 1). Only 1 is on-policy: the loss
+	// scores the samples under the model's own distribution, which is the
+	// one that sampled them only at temperature 1.
+	Temperature float64
+	// MaxTokens bounds each completion (default 128).
+	MaxTokens int
+	// RLOn is RLOnHoldout (default) or RLOnTrain: where the prompts come
+	// from. The number of schema orders per question is
+	// Data.HoldoutAugment.
+	RLOn string
+	// Beta is KTO's and DPO's β (default 0.1).
+	Beta float64
+	// ORPOLambda weighs ORPO's odds-ratio term (default 0.1).
+	ORPOLambda float64
+	// KLCoef is the KL-to-reference coefficient of PPO (per-token reward
+	// penalty, default 0.05), GRPO (k3 penalty, default 0.04) and RLOO
+	// (reward shaping, default 0); negative means none.
+	KLCoef float64
+	// CorrectLevel is the reward a correct completion gets under the
+	// chosen reward (default 1: every kind but a sum of weights that
+	// differ from 1 gives a result match 1). KTOThreshold (default
+	// CorrectLevel) makes a sample desirable when its reward reaches it.
+	CorrectLevel, KTOThreshold float64
+	// ClipEps is PPO's and GRPO's ratio clip (default 0.2); Epochs is the
+	// number of updates PPO and GRPO make on one batch of samples (default
+	// 1: on-policy), its log-probs and values recorded before the first.
+	ClipEps float64
+	Epochs  int
+	// Gamma and Lambda are PPO's discount and GAE parameter (defaults 1
+	// and 0.95); ValueLR is the value head's learning rate (default 1e-3,
+	// it learns from scratch), following the policy's schedule shape.
+	Gamma, Lambda, ValueLR float64
+	// Reward scores completions; RewardName names it in the fingerprint
+	// and logs (the command's -reward).
+	Reward     RewardSource
+	RewardName string
+	// RolloutsOut, when set, receives every scored sample of an online
+	// run (export.ReadRollouts' format, plus step), which offline runs
+	// can train on.
+	RolloutsOut string
+}
+
+func (o *RLOptions) defaults() {
+	if o.LR == 0 {
+		o.LR = 2e-5
+	}
+	if o.Steps == 0 {
+		o.Steps = 100
+	}
+	if o.Prompts == 0 {
+		o.Prompts = 8
+	}
+	if o.K == 0 {
+		o.K = 4
+	}
+	if o.Temperature == 0 {
+		o.Temperature = 1
+	}
+	if o.MaxTokens == 0 {
+		o.MaxTokens = 128
+	}
+	if o.RLOn == "" {
+		o.RLOn = RLOnHoldout
+	}
+	if o.Beta == 0 {
+		o.Beta = 0.1
+	}
+	if o.ORPOLambda == 0 {
+		o.ORPOLambda = 0.1
+	}
+	if o.KLCoef == 0 {
+		switch o.Algo {
+		case AlgoPPO:
+			o.KLCoef = 0.05
+		case AlgoGRPO:
+			o.KLCoef = 0.04
+		}
+	}
+	if o.KLCoef < 0 {
+		o.KLCoef = 0
+	}
+	if o.CorrectLevel == 0 {
+		o.CorrectLevel = 1
+	}
+	if o.KTOThreshold == 0 {
+		o.KTOThreshold = o.CorrectLevel
+	}
+	if o.ClipEps == 0 {
+		o.ClipEps = 0.2
+	}
+	if o.Epochs == 0 || o.Algo != AlgoPPO && o.Algo != AlgoGRPO {
+		o.Epochs = 1
+	}
+	if o.Gamma == 0 {
+		o.Gamma = 1
+	}
+	if o.Lambda == 0 {
+		o.Lambda = 0.95
+	}
+	if o.ValueLR == 0 {
+		o.ValueLR = 1e-3
+	}
+	if o.RewardName == "" {
+		o.RewardName = "custom"
+	}
+}
+
+// check refuses options that cannot run, before any work.
+func (o *RLOptions) check() error {
+	if o.Init == "" {
+		return errors.New("train: RL starts from an SFT checkpoint (-init)")
+	}
+	known := false
+	for _, a := range Algos {
+		known = known || a == o.Algo
+	}
+	if !known {
+		return fmt.Errorf("train: unknown RL algorithm %q", o.Algo)
+	}
+	if !o.Online {
+		ok := false
+		for _, a := range OfflineAlgos {
+			ok = ok || a == o.Algo
+		}
+		if !ok {
+			return fmt.Errorf("train: %s is online only (it needs samples of the current policy)", o.Algo)
+		}
+		if o.OfflineFile == "" {
+			return errors.New("train: offline RL needs a rollouts file")
+		}
+	} else if o.Reward == nil {
+		return errors.New("train: online RL needs a reward")
+	}
+	if o.K < 1 || o.Prompts < 1 || o.Steps < 1 || o.MaxTokens < 1 || o.Temperature <= 0 || o.Epochs < 1 {
+		return fmt.Errorf("train: RL needs K, prompts, steps, max tokens, epochs >= 1 and temperature > 0")
+	}
+	if o.Online && o.K < 2 && o.Algo != AlgoKTO && o.Algo != AlgoPPO {
+		return fmt.Errorf("train: %s compares the samples of a prompt: K = %d (want >= 2)", o.Algo, o.K)
+	}
+	return nil
+}
+
+// RL trains the policy of o.Init with execution feedback (or resumes
+// training it from the latest checkpoint in o.Out) and returns the final
+// checkpoint. Everything that can be checked is checked before the first
+// step: the options, the prompts (an empty holdout), the Init checkpoint
+// against the data (its prompt format, its tokenizer on the prompts), and
+// a remote reward's health.
+//
+// # The online step
+//
+// Step s draws o.Prompts prompts (schema variants included) from the pool
+// with a generator seeded by (Seed, s), samples K completions of each
+// from the CURRENT policy, seeded by (Seed, s) too, so a resumed run
+// repeats the killed one's samples, scores them with o.Reward, and applies
+// the algorithm's loss to them:
+//
+//   - kto: desirable iff reward >= KTOThreshold; z0 from each sample
+//     scored under the next different prompt of the batch (KTOMismatch);
+//     λ_D, λ_U by KTOLambdas on the batch's counts;
+//   - dpo, orpo: the best against the worst sample of each prompt;
+//   - rloo, grpo: leave-one-out / group-normalised advantages;
+//   - ppo: the value head's GAE advantages (the head and its AdamW moments
+//     are checkpointed as value.bin and value_optimizer.bin).
+//
+// Sampling is UNGUIDED, at temperature 1 and top-p 1: the log-probs a
+// loss uses are the model's own distribution, exactly the one that
+// sampled. Schema-guided decoding renormalises over the tokens the guide
+// allows, and scoring under that mask would need the mask at training
+// time. Dev evaluation stays guided (LoopOptions.NoGuide), as `sqlrl
+// generate` decodes.
+//
+// The reference is the Init checkpoint, loaded once and frozen. Each
+// step's metrics: reward_mean, share_correct, share_desirable (kto),
+// kl_ref (mean per token of logπ - logπ_ref over the samples), and the
+// time split sample_s, reward_s, score_s (forward passes of the policy
+// and the reference) and update_s (loss and backward).
+func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
+	o.defaults()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	pool, err := d.RLPrompts(ctx, o.RLOn)
+	if err != nil {
+		return nil, err
+	}
+	initCk, _, err := initCheckpoint(o.Init)
+	if err != nil {
+		return nil, err
+	}
+	ref, err := policy.Load(initCk)
+	if err != nil {
+		return nil, fmt.Errorf("load init %s: %w", initCk, err)
+	}
+	if err := checkInit(ref, d, pool); err != nil {
+		return nil, fmt.Errorf("init %s: %w", initCk, err)
+	}
+	if h, ok := o.Reward.(HealthChecker); ok && o.Online {
+		if err := h.Health(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var obj rlStepper
+	if o.Online {
+		obj = newOnline(d, o, pool, ref)
+	} else {
+		if obj, err = newOffline(ctx, d, o, pool, ref); err != nil {
+			return nil, err
+		}
+	}
+	return Loop(ctx, d, o.LoopOptions, obj)
+}
+
+type rlStepper interface {
+	Objective
+}
+
+// checkInit refuses a reference (the Init checkpoint) that was trained on
+// other prompts than d renders, or whose tokenizer cannot write them.
+func checkInit(p *policy.Policy, d *Data, pool []RLPrompt) error {
+	if p.Info.Prompt != d.Format {
+		return fmt.Errorf("the policy expects prompts %+v, the data is rendered as %+v (another model's checkpoint?)", p.Info.Prompt, d.Format)
+	}
+	for i := 0; i < len(pool); i += max(1, len(pool)/16) {
+		t := pool[i].Text
+		if got := p.Tok.Decode(p.Tok.Encode(t)); got != t {
+			return fmt.Errorf("its tokenizer does not write question %d's prompt back as it was (another model's checkpoint?)", pool[i].QuestionID)
+		}
+	}
+	return nil
+}
+
+// rlBase is what the online and offline objectives share: the policy,
+// its scorers, the frozen reference and the pool of prompts.
+type rlBase struct {
+	d      *Data
+	o      RLOptions
+	logf   func(string, ...any)
+	pool   []RLPrompt
+	ptoks  [][]int32 // pool prompts, tokenized (nil: does not fit)
+	fits   []int     // pool indices that fit the context
+	ref    *policy.Policy
+	refSc  *policy.Scorer
+	pol    *policy.Policy
+	sc     *policy.Scorer
+	vs     *policy.ValueScorer // PPO
+	head   *nn.ValueHead
+	hopt   *nn.AdamW
+	hmv    []float32 // the head's AdamW moments, M then V
+	hstep  []float32 // the head's AdamW step count
+	vsched Schedule
+}
+
+func (b *rlBase) fingerprint() map[string]string {
+	o := &b.o
+	f := map[string]string{
+		"algo": o.Algo, "online": fmt.Sprint(o.Online), "steps": fmt.Sprint(o.Steps), "prompts": fmt.Sprint(o.Prompts),
+		"k": fmt.Sprint(o.K), "temperature": fmt.Sprint(o.Temperature), "max_tokens": fmt.Sprint(o.MaxTokens),
+		"rl_on": o.RLOn, "augment": fmt.Sprint(b.d.HoldoutAugment), "pool": fmt.Sprint(len(b.pool)),
+		"beta": fmt.Sprint(o.Beta), "orpo_lambda": fmt.Sprint(o.ORPOLambda), "kl_coef": fmt.Sprint(o.KLCoef),
+		"kto_threshold": fmt.Sprint(o.KTOThreshold), "clip_eps": fmt.Sprint(o.ClipEps), "epochs": fmt.Sprint(o.Epochs),
+		"gamma": fmt.Sprint(o.Gamma), "gae_lambda": fmt.Sprint(o.Lambda), "value_lr": fmt.Sprint(o.ValueLR),
+		"reward": o.RewardName,
+	}
+	if !o.Online {
+		f["offline_file"] = o.OfflineFile
+	}
+	fb, _ := json.Marshal(b.d.Format)
+	f["format"] = string(fb)
+	for k, v := range b.d.Notes {
+		f["data."+k] = v
+	}
+	return f
+}
+
+func (b *rlBase) Steps() int64 { return int64(b.o.Steps) }
+
+// start takes the policy and tokenizes the pool's prompts, leaving out
+// those that leave no room for a completion in the model's context.
+func (b *rlBase) start(p *policy.Policy) error {
+	if p.Info.Prompt != b.d.Format {
+		return fmt.Errorf("train: the policy expects prompts %+v, the data is rendered as %+v", p.Info.Prompt, b.d.Format)
+	}
+	b.pol = p
+	b.sc = policy.NewScorer(p.Model)
+	b.refSc = policy.NewScorer(b.ref.Model)
+	b.ptoks = make([][]int32, len(b.pool))
+	b.fits = b.fits[:0]
+	room := min(b.o.MaxTokens, 32)
+	for i := range b.pool {
+		t := p.Tok.Encode(b.pool[i].Text)
+		if len(t) == 0 || len(t)+room > p.Model.Cfg.MaxSeq {
+			continue
+		}
+		b.ptoks[i] = t
+		b.fits = append(b.fits, i)
+	}
+	if len(b.fits) == 0 {
+		return fmt.Errorf("train: none of the %d RL prompts fits the model's context of %d tokens with room for a completion", len(b.pool), p.Model.Cfg.MaxSeq)
+	}
+	if n := len(b.pool) - len(b.fits); n > 0 {
+		b.logf("rl: %d of %d prompts do not fit the context and are left out", n, len(b.pool))
+	}
+	if b.o.Algo == AlgoPPO {
+		return b.startValue(p)
+	}
+	return nil
+}
+
+// startValue puts PPO's value head in place: the Init checkpoint's, if it
+// has one, else fresh; its weights and moments are the objective's extra
+// tensors, so a resumed run reads them back.
+func (b *rlBase) startValue(p *policy.Policy) error {
+	dim := p.Model.Cfg.Dim
+	head, err := policy.LoadValueHead(b.o.Init, dim)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if head, err = nn.NewValueHead(dim, b.o.Seed); err != nil {
+			return err
+		}
+	}
+	head.EnableGrads()
+	b.head = head
+	b.hopt = head.NewAdamW(b.o.WeightDecay)
+	n := len(head.Params)
+	b.hmv = make([]float32, 2*n)
+	b.hopt.M, b.hopt.V = b.hmv[:n], b.hmv[n:]
+	b.hstep = make([]float32, 1)
+	b.vs = &policy.ValueScorer{Scorer: b.sc, Head: head}
+	b.vsched = Schedule{LR: b.o.ValueLR, MinLRFrac: b.o.MinLRFrac, Warmup: b.o.Warmup, Total: int64(b.o.Steps)}
+	return nil
+}
+
+// Extra is PPO's value head and its optimizer state, saved with every
+// checkpoint under the names policy.LoadValueHead reads.
+func (b *rlBase) Extra() map[string][]float32 {
+	if b.head == nil {
+		return nil
+	}
+	return map[string][]float32{"value": b.head.Params, "value_optimizer": b.hmv, "value_step": b.hstep}
+}
+
+// updateValue moves the value head by its own AdamW at step's rate.
+func (b *rlBase) updateValue(step int64) {
+	nn.ClipGrads(b.head.Grads, b.o.Clip)
+	b.hopt.Step = int64(b.hstep[0])
+	b.hopt.Update(b.head.Params, b.head.Grads, b.vsched.At(step))
+	b.hstep[0] = float32(b.hopt.Step)
+}
+
+// draw picks n distinct pool prompts (among those that fit) for step
+// step, from a generator seeded by (Seed, step, what).
+func (b *rlBase) draw(step int64, n int, what uint64) []int {
+	perm := newStepRand(b.o.Seed^what, step).Perm(len(b.fits))
+	n = min(n, len(perm))
+	out := make([]int, n)
+	for i := range out {
+		out[i] = b.fits[perm[i]]
+	}
+	return out
+}
+
+// newStepRand is the generator of a step's draws: the same for the same
+// seed and step, whichever process runs the step.
+func newStepRand(seed uint64, step int64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(step)))
+}
+
+// sample is one scored completion of a rollout.
+type sample struct {
+	Prompt     int     `json:"prompt"` // pool index
+	Completion string  `json:"completion"`
+	Tokens     []int32 `json:"tokens"` // completion tokens, the end token included when it was sampled
+	Reward     float64 `json:"reward"`
+	Correct    bool    `json:"correct"`
+	// Desirable is an offline sample's label, when its file gave one.
+	Desirable *bool `json:"desirable,omitempty"`
+}
+
+// groupPairs forms one preference pair per prompt of ro (its samples are
+// consecutive): the best against the worst sample (the first on ties), as
+// DPOPairs does for groups of one size; a prompt whose samples all score
+// the same gives none.
+func groupPairs(ro *rollout, rewards []float64) []Pair {
+	var out []Pair
+	for g := 0; g < len(ro.Samples); {
+		e := g + 1
+		for e < len(ro.Samples) && ro.Samples[e].Prompt == ro.Samples[g].Prompt {
+			e++
+		}
+		best, worst := g, g
+		for i := g + 1; i < e; i++ {
+			if rewards[i] > rewards[best] {
+				best = i
+			}
+			if rewards[i] < rewards[worst] {
+				worst = i
+			}
+		}
+		if rewards[best] > rewards[worst] {
+			out = append(out, Pair{Chosen: best, Rejected: worst})
+		}
+		g = e
+	}
+	return out
+}
+
+// rollout is a step's scored samples, K per prompt, consecutive, with
+// what the loss needs from the time they were sampled.
+type rollout struct {
+	Step    int64    `json:"step"`
+	Samples []sample `json:"samples"`
+	K       int      `json:"k"`
+	// RefTok are the reference's per-token log-probs; OldTok and OldValue
+	// the policy's and the value head's at sampling time (set by the
+	// first update on the rollout).
+	RefTok   [][]float64 `json:"ref_tok"`
+	OldTok   [][]float64 `json:"old_tok,omitempty"`
+	OldValue [][]float64 `json:"old_value,omitempty"`
+	SampleS  float64     `json:"sample_s"`
+	RewardS  float64     `json:"reward_s"`
+	Skipped  int         `json:"skipped"`
+}
+
+// seqs builds the rollout's sequences from the sampled tokens themselves
+// (not a re-tokenization of their text, which could differ): the K
+// samples of a prompt share its tokens but the last (Sequence.Shared).
+func (b *rlBase) seqs(ro *rollout) []policy.Sequence {
+	out := make([]policy.Sequence, len(ro.Samples))
+	for i, s := range ro.Samples {
+		pt := b.ptoks[s.Prompt]
+		toks := make([]int32, 0, len(pt)+len(s.Tokens))
+		toks = append(append(toks, pt...), s.Tokens...)
+		out[i] = policy.Sequence{Tokens: toks, PromptLen: len(pt)}
+		if ro.K > 1 && len(pt) > 1 {
+			out[i].Shared = len(pt) - 1
+		}
+	}
+	return out
+}
+
+// online is the online objective: sample, score, update.
+type online struct {
+	rlBase
+	cur *rollout
+	rw  *rolloutWriter
+}
+
+func newOnline(d *Data, o RLOptions, pool []RLPrompt, ref *policy.Policy) *online {
+	t := &online{rlBase: rlBase{d: d, o: o, pool: pool, ref: ref, logf: func(string, ...any) {}}}
+	if o.Progress != nil {
+		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }
+	}
+	return t
+}
+
+func (t *online) Fingerprint() map[string]string { return t.fingerprint() }
+
+func (t *online) String() string {
+	return fmt.Sprintf("online %s on %d %s prompts (x%d schema orders), %d prompts x %d samples a step, reward %s",
+		t.o.Algo, len(t.pool), t.o.RLOn, t.d.HoldoutAugment, t.o.Prompts, t.o.K, t.o.RewardName)
+}
+
+func (t *online) Start(ctx context.Context, p *policy.Policy) error {
+	t.cur = nil
+	if t.o.RolloutsOut != "" {
+		t.rw = &rolloutWriter{path: t.o.RolloutsOut}
+	}
+	return t.start(p)
+}
+
+// rolloutFile is where a rollout reused by later epochs (PPO, GRPO with
+// Epochs > 1) waits, so that a run killed between its epochs resumes
+// with the samples and old log-probs the killed run had.
+func (t *online) rolloutFile(step int64) string {
+	return filepath.Join(t.o.Out, "rollouts", fmt.Sprintf("step-%06d.json", step))
+}
+
+// Step runs step step: a fresh rollout every Epochs steps, then the
+// algorithm's update on it.
+func (t *online) Step(ctx context.Context, step int64) (StepStats, error) {
+	E := int64(t.o.Epochs)
+	r0 := step - step%E
+	fresh := step%E == 0
+	if t.cur == nil || t.cur.Step != r0 {
+		var err error
+		if fresh {
+			t.cur, err = t.rollout(ctx, r0)
+		} else {
+			t.cur, err = t.loadRollout(r0)
+		}
+		if err != nil {
+			return StepStats{}, err
+		}
+	}
+	ro := t.cur
+	ss, err := t.update(ctx, step, ro, fresh)
+	if err != nil {
+		return ss, err
+	}
+	if fresh && E > 1 {
+		if err := t.saveRollout(ro); err != nil {
+			return ss, err
+		}
+	}
+	if fresh && t.rw != nil {
+		if err := t.rw.write(t.pool, ro); err != nil {
+			return ss, err
+		}
+	}
+	ss.Metrics["sample_s"], ss.Metrics["reward_s"] = ro.SampleS, ro.RewardS
+	if !fresh {
+		ss.Metrics["sample_s"], ss.Metrics["reward_s"] = 0, 0
+	}
+	return ss, nil
+}
+
+// rollout samples and scores step step's prompts.
+func (t *online) rollout(ctx context.Context, step int64) (*rollout, error) {
+	return t.rolloutOf(ctx, step, t.draw(step, t.o.Prompts, 0x726c))
+}
+
+// rolloutOf samples K completions of the pool prompts idx with the
+// current policy, seeded by (Seed, step), and scores them.
+func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout, error) {
+	o := &t.o
+	texts := make([]string, len(idx))
+	for i, j := range idx {
+		texts[i] = t.pool[j].Text
+	}
+	start := time.Now()
+	comps, _, err := t.pol.Generate(ctx, texts, policy.SampleOptions{N: o.K, Temperature: o.Temperature, TopP: 1,
+		MaxTokens: o.MaxTokens, Seed: o.Seed ^ uint64(step)*0x9e3779b97f4a7c15})
+	if err != nil {
+		return nil, fmt.Errorf("rl step %d: sample: %w", step, err)
+	}
+	ro := &rollout{Step: step, K: o.K, SampleS: time.Since(start).Seconds()}
+	start = time.Now()
+	scores := make([][]reward.Score, len(idx))
+	errs := make([]error, len(idx))
+	var wg sync.WaitGroup
+	for i, j := range idx {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ex := t.pool[j]
+			cs := make([]string, len(comps[i]))
+			for k, c := range comps[i] {
+				cs[k] = c.Text
+			}
+			scores[i], errs[i] = o.Reward.ScoreGroup(ctx, reward.Sample{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, GoldSQL: ex.SQL}, cs)
+		}()
+	}
+	wg.Wait()
+	ro.RewardS = time.Since(start).Seconds()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	eot := t.pol.Tok.EOT()
+	for i, j := range idx {
+		if errs[i] != nil {
+			if errors.Is(errs[i], reward.ErrGold) {
+				ro.Skipped++
+				t.logf("rl step %d: question %d skipped: %v", step, t.pool[j].QuestionID, errs[i])
+				continue
+			}
+			return nil, fmt.Errorf("rl step %d: reward of question %d: %w", step, t.pool[j].QuestionID, errs[i])
+		}
+		for k, c := range comps[i] {
+			toks := append([]int32(nil), c.Tokens...)
+			if c.Finish == "stop" {
+				toks = append(toks, eot)
+			}
+			if len(toks) == 0 {
+				toks = append(toks, eot)
+			}
+			sc := scores[i][k]
+			ro.Samples = append(ro.Samples, sample{Prompt: j, Completion: c.Text, Tokens: toks, Reward: sc.Value, Correct: sc.Class == "correct"})
+		}
+	}
+	if len(ro.Samples) > 0 {
+		if _, err := t.refSc.LogProbs(t.seqs(ro)); err != nil {
+			return nil, fmt.Errorf("rl step %d: reference: %w", step, err)
+		}
+		ro.RefTok = Float64Tokens(t.refSc.TokenLogProbs())
+	}
+	return ro, nil
+}
+
+func (t *online) saveRollout(ro *rollout) error {
+	path := t.rolloutFile(ro.Step)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.Marshal(ro)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("save rollout %s: %w", path, err)
+	}
+	// an earlier rollout is needed only until its epochs are checkpointed
+	keep := int64(t.o.SaveEvery + 2*t.o.Epochs)
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	for _, e := range entries {
+		var s int64
+		if _, err := fmt.Sscanf(e.Name(), "step-%06d.json", &s); err == nil && s+keep < ro.Step {
+			os.Remove(filepath.Join(filepath.Dir(path), e.Name()))
+		}
+	}
+	return nil
+}
+
+func (t *online) loadRollout(step int64) (*rollout, error) {
+	path := t.rolloutFile(step)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("resume: the samples of step %d: %w", step, err)
+	}
+	var ro rollout
+	if err := json.Unmarshal(b, &ro); err != nil {
+		return nil, fmt.Errorf("resume: %s: %w", path, err)
+	}
+	return &ro, nil
+}
+
+// update computes the loss on ro and backpropagates it. fresh says this is
+// the first update on ro, whose forward pass records the old log-probs.
+func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool) (StepStats, error) {
+	o := &t.o
+	ss := StepStats{Metrics: map[string]float64{}}
+	n := len(ro.Samples)
+	if n == 0 {
+		ss.NoUpdate = true
+		ss.Metrics["skipped_prompts"] = float64(ro.Skipped)
+		return ss, nil
+	}
+	rewards := make([]float64, n)
+	var correct float64
+	for i, s := range ro.Samples {
+		rewards[i] = s.Reward
+		if s.Correct {
+			correct++
+		}
+	}
+	ss.Metrics["reward_mean"] = rlMean(rewards)
+	ss.Metrics["share_correct"] = correct / float64(n)
+	if ro.Skipped > 0 {
+		ss.Metrics["skipped_prompts"] = float64(ro.Skipped)
+	}
+	seqs := t.seqs(ro)
+	start := time.Now()
+	// KTO's z0 first: the main forward pass must be the last before
+	// Backward.
+	var mmPol, mmRef []float64
+	if o.Algo == AlgoKTO {
+		var err error
+		if mmPol, mmRef, err = t.mismatched(ro, seqs); err != nil {
+			return ss, err
+		}
+	}
+	var lps []policy.SeqLogProb
+	var err error
+	if t.vs != nil {
+		t.head.ZeroGrads()
+		lps, err = t.vs.LogProbs(seqs)
+	} else {
+		lps, err = t.sc.LogProbs(seqs)
+	}
+	if err != nil {
+		return ss, fmt.Errorf("rl step %d: score: %w", step, err)
+	}
+	newTok := Float64Tokens(t.sc.TokenLogProbs())
+	var values [][]float64
+	if t.vs != nil {
+		values = Float64Tokens(t.vs.TokenValues())
+	}
+	if fresh {
+		ro.OldTok = newTok
+		if values != nil {
+			ro.OldValue = values
+		}
+	}
+	sum, mean := make([]float64, n), make([]float64, n)
+	refSum := make([]float64, n)
+	var kl float64
+	for i, lp := range lps {
+		sum[i], mean[i] = lp.Sum, lp.Mean
+		ss.Tokens += lp.Tokens
+		for k, v := range ro.RefTok[i] {
+			refSum[i] += v
+			kl += ro.OldTok[i][k] - v
+		}
+	}
+	ss.Metrics["kl_ref"] = kl / float64(ss.Tokens)
+	ss.Metrics["tokens"] = float64(ss.Tokens)
+	ss.Metrics["score_s"] = time.Since(start).Seconds()
+	start = time.Now()
+	var g LossGrad
+	switch o.Algo {
+	case AlgoKTO:
+		lab := KTOLabels(rewards, o.KTOThreshold-1e-9)
+		for i, s := range ro.Samples {
+			if s.Desirable != nil {
+				lab[i] = *s.Desirable
+			}
+		}
+		var nD int
+		for _, l := range lab {
+			if l {
+				nD++
+			}
+		}
+		ld, lu := KTOLambdas(nD, n-nD)
+		ss.Metrics["share_desirable"] = float64(nD) / float64(n)
+		g, err = KTOLoss(KTOConfig{Beta: o.Beta, LambdaD: ld, LambdaU: lu}, sum, refSum, lab, mmPol, mmRef)
+	case AlgoDPO, AlgoORPO:
+		pairs := groupPairs(ro, rewards)
+		ss.Metrics["pairs"] = float64(len(pairs))
+		if len(pairs) == 0 {
+			ss.NoUpdate = true
+			ss.Metrics["update_s"] = 0
+			return ss, nil
+		}
+		if o.Algo == AlgoDPO {
+			g, err = DPOLoss(o.Beta, sum, refSum, pairs)
+		} else {
+			g, err = ORPOLoss(o.ORPOLambda, mean, pairs)
+		}
+	case AlgoRLOO:
+		shaped := rewards
+		if o.KLCoef > 0 {
+			oldSum := make([]float64, n)
+			for i := range oldSum {
+				for _, v := range ro.OldTok[i] {
+					oldSum[i] += v
+				}
+			}
+			if shaped, err = PenalizeKL(rewards, oldSum, refSum, o.KLCoef); err != nil {
+				return ss, err
+			}
+		}
+		adv, aerr := RLOOAdvantages(shaped, o.K)
+		if aerr != nil {
+			return ss, aerr
+		}
+		g, err = RLOOLoss(sum, adv)
+	case AlgoGRPO:
+		adv, aerr := GRPOAdvantages(rewards, o.K, 0)
+		if aerr != nil {
+			return ss, aerr
+		}
+		var refTok [][]float64
+		if o.KLCoef > 0 {
+			refTok = ro.RefTok
+		}
+		g, err = GRPOLoss(GRPOConfig{ClipEps: o.ClipEps, Beta: o.KLCoef}, newTok, ro.OldTok, refTok, adv)
+	case AlgoPPO:
+		var refTok [][]float64
+		if o.KLCoef > 0 {
+			refTok = ro.RefTok
+		}
+		g, err = PPOLoss(PPOConfig{Gamma: o.Gamma, Lambda: o.Lambda, ClipEps: o.ClipEps, KLCoef: o.KLCoef}, newTok, ro.OldTok, refTok, values, ro.OldValue, rewards)
+	}
+	if err != nil {
+		return ss, fmt.Errorf("rl step %d: %w", step, err)
+	}
+	if math.IsNaN(g.Loss) || math.IsInf(g.Loss, 0) {
+		return ss, fmt.Errorf("rl step %d: %s loss is %v", step, o.Algo, g.Loss)
+	}
+	if t.vs != nil {
+		err = g.BackwardValue(t.vs)
+	} else {
+		err = g.Backward(t.sc)
+	}
+	if err != nil {
+		return ss, fmt.Errorf("rl step %d: backward: %w", step, err)
+	}
+	if t.vs != nil {
+		t.updateValue(step)
+	}
+	ss.Loss = g.Loss
+	for k, v := range g.Stats {
+		ss.Metrics[o.Algo+"_"+k] = v
+	}
+	ss.Metrics["update_s"] = time.Since(start).Seconds()
+	return ss, nil
+}
+
+// mismatched scores each sample of ro under the next different prompt of
+// the batch (KTOMismatch), under the policy and the reference, for KTO's
+// z0; nil, nil when the batch has one prompt.
+func (b *rlBase) mismatched(ro *rollout, seqs []policy.Sequence) (pol, ref []float64, err error) {
+	promptOf := make([]int, len(ro.Samples))
+	for i, s := range ro.Samples {
+		promptOf[i] = s.Prompt
+	}
+	item, ok := KTOMismatch(promptOf)
+	if !ok {
+		return nil, nil, nil
+	}
+	mm := make([]policy.Sequence, len(seqs))
+	for i := range seqs {
+		pt := seqs[item[i]].Tokens[:seqs[item[i]].PromptLen]
+		comp := seqs[i].Tokens[seqs[i].PromptLen:]
+		toks := make([]int32, 0, len(pt)+len(comp))
+		toks = append(append(toks, pt...), comp...)
+		if len(toks) > b.pol.Model.Cfg.MaxSeq {
+			toks = toks[:b.pol.Model.Cfg.MaxSeq]
+		}
+		mm[i] = policy.Sequence{Tokens: toks, PromptLen: len(pt)}
+	}
+	pl, err := b.sc.LogProbs(mm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kto mismatched pairs: %w", err)
+	}
+	rl, err := b.refSc.LogProbs(mm)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kto mismatched pairs (reference): %w", err)
+	}
+	pol, ref = make([]float64, len(mm)), make([]float64, len(mm))
+	for i := range mm {
+		pol[i], ref[i] = pl[i].Sum, rl[i].Sum
+	}
+	return pol, ref, nil
+}
+
+// rolloutWriter appends an online run's scored samples to a rollouts
+// file (export.ReadRollouts' format, with the step).
+type rolloutWriter struct{ path string }
+
+func (w *rolloutWriter) write(pool []RLPrompt, ro *rollout) error {
+	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("rollouts %s: %w", w.path, err)
+	}
+	defer f.Close()
+	for _, s := range ro.Samples {
+		p := pool[s.Prompt]
+		b, _ := json.Marshal(rolloutRecord{QuestionID: p.QuestionID, Variant: p.Variant, Completion: s.Completion, Reward: s.Reward, Correct: s.Correct, Step: ro.Step})
+		if _, err := f.Write(append(b, '\n')); err != nil {
+			return fmt.Errorf("rollouts %s: %w", w.path, err)
+		}
+	}
+	return nil
+}
+
+// rolloutRecord is a line of a rollouts file.
+type rolloutRecord struct {
+	QuestionID int     `json:"question_id"`
+	Variant    int     `json:"variant"`
+	Completion string  `json:"completion"`
+	Reward     float64 `json:"reward"`
+	Correct    bool    `json:"correct"`
+	Label      *bool   `json:"label,omitempty"`
+	Step       int64   `json:"step"`
+}
