@@ -103,3 +103,47 @@ func TestSlowGoldIsMeasuredAgain(t *testing.T) {
 		t.Errorf("gold measured again: %+v, want correct", o)
 	}
 }
+
+// inflatedGoldEngine: the first run of the gold reports it took nearly the
+// whole pair limit (measured under load), later runs a millisecond; the
+// prediction needs more than that first remainder and times out when given
+// less, as a real engine would.
+type inflatedGoldEngine struct{ goldRuns atomic.Int64 }
+
+const inflatedGold, inflatedPred = "SELECT 1", "SELECT 1 AS x"
+
+func (e *inflatedGoldEngine) Query(ctx context.Context, _, sql string) (*sqlexec.Result, error) {
+	r := &sqlexec.Result{Columns: []string{"x"}, Rows: [][]sqlexec.Value{{sqlexec.Int(1)}}, Elapsed: time.Millisecond}
+	if sql == inflatedGold {
+		if e.goldRuns.Add(1) == 1 {
+			r.Elapsed = BIRDPairTimeout - time.Millisecond
+		}
+		return r, nil
+	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < time.Second {
+		return nil, &sqlexec.Error{Class: sqlexec.ClassTimeout, Msg: "interrupted"}
+	}
+	return r, nil
+}
+
+func (e *inflatedGoldEngine) Close() error { return nil }
+
+// TestInflatedGoldTimeIsMeasuredAgain: a gold whose first measured time was
+// inflated by load (but under the limit) left later predictions of its
+// question too little time, every one a timeout from a cache hit (issue 14's
+// reward server after a load spike). A prediction that times out now sends
+// the gold to be measured again.
+func TestInflatedGoldTimeIsMeasuredAgain(t *testing.T) {
+	e := &inflatedGoldEngine{}
+	s := &Scorer{Engine: e, Mode: ModeBIRD, CachePredictions: true}
+	ctx := context.Background()
+	if o := s.Score(ctx, "d", inflatedGold, inflatedPred); o.Class != string(sqlexec.ClassTimeout) {
+		t.Fatalf("under the inflated gold time: %+v, want timeout", o)
+	}
+	if o := s.Score(ctx, "d", inflatedGold, inflatedPred); !o.Correct {
+		t.Errorf("after the gold is measured again: %+v, want correct", o)
+	}
+	if n := e.goldRuns.Load(); n != 2 {
+		t.Errorf("gold ran %d times, want 2", n)
+	}
+}
