@@ -1,0 +1,194 @@
+package experiment
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/nn"
+)
+
+// Kinds of run.
+const (
+	KindSFT  = "sft"
+	KindRL   = "rl"
+	KindEval = "eval"
+)
+
+// Config is everything that decides what one run computes. Its canonical
+// JSON (json.Marshal of the struct: fixed field order, no maps) is hashed
+// into the run's directory name, so that the same config always lands in
+// the same directory (a rerun finds its result or its checkpoints) and any
+// change of setting, data or starting point gets a new one.
+type Config struct {
+	Kind string `json:"kind"`
+	// Bench is the content fingerprint of the benchmark (Fingerprint), not
+	// its path: moving the benchmark keeps the cache, changing it does not.
+	Bench string `json:"bench"`
+	// Seed drives the trainer (initialisation, data order, sampling) and
+	// the sample of dev questions.
+	Seed uint64 `json:"seed"`
+	// SplitSeed picks the SFT/holdout split of the train split; it is the
+	// same for every seed so that the seeds' spread is the training's.
+	SplitSeed uint64 `json:"split_seed"`
+	// Parent is the ID of the run this one starts from (RL: its SFT run)
+	// or evaluates (eval): a changed parent changes the child's ID too.
+	Parent string      `json:"parent,omitempty"`
+	SFT    *SFTConfig  `json:"sft,omitempty"`
+	RL     *RLConfig   `json:"rl,omitempty"`
+	Eval   *EvalConfig `json:"eval,omitempty"`
+}
+
+// SFTConfig is one supervised run.
+type SFTConfig struct {
+	// Fraction of the train split SFT trains on: 0.75 (the recipe) or 1.
+	Fraction float64 `json:"fraction"`
+	// Preset names the model (nn.Presets); Model, when set, replaces it
+	// (the quick preset's micro model).
+	Preset    string     `json:"preset"`
+	Model     *nn.Config `json:"model,omitempty"`
+	Vocab     int        `json:"vocab"`
+	Epochs    int        `json:"epochs"`
+	MaxSteps  int        `json:"max_steps,omitempty"`
+	Batch     int        `json:"batch"`
+	LR        float64    `json:"lr"`
+	EvalEvery int        `json:"eval_every"`
+	EvalN     int        `json:"eval_n"`
+	// DevSplit is evaluated during training (the curves); the final
+	// numbers come from eval runs on every split.
+	DevSplit string `json:"dev_split"`
+}
+
+// RLConfig is one reinforcement-learning run from an SFT checkpoint.
+type RLConfig struct {
+	Algo   string `json:"algo"` // kto dpo orpo ppo rloo grpo
+	Online bool   `json:"online"`
+	// On is "holdout" (the share SFT did not see) or "train" (the SFT
+	// share: RL on seen data).
+	On string `json:"on"`
+	// Fraction is the SFT share of the split (the parent's), which
+	// decides what the holdout is.
+	Fraction float64 `json:"fraction"`
+	// Augment is prompts per holdout question (schema-order shuffles, the
+	// original included): 1 or 4.
+	Augment     int     `json:"augment"`
+	Reward      string  `json:"reward"` // reward.Kinds()
+	Steps       int     `json:"steps"`
+	Prompts     int     `json:"prompts"`
+	K           int     `json:"k"`
+	Temperature float64 `json:"temperature"`
+	MaxTokens   int     `json:"max_tokens"`
+	Beta        float64 `json:"beta"`
+	LR          float64 `json:"lr"`
+	EvalEvery   int     `json:"eval_every"`
+	EvalN       int     `json:"eval_n"`
+	DevSplit    string  `json:"dev_split"`
+}
+
+// EvalConfig is the final greedy, guided evaluation of a model on a split.
+type EvalConfig struct {
+	Split string `json:"split"`
+	N     int    `json:"n"` // questions (0: all)
+	Guide bool   `json:"guide"`
+}
+
+// Canonical is the JSON the ID hashes.
+func (c Config) Canonical() []byte {
+	b, err := json.Marshal(c)
+	if err != nil {
+		// Only a NaN or infinite setting makes Marshal fail; Go's own
+		// rendering of the struct is as deterministic.
+		// (pointers are followed, never printed).
+		var sft SFTConfig
+		var rl RLConfig
+		var ev EvalConfig
+		if c.SFT != nil {
+			sft = *c.SFT
+		}
+		if c.RL != nil {
+			rl = *c.RL
+		}
+		if c.Eval != nil {
+			ev = *c.Eval
+		}
+		c.SFT, c.RL, c.Eval = nil, nil, nil
+		return fmt.Appendf(nil, "%+v|%+v|%+v|%+v", c, sft, rl, ev)
+	}
+	return b
+}
+
+// ID names the run's directory: its kind and 12 hex digits of the
+// SHA-256 of its canonical JSON.
+func (c Config) ID() string {
+	h := sha256.Sum256(c.Canonical())
+	return c.Kind + "-" + hex.EncodeToString(h[:6])
+}
+
+// Fingerprint hashes the benchmark's question files (<split>.json and
+// <split>_tables.json) in name order: what decides the data of every run.
+// The databases are generated with the questions, so the questions stand
+// for them.
+func Fingerprint(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("fingerprint benchmark %s: %w", dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		f, err := os.Open(filepath.Join(dir, n))
+		if err != nil {
+			return "", fmt.Errorf("fingerprint benchmark: %w", err)
+		}
+		fmt.Fprintf(h, "%s\n", n)
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("fingerprint benchmark %s: %w", filepath.Join(dir, n), err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8]), nil
+}
+
+// DevSplits lists the benchmark's evaluation splits: every <split>.json
+// with a <split>_databases directory beside it, except train, "dev" first
+// then by name. New splits (dev_id, dev_compositional) are picked up as
+// soon as their files are there.
+func DevSplits(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list splits of %s: %w", dir, err)
+	}
+	var out []string
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if e.IsDir() || !ok || name == "train" || strings.HasSuffix(name, "_tables") {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(dir, name+"_databases")); err == nil && st.IsDir() {
+			out = append(out, name)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if (out[i] == "dev") != (out[j] == "dev") {
+			return out[i] == "dev"
+		}
+		return out[i] < out[j]
+	})
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no evaluation split (want <split>.json with <split>_databases/, such as dev.json)", dir)
+	}
+	return out, nil
+}

@@ -1,0 +1,365 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sqlrl/sqlrl/internal/testkit"
+)
+
+// fakeBench writes the files an experiment looks at: question files that
+// fingerprint it and the split layout.
+func fakeBench(t *testing.T, splits ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, s string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("train.json", `[{"question_id": 1}]`)
+	write("train_tables.json", `[]`)
+	for _, s := range append([]string{"train"}, splits...) {
+		if err := os.MkdirAll(filepath.Join(dir, s+"_databases"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if s != "train" {
+			write(s+".json", `[{"question_id": 2}]`)
+			write(s+"_tables.json", `[]`)
+		}
+	}
+	return dir
+}
+
+// fake is a Trainer whose results are a deterministic function of the
+// run's config; it counts its calls and can fail once at a given call.
+type fake struct {
+	mu     sync.Mutex
+	calls  map[string]int // by kind
+	failAt int            // fail the failAt-th call (1-based), once
+	n      int
+}
+
+func (f *fake) Do(ctx context.Context, j Job) (*Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	if f.calls == nil {
+		f.calls = map[string]int{}
+	}
+	if f.n == f.failAt {
+		return nil, context.Canceled
+	}
+	f.calls[j.Config.Kind]++
+	h := fnv.New64a()
+	h.Write(j.Config.Canonical())
+	u := h.Sum64()
+	frac := func(i uint) float64 { return float64((u>>(8*i))&0xff) / 255 }
+	switch j.Config.Kind {
+	case KindEval:
+		// The parent's identity decides the score, so that seeds differ
+		// and arms differ.
+		h := fnv.New64a()
+		h.Write([]byte(j.Config.Parent + j.Config.Eval.Split))
+		u = h.Sum64()
+		return &Result{Seconds: 2, Score: &Score{N: 10, EX: 0.3 + 0.4*frac(0),
+			Levels: map[string]float64{"simple": 0.4 + 0.5*frac(1), "moderate": 0.2 + 0.5*frac(2), "challenging": 0.5 * frac(3)},
+			Counts: map[string]int{"simple": 6, "moderate": 3, "challenging": 1}}}, nil
+	case KindRL:
+		if j.ParentDir == "" {
+			return nil, errors.New("rl without a parent")
+		}
+		if _, err := os.Stat(filepath.Join(j.ParentDir, ResultFile)); err != nil {
+			return nil, fmt.Errorf("rl before its parent finished: %w", err)
+		}
+		var log bytes.Buffer
+		for s := 1; s <= j.Config.RL.Steps; s++ {
+			l := map[string]any{"step": s, "loss": 1, "metrics": map[string]float64{"reward_mean": 0.1*float64(s) + 0.2*frac(uint(s%8))}}
+			if s%2 == 0 {
+				l["eval"] = map[string]any{"ex": 0.2 + 0.1*frac(uint(s%8))}
+			}
+			b, _ := json.Marshal(l)
+			log.Write(append(b, '\n'))
+		}
+		if err := os.WriteFile(filepath.Join(j.Dir, "train_log.jsonl"), log.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+		return &Result{Steps: int64(j.Config.RL.Steps), Seconds: float64(10 + u%50)}, nil
+	}
+	return &Result{Steps: 100, Seconds: float64(100 + u%100)}, nil
+}
+
+func fixedOptions(bench, out string, tr Trainer) Options {
+	p := Quick()
+	p.RL.Steps = 4
+	return Options{Out: out, Bench: bench, Preset: p, Seeds: []uint64{1, 2, 3}, Trainer: tr,
+		Command: "sqlrl experiment okto -quick -seeds 1,2,3 BENCH", Machine: &Machine{CPUs: 2, GOARCH: "amd64", GOOS: "linux"},
+		Now: func() time.Time { return time.Unix(0, 0) }}
+}
+
+func TestConfigIDStableAndSensitive(t *testing.T) {
+	p := Quick()
+	base := func() Config {
+		s := p.SFT
+		s.Fraction = 0.75
+		return Config{Kind: KindSFT, Bench: "abc", Seed: 1, SplitSeed: 1, SFT: &s}
+	}
+	id := base().ID()
+	// Stable: the same config, built again, and a golden value (a change
+	// of the canonical JSON would orphan every cached run).
+	if got := base().ID(); got != id {
+		t.Fatalf("ID changed between two builds of one config: %s, %s", id, got)
+	}
+	if want := "sft-"; !strings.HasPrefix(id, want) || len(id) != len(want)+12 {
+		t.Fatalf("ID %q: want sft- and 12 hex digits", id)
+	}
+	testkit.Golden(t, "testdata/config_id.txt", []byte(id+"\n"+string(base().Canonical())+"\n"))
+	for _, tc := range []struct {
+		name   string
+		change func(c *Config)
+	}{
+		{"seed", func(c *Config) { c.Seed = 2 }},
+		{"bench", func(c *Config) { c.Bench = "abd" }},
+		{"split seed", func(c *Config) { c.SplitSeed = 2 }},
+		{"fraction", func(c *Config) { c.SFT.Fraction = 1 }},
+		{"epochs", func(c *Config) { c.SFT.Epochs++ }},
+		{"model width", func(c *Config) { c.SFT.Model.Dim = 64 }},
+		{"lr", func(c *Config) { c.SFT.LR *= 1.0000001 }},
+		{"parent", func(c *Config) { c.Parent = "sft-000000000000" }},
+		{"kind", func(c *Config) { c.Kind = KindRL }},
+	} {
+		c := base()
+		m := *c.SFT.Model
+		c.SFT.Model = &m
+		tc.change(&c)
+		if c.ID() == id {
+			t.Errorf("%s: changing it left the ID %s", tc.name, id)
+		}
+		if base().ID() != id {
+			t.Fatalf("%s: the change reached the shared preset", tc.name)
+		}
+	}
+}
+
+func TestDevSplits(t *testing.T) {
+	for _, tc := range []struct {
+		splits []string
+		want   string
+	}{
+		{[]string{"dev"}, "dev"},
+		{[]string{"dev_id", "dev_compositional", "dev"}, "dev dev_compositional dev_id"},
+		{[]string{"a"}, "a"},
+	} {
+		got, err := DevSplits(fakeBench(t, tc.splits...))
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("%v: got %v, %v; want %s", tc.splits, got, err, tc.want)
+		}
+	}
+	// A json without databases is not a split; no split is an error.
+	dir := fakeBench(t)
+	os.WriteFile(filepath.Join(dir, "notes.json"), []byte("{}"), 0o644)
+	if got, err := DevSplits(dir); err == nil {
+		t.Errorf("no split: got %v, want an error", got)
+	}
+}
+
+func TestPlanSharesRuns(t *testing.T) {
+	pl, err := NewPlan(Quick(), "fp", []uint64{1, 2, 3}, []string{"dev", "dev_id"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, r := range pl.Runs {
+		count[r.Config.Kind]++
+	}
+	// Per seed: SFT-75 and SFT-100; RL: 7 algorithms (online KTO is the
+	// recipe) + RL on seen data + x1 + exec + judge = 11; evaluations:
+	// 13 models x 2 splits.
+	want := map[string]int{KindSFT: 2 * 3, KindRL: 11 * 3, KindEval: 13 * 3 * 2}
+	for k, n := range want {
+		if count[k] != n {
+			t.Errorf("%s runs: %d, want %d", k, count[k], n)
+		}
+	}
+	// The recipe's run is one run in every study that shows it.
+	var okto []*Run
+	for _, st := range pl.Studies {
+		for _, a := range st.Arms {
+			if a.Key == "okto" {
+				okto = append(okto, a.Models[0])
+			}
+		}
+	}
+	if len(okto) != 5 {
+		t.Fatalf("okto in %d studies, want 5", len(okto))
+	}
+	for _, r := range okto[1:] {
+		if r != okto[0] {
+			t.Errorf("okto planned twice: %s and %s", okto[0].ID, r.ID)
+		}
+	}
+	// Parents come before their children.
+	pos := map[string]int{}
+	for i, r := range pl.Runs {
+		pos[r.ID] = i
+		if r.Parent != nil {
+			if j, ok := pos[r.Parent.ID]; !ok || j > i {
+				t.Errorf("%s runs before its parent %s", r.Name, r.Parent.Name)
+			}
+		}
+	}
+	if _, err := NewPlan(Quick(), "fp", nil, []string{"dev"}, []string{"nope"}); err == nil {
+		t.Error("unknown study: want an error")
+	}
+}
+
+func TestExecuteCachesAndResumes(t *testing.T) {
+	bench, out := fakeBench(t, "dev"), t.TempDir()
+	// The second call is interrupted: the first run is kept, the
+	// experiment stops and says how to resume.
+	f := &fake{failAt: 2}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	o := fixedOptions(bench, out, f)
+	_, err := Execute(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "resume") {
+		t.Fatalf("interrupted: got %v, want an error that says how to resume", err)
+	}
+	if f.n != 2 {
+		t.Fatalf("trainer called %d times before the interruption, want 2", f.n)
+	}
+	d, err := Execute(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := len(d.Plan.Runs)
+	if d.Cached != 1 || d.Ran != total-1 {
+		t.Fatalf("after an interruption: %d cached, %d ran; want 1 and %d", d.Cached, d.Ran, total-1)
+	}
+	calls := f.n
+	var log bytes.Buffer
+	o.Progress = &log
+	d, err = Execute(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.n != calls || d.Ran != 0 || d.Cached != total {
+		t.Fatalf("rerun of a finished experiment: %d trainer calls, %d ran, %d cached; want none, 0, %d", f.n-calls, d.Ran, d.Cached, total)
+	}
+	if !strings.Contains(log.String(), fmt.Sprintf("[%d/%d]", total, total)) {
+		t.Errorf("progress has no line for the last run:\n%s", log.String())
+	}
+	// A changed setting reruns what depends on it and nothing else: a
+	// different RL step count redoes the RL runs and their evaluations.
+	o.Preset.RL.Steps = 5
+	o.Progress = nil
+	before := map[string]int{}
+	for k, v := range f.calls {
+		before[k] = v
+	}
+	if _, err := Execute(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	if f.calls[KindSFT] != before[KindSFT] || f.calls[KindRL]-before[KindRL] != 33 || f.calls[KindEval]-before[KindEval] != 33 {
+		t.Errorf("after changing RL steps: %d SFT, %d RL, %d eval calls; want 0, 33, 33",
+			f.calls[KindSFT]-before[KindSFT], f.calls[KindRL]-before[KindRL], f.calls[KindEval]-before[KindEval])
+	}
+}
+
+func TestReportGolden(t *testing.T) {
+	bench, out := fakeBench(t, "dev", "dev_id"), t.TempDir()
+	if _, err := Execute(context.Background(), fixedOptions(bench, out, &fake{})); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.Golden(t, "testdata/report.md", md)
+	var rep Report
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Studies) != 5 || len(rep.Studies[0].Tables) != 2 || len(rep.Claims) == 0 || len(rep.Curves) != 21 {
+		t.Errorf("report.json: %d studies, %d tables in the first, %d claims, %d curves; want 5, 2, some, 21",
+			len(rep.Studies), len(rep.Studies[0].Tables), len(rep.Claims), len(rep.Curves))
+	}
+	// Every plot the report names exists and parses as SVG.
+	svgs, _ := filepath.Glob(filepath.Join(out, "*.svg"))
+	if len(svgs) != 5*2+2 {
+		t.Errorf("%d plots, want %d", len(svgs), 5*2+2)
+	}
+	for _, p := range svgs {
+		if !strings.Contains(string(md), filepath.Base(p)) {
+			t.Errorf("report.md does not show %s", filepath.Base(p))
+		}
+		checkSVG(t, p)
+	}
+}
+
+func checkSVG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := xml.NewDecoder(f)
+	root, shapes := "", 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			if root == "" {
+				root = se.Name.Local
+			}
+			if se.Name.Local == "polyline" || se.Name.Local == "rect" {
+				shapes++
+			}
+		}
+	}
+	if root != "svg" || shapes < 2 {
+		t.Errorf("%s: root %q with %d shapes; want svg with some", path, root, shapes)
+	}
+}
+
+func TestStat(t *testing.T) {
+	for _, tc := range []struct {
+		xs                   []float64
+		mean, std, min, max_ float64
+	}{
+		{[]float64{50}, 50, 0, 50, 50},
+		{[]float64{40, 50, 60}, 50, 10, 40, 60},
+		{[]float64{1, 2}, 1.5, 0.7071067811865476, 1, 2},
+	} {
+		s := stat(tc.xs)
+		tol := 1e-12 * 100 * float64(len(tc.xs))
+		for _, c := range [][2]float64{{s.Mean, tc.mean}, {s.Std, tc.std}, {s.Min, tc.min}, {s.Max, tc.max_}} {
+			if d := c[0] - c[1]; d > tol || d < -tol {
+				t.Errorf("stat(%v) = %+v, want mean %g std %g range %g-%g", tc.xs, s, tc.mean, tc.std, tc.min, tc.max_)
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,241 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/nn"
+)
+
+// Preset sizes an experiment: the SFT and RL runs' settings (templates
+// that each arm of a study varies), the final evaluation's size and the
+// default seeds.
+type Preset struct {
+	Name string `json:"name"`
+	// SFT is the SFT template; Fraction is set per run.
+	SFT SFTConfig `json:"sft"`
+	// RL is the recipe's run (online KTO on the 25% holdout, x4, hybrid
+	// reward); the studies change one setting each.
+	RL RLConfig `json:"rl"`
+	// EvalN dev questions per final evaluation of each model on each split
+	// (0: all).
+	EvalN int      `json:"eval_n"`
+	Seeds []uint64 `json:"seeds"`
+	// Budget is the arithmetic behind the sizes, for the report.
+	Budget string `json:"budget"`
+}
+
+// MicroModel is the quick preset's model: a few thousand parameters,
+// enough to run every code path, not to learn SQL.
+var MicroModel = nn.Config{Dim: 32, Layers: 1, Heads: 2, Hidden: 64, MaxSeq: 1024, PrevToken: true, Copy: true}
+
+// Quick runs every study end to end in about a minute on 2 cores, for CI:
+// numbers from it say that the machinery works, nothing about the recipe.
+func Quick() Preset {
+	m := MicroModel
+	return Preset{
+		Name: "quick",
+		SFT: SFTConfig{Preset: "tiny", Model: &m, Vocab: 400, Epochs: 1, MaxSteps: 3, Batch: 4, LR: 3e-3,
+			EvalEvery: -1, EvalN: 4, DevSplit: "dev"},
+		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Augment: 4, Reward: "gate",
+			Steps: 2, Prompts: 2, K: 2, Temperature: 1, MaxTokens: 24, Beta: 0.1, LR: 1e-4, EvalEvery: 1, EvalN: 2, DevSplit: "dev"},
+		EvalN:  4,
+		Seeds:  []uint64{1},
+		Budget: "quick: micro model (d32 L1), 3 SFT steps, 2 RL steps of 2 prompts x K=2, 4 dev questions: about a minute on 2 cores",
+	}
+}
+
+// Full is the default, sized to finish within about two hours on 2 cores
+// (3 seeds, one dev split; more splits add only evaluations). The
+// arithmetic, from costs measured on the bundled small benchmark on a
+// 2-core machine (see the package doc): per seed 2 SFT runs (75% and 100%)
+// and 11 RL runs, each model then evaluated on every split.
+//
+//	SFT  tiny, 4 epochs of ~2250-3000 questions at batch 16: ~560-750 steps
+//	     at ~0.45 s/step                                     ~ 5 min x 2 = 10 min
+//	RL   40 steps x 8 prompts x K=4, 64 tokens: ~2.2 s/step   ~ 1.5 min x 11 = 16 min
+//	eval 13 models x 100 questions greedy (~0.1 s each)      ~ 2 min
+//	per seed ~ 28 min (+ in-run evaluations ~ 4 min)          ~ 32 min
+//	3 seeds                                                   ~ 96 min, under 2 h
+var Full = func() Preset {
+	return Preset{
+		Name: "full",
+		SFT: SFTConfig{Preset: "tiny", Vocab: 2048, Epochs: 4, Batch: 16, LR: 2e-3,
+			EvalEvery: 0, EvalN: 100, DevSplit: "dev"},
+		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Augment: 4, Reward: "gate",
+			Steps: 40, Prompts: 8, K: 4, Temperature: 1, MaxTokens: 64, Beta: 0.1, LR: 5e-5, EvalEvery: 10, EvalN: 50, DevSplit: "dev"},
+		EvalN: 100,
+		Seeds: []uint64{1, 2, 3},
+		Budget: "full: per seed 2 SFT runs (tiny, 4 epochs, ~5 min each) + 11 RL runs (40 steps x 8 prompts x K=4, ~1.5 min each) " +
+			"+ 13 final evaluations of 100 dev questions (~10 s each) + in-run evaluations (~4 min) = ~32 min; 3 seeds ~96 min on 2 cores",
+	}
+}
+
+// Study is one question the recipe answers by comparing arms.
+type Study struct {
+	Name     string `json:"name"`
+	Question string `json:"question"`
+	Arms     []Arm  `json:"arms"`
+}
+
+// Arm is one model of a study, trained once per seed. Key names the arm
+// across studies (the claims look arms up by it); the recipe's run has
+// the same key, and the same runs, in every study it appears in.
+type Arm struct {
+	Key   string `json:"key"`
+	Label string `json:"label"`
+	// Models are the arm's model runs, one per seed, in seed order.
+	Models []*Run `json:"-"`
+	// Start, for an RL arm, is the key of the SFT arm it starts from.
+	Start string `json:"start,omitempty"`
+}
+
+// Run is one unit of cached work.
+type Run struct {
+	Name   string
+	Config Config
+	ID     string
+	Parent *Run
+	// Evals are the final evaluations of a model run, by split.
+	Evals map[string]*Run
+}
+
+// StudyNames lists the studies, in report order.
+func StudyNames() []string { return []string{"algorithms", "holdout", "augmentation", "reward", "final"} }
+
+// Plan is what an experiment runs: the studies and their runs, each run
+// once, parents before children.
+type Plan struct {
+	Preset  Preset
+	Seeds   []uint64
+	Splits  []string
+	Studies []*Study
+	Runs    []*Run
+	byID    map[string]*Run
+}
+
+// NewPlan lays out the studies named (all when empty) for the seeds and
+// splits. Runs shared between studies (the SFT-75 start, the recipe's
+// online KTO) are planned once.
+func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (*Plan, error) {
+	if len(seeds) == 0 {
+		seeds = p.Seeds
+	}
+	if len(studies) == 0 {
+		studies = StudyNames()
+	}
+	for _, s := range studies {
+		if !slices.Contains(StudyNames(), s) {
+			return nil, fmt.Errorf("unknown study %q (want some of %s)", s, strings.Join(StudyNames(), ", "))
+		}
+	}
+	if len(splits) == 0 {
+		return nil, fmt.Errorf("no evaluation split")
+	}
+	pl := &Plan{Preset: p, Seeds: seeds, Splits: splits, byID: map[string]*Run{}}
+	type armDef struct {
+		key, label, start string
+		sft               float64             // SFT arm: fraction
+		rl                func(r *RLConfig) // RL arm: changes to the recipe's run
+	}
+	recipe := func(*RLConfig) {}
+	sft75 := armDef{key: "sft75", label: "SFT-75", sft: 0.75}
+	sft100 := armDef{key: "sft100", label: "SFT-100", sft: 1}
+	okto := armDef{key: "okto", label: "SFT-75 + online KTO-25 (x4, hybrid)", start: "sft75", rl: recipe}
+	algo := func(key, label, a string, online bool) armDef {
+		return armDef{key: key, label: label, start: "sft75", rl: func(r *RLConfig) { r.Algo, r.Online = a, online }}
+	}
+	defs := map[string]struct {
+		q    string
+		arms []armDef
+	}{
+		"algorithms": {"Which RL algorithm gains most from the same SFT-75 start (holdout x4, hybrid reward)?", []armDef{
+			func() armDef { a := okto; a.label = "online KTO"; return a }(),
+			algo("kto_offline", "offline KTO", "kto", false),
+			algo("dpo", "online DPO", "dpo", true),
+			algo("ppo", "PPO", "ppo", true),
+			algo("rloo", "RLOO", "rloo", true),
+			algo("grpo", "GRPO", "grpo", true),
+			algo("orpo", "ORPO", "orpo", true),
+		}},
+		"holdout": {"Does RL need data SFT did not see?", []armDef{
+			sft100,
+			{key: "rl_seen", label: "SFT-100 + online KTO on the same data", start: "sft100", rl: func(r *RLConfig) { r.On, r.Fraction = "train", 1 }},
+			sft75,
+			func() armDef { a := okto; a.label = "SFT-75 + online KTO on the 25% holdout"; return a }(),
+		}},
+		"augmentation": {"Do 4 schema-order shuffles of each holdout prompt help?", []armDef{
+			{key: "aug1", label: "holdout x1", start: "sft75", rl: func(r *RLConfig) { r.Augment = 1 }},
+			func() armDef { a := okto; a.label = "holdout x4"; return a }(),
+		}},
+		"reward": {"Execution, judge, or both?", []armDef{
+			{key: "reward_exec", label: "execution only", start: "sft75", rl: func(r *RLConfig) { r.Reward = "binary" }},
+			{key: "reward_judge", label: "judge only", start: "sft75", rl: func(r *RLConfig) { r.Reward = "judge" }},
+			func() armDef { a := okto; a.label = "hybrid (gate)"; return a }(),
+		}},
+		"final": {"Does SFT-75 + OKTO-25 beat SFT on all the data?", []armDef{
+			sft100, sft75, func() armDef { a := okto; a.label = "SFT-75 + OKTO-25"; return a }(),
+		}},
+	}
+	models := map[string][]*Run{} // arm key -> runs by seed
+	var model func(d armDef, seed uint64, si int) *Run
+	byKey := map[string]armDef{"sft75": sft75, "sft100": sft100}
+	model = func(d armDef, seed uint64, si int) *Run {
+		if rs := models[d.key]; len(rs) > si && rs[si] != nil {
+			return rs[si]
+		}
+		c := Config{Kind: KindSFT, Bench: bench, Seed: seed, SplitSeed: 1}
+		var parent *Run
+		if d.rl == nil {
+			s := p.SFT
+			s.Fraction = d.sft
+			c.SFT = &s
+		} else {
+			parent = model(byKey[d.start], seed, si)
+			r := p.RL
+			d.rl(&r)
+			c.Kind, c.RL, c.Parent = KindRL, &r, parent.ID
+		}
+		run := pl.add(&Run{Name: fmt.Sprintf("%s/seed%d", d.key, seed), Config: c, Parent: parent, Evals: map[string]*Run{}})
+		for len(models[d.key]) <= si {
+			models[d.key] = append(models[d.key], nil)
+		}
+		models[d.key][si] = run
+		return run
+	}
+	for _, name := range studies {
+		def := defs[name]
+		st := &Study{Name: name, Question: def.q}
+		for _, d := range def.arms {
+			byKey[d.key] = d
+			arm := Arm{Key: d.key, Label: d.label, Start: d.start}
+			for si, seed := range seeds {
+				arm.Models = append(arm.Models, model(d, seed, si))
+			}
+			st.Arms = append(st.Arms, arm)
+		}
+		pl.Studies = append(pl.Studies, st)
+	}
+	// Final evaluations, after all training so that a partial experiment
+	// has its models first.
+	models0 := slices.Clone(pl.Runs)
+	for _, m := range models0 {
+		for _, split := range splits {
+			c := Config{Kind: KindEval, Bench: bench, Seed: m.Config.Seed, SplitSeed: m.Config.SplitSeed, Parent: m.ID,
+				Eval: &EvalConfig{Split: split, N: p.EvalN, Guide: true}}
+			m.Evals[split] = pl.add(&Run{Name: fmt.Sprintf("eval/%s/%s", m.Name, split), Config: c, Parent: m})
+		}
+	}
+	return pl, nil
+}
+
+func (pl *Plan) add(r *Run) *Run {
+	r.ID = r.Config.ID()
+	if old, ok := pl.byID[r.ID]; ok {
+		return old
+	}
+	pl.byID[r.ID] = r
+	pl.Runs = append(pl.Runs, r)
+	return r
+}

@@ -1,0 +1,364 @@
+package experiment
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Levels are BIRD's difficulties and the total, in table order.
+var Levels = []string{"simple", "moderate", "challenging", "total"}
+
+// Machine is where the experiment ran.
+type Machine struct {
+	CPUs   int    `json:"cpus"`
+	GOARCH string `json:"goarch"`
+	GOOS   string `json:"goos"`
+}
+
+// ThisMachine describes the computer running the experiment.
+func ThisMachine() Machine {
+	return Machine{CPUs: runtime.NumCPU(), GOARCH: runtime.GOARCH, GOOS: runtime.GOOS}
+}
+
+// Report is report.json; report.md and the plots are drawn from it.
+type Report struct {
+	Command     string         `json:"command"`
+	Machine     Machine        `json:"machine"`
+	Preset      Preset         `json:"preset"`
+	Seeds       []uint64       `json:"seeds"`
+	Splits      []string       `json:"splits"`
+	Studies     []StudyReport  `json:"studies"`
+	Claims      []Claim        `json:"claims"`
+	Runs        []RunRow       `json:"runs"`
+	Curves      []Curve        `json:"curves,omitempty"`
+	WallSeconds float64        `json:"wall_seconds"`
+	arms        map[string]Arm // by key, for the claims
+}
+
+// StudyReport is one study's tables, one per split.
+type StudyReport struct {
+	Name     string  `json:"name"`
+	Question string  `json:"question"`
+	Tables   []Table `json:"tables"`
+}
+
+// Table is a study on one split: a row per arm.
+type Table struct {
+	Split string `json:"split"`
+	Rows  []Row  `json:"rows"`
+}
+
+// Row is one arm's EX by level over the seeds.
+type Row struct {
+	Key   string          `json:"key"`
+	Label string          `json:"label"`
+	Cells map[string]Stat `json:"cells"`
+}
+
+// Stat summarises one figure over the seeds that finished: mean, sample
+// standard deviation (0 for one seed) and range, in EX points (0-100).
+type Stat struct {
+	N    int     `json:"n"`
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+}
+
+// Range is the stat's spread, max - min.
+func (s Stat) Range() float64 { return s.Max - s.Min }
+
+func stat(xs []float64) Stat {
+	if len(xs) == 0 {
+		return Stat{}
+	}
+	s := Stat{N: len(xs), Min: math.Inf(1), Max: math.Inf(-1)}
+	for _, x := range xs {
+		s.Mean += x
+		s.Min, s.Max = min(s.Min, x), max(s.Max, x)
+	}
+	s.Mean /= float64(len(xs))
+	if len(xs) > 1 {
+		var ss float64
+		for _, x := range xs {
+			ss += (x - s.Mean) * (x - s.Mean)
+		}
+		s.Std = math.Sqrt(ss / float64(len(xs)-1))
+	}
+	return s
+}
+
+// RunRow is one run in the report's table of runs.
+type RunRow struct {
+	Name    string  `json:"name"`
+	ID      string  `json:"id"`
+	Kind    string  `json:"kind"`
+	Steps   int64   `json:"steps,omitempty"`
+	Seconds float64 `json:"seconds"`
+	Done    bool    `json:"done"`
+}
+
+// Curve is one training run's log over steps: the RL runs' reward mean and
+// in-run dev EX (points), for the plots.
+type Curve struct {
+	Arm    string  `json:"arm"`
+	Seed   uint64  `json:"seed"`
+	Reward []Point `json:"reward,omitempty"`
+	DevEX  []Point `json:"dev_ex,omitempty"`
+}
+
+// Point is one step's value.
+type Point struct {
+	Step  int64   `json:"step"`
+	Value float64 `json:"value"`
+}
+
+// BuildReport aggregates the finished runs' results (by ID) into tables by
+// study, split and level, checks the recipe's claims against them, and
+// reads the RL runs' logs (under runsDir) for the curves.
+func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, m Machine) *Report {
+	rep := &Report{Command: command, Machine: m, Preset: pl.Preset, Seeds: pl.Seeds, Splits: pl.Splits, arms: map[string]Arm{}}
+	for _, st := range pl.Studies {
+		sr := StudyReport{Name: st.Name, Question: st.Question}
+		for _, split := range pl.Splits {
+			t := Table{Split: split}
+			for _, a := range st.Arms {
+				rep.arms[a.Key] = a
+				t.Rows = append(t.Rows, Row{Key: a.Key, Label: a.Label, Cells: cells(a, split, results)})
+			}
+			sr.Tables = append(sr.Tables, t)
+		}
+		rep.Studies = append(rep.Studies, sr)
+	}
+	for _, r := range pl.Runs {
+		row := RunRow{Name: r.Name, ID: r.ID, Kind: r.Config.Kind}
+		if res := results[r.ID]; res != nil {
+			row.Steps, row.Seconds, row.Done = res.Steps, res.Seconds, true
+		}
+		rep.Runs = append(rep.Runs, row)
+	}
+	// Curves of the algorithms study's arms (all RL arms when it is not
+	// run), every seed.
+	var curveArms []Arm
+	for _, st := range pl.Studies {
+		if st.Name == "algorithms" {
+			curveArms = st.Arms
+		}
+	}
+	if curveArms == nil {
+		seen := map[string]bool{}
+		for _, st := range pl.Studies {
+			for _, a := range st.Arms {
+				if a.Start != "" && !seen[a.Key] {
+					seen[a.Key] = true
+					curveArms = append(curveArms, a)
+				}
+			}
+		}
+	}
+	for _, a := range curveArms {
+		for _, r := range a.Models {
+			if results[r.ID] == nil {
+				continue
+			}
+			c, err := readCurve(filepath.Join(runsDir, r.ID, "train_log.jsonl"))
+			if err != nil {
+				continue
+			}
+			c.Arm, c.Seed = a.Label, r.Config.Seed
+			rep.Curves = append(rep.Curves, c)
+		}
+	}
+	rep.Claims = checkClaims(rep)
+	return rep
+}
+
+// cells is an arm's EX by level on split over the seeds whose evaluation
+// finished.
+func cells(a Arm, split string, results map[string]*Result) map[string]Stat {
+	vals := map[string][]float64{}
+	for _, m := range a.Models {
+		ev := m.Evals[split]
+		if ev == nil || results[ev.ID] == nil || results[ev.ID].Score == nil {
+			continue
+		}
+		sc := results[ev.ID].Score
+		for _, l := range Levels {
+			if l == "total" {
+				vals[l] = append(vals[l], 100*sc.EX)
+			} else if _, ok := sc.Counts[l]; ok {
+				vals[l] = append(vals[l], 100*sc.Levels[l])
+			}
+		}
+	}
+	out := map[string]Stat{}
+	for _, l := range Levels {
+		if len(vals[l]) > 0 {
+			out[l] = stat(vals[l])
+		}
+	}
+	return out
+}
+
+// readCurve reads a run's train_log.jsonl: metrics.reward_mean and
+// eval.ex by step.
+func readCurve(path string) (Curve, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Curve{}, err
+	}
+	defer f.Close()
+	var c Curve
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var l struct {
+			Step    int64              `json:"step"`
+			Metrics map[string]float64 `json:"metrics"`
+			Eval    *struct {
+				EX float64 `json:"ex"`
+			} `json:"eval"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue // a line cut by a kill
+		}
+		if v, ok := l.Metrics["reward_mean"]; ok {
+			c.Reward = append(c.Reward, Point{l.Step, v})
+		}
+		if l.Eval != nil {
+			c.DevEX = append(c.DevEX, Point{l.Step, 100 * l.Eval.EX})
+		}
+	}
+	return c, sc.Err()
+}
+
+// Write writes report.json, report.md and the SVG plots into dir.
+func (rep *Report) Write(dir string) error {
+	if err := writeJSON(filepath.Join(dir, "report.json"), rep); err != nil {
+		return err
+	}
+	plots := rep.Plots()
+	names := make([]string, 0, len(plots))
+	for n := range plots {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := writeFile(filepath.Join(dir, n), plots[n]); err != nil {
+			return err
+		}
+	}
+	return writeFile(filepath.Join(dir, "report.md"), rep.Markdown())
+}
+
+// Markdown renders report.md.
+func (rep *Report) Markdown() []byte {
+	var b bytes.Buffer
+	p := rep.Preset
+	fmt.Fprintf(&b, "# OKTO studies\n\n")
+	fmt.Fprintf(&b, "Command: `%s`\n\n", rep.Command)
+	fmt.Fprintf(&b, "Machine: %d CPUs, %s/%s. Preset %s; seeds %s; dev splits %s.\n\n", rep.Machine.CPUs, rep.Machine.GOOS, rep.Machine.GOARCH,
+		p.Name, joinSeeds(rep.Seeds), strings.Join(rep.Splits, ", "))
+	model := p.SFT.Preset
+	if p.SFT.Model != nil {
+		m := p.SFT.Model
+		model = fmt.Sprintf("custom d%d L%d H%d ffn %d", m.Dim, m.Layers, m.Heads, m.Hidden)
+	}
+	fmt.Fprintf(&b, "- SFT: model %s, vocab %d, %d epochs", model, p.SFT.Vocab, p.SFT.Epochs)
+	if p.SFT.MaxSteps > 0 {
+		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)
+	}
+	fmt.Fprintf(&b, ", batch %d, lr %g.\n", p.SFT.Batch, p.SFT.LR)
+	fmt.Fprintf(&b, "- RL (the recipe's run; each study changes one setting): %s, online %v, on the %s (SFT share %g), x%d, reward %s; %d steps of %d prompts x K=%d, temperature %g, %d tokens, beta %g, lr %g.\n",
+		p.RL.Algo, p.RL.Online, p.RL.On, p.RL.Fraction, p.RL.Augment, p.RL.Reward, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
+	fmt.Fprintf(&b, "- Final evaluation: greedy, schema-guided, %s per model and split.\n", questions(p.EvalN))
+	fmt.Fprintf(&b, "- Budget: %s.\n\n", p.Budget)
+	fmt.Fprintf(&b, "Every cell is dev EX in points: mean ± sample std [min-max] over the seeds that finished (n).\n\n")
+	for _, st := range rep.Studies {
+		fmt.Fprintf(&b, "## %s\n\n%s\n\n", st.Name, st.Question)
+		for _, t := range st.Tables {
+			fmt.Fprintf(&b, "### %s on %s\n\n| arm | simple | moderate | challenging | total |\n|---|---|---|---|---|\n", st.Name, t.Split)
+			for _, r := range t.Rows {
+				fmt.Fprintf(&b, "| %s |", r.Label)
+				for _, l := range Levels {
+					fmt.Fprintf(&b, " %s |", cellText(r.Cells[l]))
+				}
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "\n![%s on %s](%s)\n\n", st.Name, t.Split, barsName(st.Name, t.Split))
+		}
+	}
+	fmt.Fprintf(&b, "## The recipe's claims\n\nComputed from the tables above (mean over seeds); \"differs\" marks a result that does not reproduce the claim here.\n\n")
+	if len(rep.Claims) == 0 {
+		b.WriteString("No claim could be checked: the studies that test them were not run or did not finish.\n\n")
+	}
+	for _, c := range rep.Claims {
+		verdict := "holds"
+		if !c.Holds {
+			verdict = "**differs**"
+		}
+		fmt.Fprintf(&b, "- %s (%s): %s. %s\n", c.Claim, c.Split, verdict, c.Finding)
+	}
+	b.WriteString("\n")
+	if len(rep.Curves) > 0 {
+		b.WriteString("## Training curves\n\n![reward mean](plot-reward.svg)\n\n![dev EX during training](plot-devex.svg)\n\n")
+	}
+	var total float64
+	b.WriteString("## Runs\n\n| run | id | steps | seconds |\n|---|---|---|---|\n")
+	for _, r := range rep.Runs {
+		if !r.Done {
+			fmt.Fprintf(&b, "| %s | %s | - | not finished |\n", r.Name, r.ID)
+			continue
+		}
+		total += r.Seconds
+		fmt.Fprintf(&b, "| %s | %s | %d | %.1f |\n", r.Name, r.ID, r.Steps, r.Seconds)
+	}
+	fmt.Fprintf(&b, "\nSum of run times %.0f s; this invocation's wall time %.0f s (cached runs cost nothing).\n", total, rep.WallSeconds)
+	return b.Bytes()
+}
+
+func questions(n int) string {
+	if n <= 0 {
+		return "all questions"
+	}
+	return fmt.Sprintf("%d questions", n)
+}
+
+func joinSeeds(s []uint64) string {
+	var parts []string
+	for _, x := range s {
+		parts = append(parts, fmt.Sprint(x))
+	}
+	return strings.Join(parts, ",")
+}
+
+func cellText(s Stat) string {
+	if s.N == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f ± %.1f [%.1f-%.1f] (%d)", s.Mean, s.Std, s.Min, s.Max, s.N)
+}
+
+// row finds an arm's row in a split's tables (any study holding it).
+func (rep *Report) row(key, split string) (Row, bool) {
+	for _, st := range rep.Studies {
+		for _, t := range st.Tables {
+			if t.Split != split {
+				continue
+			}
+			if i := slices.IndexFunc(t.Rows, func(r Row) bool { return r.Key == key }); i >= 0 {
+				return t.Rows[i], true
+			}
+		}
+	}
+	return Row{}, false
+}

@@ -1,0 +1,218 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Trainer does the work of one run: train (or resume training) an SFT or
+// RL run in j.Dir, or evaluate j.ParentDir's model. The package's Native
+// trainer calls package train; tests use a fake that counts its calls.
+type Trainer interface {
+	Do(ctx context.Context, j Job) (*Result, error)
+}
+
+// Job is one run handed to a Trainer.
+type Job struct {
+	Config Config
+	ID     string
+	// Dir is the run's directory (it holds config.json): a training run's
+	// Out, where its checkpoints and train_log.jsonl go.
+	Dir string
+	// ParentDir is the parent run's directory: RL's Init (its latest
+	// checkpoint), the model an evaluation scores.
+	ParentDir string
+	// Bench is the benchmark's directory.
+	Bench    string
+	Threads  int
+	Progress io.Writer
+}
+
+// Result is a finished run's result.json.
+type Result struct {
+	// Steps trained (training runs).
+	Steps int64 `json:"steps,omitempty"`
+	// Seconds the trainer reports for the run (training time across
+	// resumes, or the evaluation's time).
+	Seconds float64 `json:"seconds"`
+	// Score is an evaluation's, or a training run's last dev evaluation.
+	Score *Score `json:"score,omitempty"`
+}
+
+// Score is a dev evaluation: EX overall and by difficulty, in [0, 1].
+type Score struct {
+	N      int                `json:"n"`
+	EX     float64            `json:"ex"`
+	Levels map[string]float64 `json:"levels"`
+	Counts map[string]int     `json:"counts"`
+}
+
+// Files in a run's directory.
+const (
+	ConfigFile = "config.json"
+	ResultFile = "result.json"
+)
+
+// Options configure Execute.
+type Options struct {
+	// Out holds runs/<ID>/ and the report.
+	Out   string
+	Bench string
+	// Preset, Seeds (empty: the preset's) and Studies (empty: all).
+	Preset  Preset
+	Seeds   []uint64
+	Studies []string
+	Trainer Trainer
+	Threads int
+	// Progress receives a line per run and the trainers' own progress.
+	Progress io.Writer
+	// Command is the command line, for the report.
+	Command string
+	// Machine describes the computer (default: this one); tests fix it.
+	Machine *Machine
+	// Now is the clock (default time.Now); tests fix it.
+	Now func() time.Time
+}
+
+// Done says what Execute did.
+type Done struct {
+	Plan *Plan
+	// Ran and Cached count the runs trained or evaluated now and those
+	// found finished.
+	Ran, Cached int
+	Report      *Report
+}
+
+// Execute plans the experiment, does every run that is not finished (a run
+// with a result.json is skipped; a run with checkpoints resumes from
+// them), then writes report.md, report.json and the plots to o.Out. A
+// cancelled context stops at the current run, which resumes on the next
+// Execute with the same options.
+func Execute(ctx context.Context, o Options) (*Done, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	splits, err := DevSplits(o.Bench)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := Fingerprint(o.Bench)
+	if err != nil {
+		return nil, err
+	}
+	pl, err := NewPlan(o.Preset, fp, o.Seeds, splits, o.Studies)
+	if err != nil {
+		return nil, err
+	}
+	runs := filepath.Join(o.Out, "runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	done := &Done{Plan: pl}
+	results := map[string]*Result{}
+	start := o.Now()
+	for k, r := range pl.Runs {
+		dir := filepath.Join(runs, r.ID)
+		if res, err := readResult(dir); err == nil {
+			results[r.ID] = res
+			done.Cached++
+			fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): done before (%.0fs)\n", k+1, len(pl.Runs), r.Name, r.ID, res.Seconds)
+			continue
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		if err := writeConfig(dir, r.Config); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): running, %s into the experiment\n", k+1, len(pl.Runs), r.Name, r.ID, o.Now().Sub(start).Round(time.Second))
+		t0 := o.Now()
+		j := Job{Config: r.Config, ID: r.ID, Dir: dir, Bench: o.Bench, Threads: o.Threads, Progress: o.Progress}
+		if r.Parent != nil {
+			j.ParentDir = filepath.Join(runs, r.Parent.ID)
+		}
+		res, err := o.Trainer.Do(ctx, j)
+		if err != nil {
+			if ctx.Err() != nil {
+				return done, fmt.Errorf("%s interrupted (%w); run the same command again to resume", r.Name, ctx.Err())
+			}
+			return done, fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
+		}
+		if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+			return done, err
+		}
+		results[r.ID] = res
+		done.Ran++
+		fmt.Fprintf(o.Progress, "[%d/%d] %s: finished in %s\n", k+1, len(pl.Runs), r.Name, o.Now().Sub(t0).Round(time.Second))
+	}
+	m := ThisMachine()
+	if o.Machine != nil {
+		m = *o.Machine
+	}
+	rep := BuildReport(pl, results, runs, o.Command, m)
+	rep.WallSeconds = o.Now().Sub(start).Seconds()
+	if err := rep.Write(o.Out); err != nil {
+		return done, err
+	}
+	done.Report = rep
+	return done, nil
+}
+
+func readResult(dir string) (*Result, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil {
+		return nil, err
+	}
+	var res Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("read %s: %w (delete it to redo the run)", filepath.Join(dir, ResultFile), err)
+	}
+	return &res, nil
+}
+
+// writeConfig writes config.json, or checks that the one there is this
+// config (the directory name is a hash of it: anything else is a stray
+// file, refused rather than trained over).
+func writeConfig(dir string, c Config) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	path := filepath.Join(dir, ConfigFile)
+	if b, err := os.ReadFile(path); err == nil {
+		var old Config
+		if err := json.Unmarshal(b, &old); err != nil || string(old.Canonical()) != string(c.Canonical()) {
+			return fmt.Errorf("%s does not hold the config its directory is named after; remove the directory to redo the run", path)
+		}
+		return nil
+	}
+	return writeJSON(path, c)
+}
+
+// writeJSON writes v indented, atomically (a temporary file renamed into
+// place), so that a kill never leaves half a result that reads as done.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return writeFile(path, append(b, '\n'))
+}
+
+func writeFile(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
