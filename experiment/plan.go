@@ -102,7 +102,9 @@ type Run struct {
 }
 
 // StudyNames lists the studies, in report order.
-func StudyNames() []string { return []string{"algorithms", "holdout", "augmentation", "reward", "final"} }
+func StudyNames() []string {
+	return []string{"algorithms", "holdout", "augmentation", "reward", "final"}
+}
 
 // Plan is what an experiment runs: the studies and their runs, each run
 // once, parents before children.
@@ -136,7 +138,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	pl := &Plan{Preset: p, Seeds: seeds, Splits: splits, byID: map[string]*Run{}}
 	type armDef struct {
 		key, label, start string
-		sft               float64             // SFT arm: fraction
+		sft               float64           // SFT arm: fraction
 		rl                func(r *RLConfig) // RL arm: changes to the recipe's run
 	}
 	recipe := func(*RLConfig) {}
