@@ -1,0 +1,365 @@
+package feedback
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/sqlrl/sqlrl/export"
+	"github.com/sqlrl/sqlrl/prompt"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// Export file names (the trainer files are package export's).
+const (
+	FileQuestions = "feedback.json"
+	FileRollouts  = "rollouts.jsonl"
+	FileManifest  = "manifest.json"
+)
+
+// ExportOptions configure Export.
+type ExportOptions struct {
+	// Out is the output directory, replaced whole once every file is
+	// written and synced. It must be missing, empty, or an earlier export.
+	Out string
+	// DBRoot holds the answers' databases as <DBRoot>/<db_id>/<db_id>.sqlite
+	// (BIRD's layout). The TRL and OpenRLHF files need it for the prompts;
+	// without it only feedback.json and rollouts.jsonl are written, from
+	// which `sqlrl train kto` rebuilds prompts itself.
+	DBRoot string
+	// Prompt and Catalog shape the prompts as `sqlrl data prepare` does.
+	Prompt  prompt.Options
+	Catalog prompt.CatalogOptions
+}
+
+// Question is one line of feedback.json, in BIRD's layout: question_id is
+// the answer's id, and SQL the accepted or corrected SQL ("" when feedback
+// said only that the model was wrong).
+type Question struct {
+	QuestionID int64  `json:"question_id"`
+	DBID       string `json:"db_id"`
+	Question   string `json:"question"`
+	Evidence   string `json:"evidence"`
+	SQL        string `json:"SQL"`
+}
+
+// RolloutLine is one line of rollouts.jsonl, export.ReadRollouts' format.
+// Source says where the completion came from: "model" (the answer's SQL)
+// or "correction" (a human's validated SQL).
+type RolloutLine struct {
+	QuestionID int64  `json:"question_id"`
+	Variant    int    `json:"variant"`
+	Completion string `json:"completion"`
+	Label      bool   `json:"label"`
+	Source     string `json:"source"`
+}
+
+// ExportManifest counts what an export holds.
+type ExportManifest struct {
+	SchemaVersion int            `json:"schema_version"`
+	Answers       int            `json:"answers"`
+	Questions     int            `json:"questions"`
+	Desirable     int            `json:"desirable"`
+	Undesirable   int            `json:"undesirable"`
+	DPOPairs      int            `json:"dpo_pairs"`
+	Prompts       bool           `json:"prompts"`
+	Files         map[string]int `json:"files"`
+}
+
+// signal is what an answer's feedback says, by the rules in
+// docs/feedback.md: a failed execution or a thumbs-down makes the model's
+// SQL undesirable, a thumbs-up desirable; a correction that ran is
+// desirable, and makes a different model SQL undesirable whatever the
+// thumbs said.
+type signal struct {
+	e          Entry
+	model      *bool // label of the model's SQL; nil: no signal
+	correction string
+}
+
+func judge(e Entry) signal {
+	s := signal{e: e}
+	var verdict Verdict
+	for _, f := range e.Feedback {
+		if f.Verdict != VerdictNone {
+			verdict = f.Verdict
+		}
+		if f.Correction == CorrectionOK {
+			s.correction = f.CorrectedSQL
+		}
+	}
+	label := func(b bool) *bool { return &b }
+	switch {
+	case e.Outcome == OutcomeError:
+		s.model = label(false)
+	case s.correction != "" && s.correction != e.SQL:
+		s.model = label(false)
+	case verdict == VerdictDown:
+		s.model = label(false)
+	case verdict == VerdictUp || s.correction == e.SQL:
+		s.model = label(true)
+	}
+	return s
+}
+
+// Export writes the training sets of every answer with a signal in st:
+// feedback.json, rollouts.jsonl, and with DBRoot the TRL KTO and DPO files
+// and OpenRLHF's KTO file of package export. Records are in answer id
+// order, so the same store gives byte-identical files.
+func Export(ctx context.Context, st Store, opts ExportOptions) (*ExportManifest, error) {
+	if opts.Out == "" {
+		return nil, errors.New("export feedback: no output directory")
+	}
+	var entries []Entry
+	for f := (Filter{Limit: MaxPage}); ; {
+		p, err := st.History(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("export feedback: %w", err)
+		}
+		entries = append(entries, p.Entries...)
+		if p.Next == 0 {
+			break
+		}
+		f.Before = p.Next
+	}
+	slices.SortFunc(entries, func(a, b Entry) int { return cmp.Compare(a.ID, b.ID) })
+	m := &ExportManifest{SchemaVersion: SchemaVersion(), Answers: len(entries), Files: map[string]int{}, Prompts: opts.DBRoot != ""}
+
+	var sigs []signal
+	for _, e := range entries {
+		if s := judge(e); s.model != nil || s.correction != "" {
+			sigs = append(sigs, s)
+		}
+	}
+	var questions []Question
+	var rolls []RolloutLine
+	type kto struct {
+		s          *signal
+		completion string
+		label      bool
+	}
+	var ktos []kto
+	var pairs []*signal
+	for i := range sigs {
+		s := &sigs[i]
+		q := Question{QuestionID: s.e.ID, DBID: s.e.DBID, Question: s.e.Question, Evidence: s.e.Evidence}
+		if s.model != nil {
+			if *s.model {
+				q.SQL = s.e.SQL
+			}
+			rolls = append(rolls, RolloutLine{QuestionID: s.e.ID, Completion: s.e.SQL, Label: *s.model, Source: "model"})
+			ktos = append(ktos, kto{s, s.e.SQL, *s.model})
+		}
+		if s.correction != "" {
+			q.SQL = s.correction
+			if s.correction != s.e.SQL {
+				rolls = append(rolls, RolloutLine{QuestionID: s.e.ID, Completion: s.correction, Label: true, Source: "correction"})
+				ktos = append(ktos, kto{s, s.correction, true})
+				pairs = append(pairs, s)
+			}
+		}
+		questions = append(questions, q)
+	}
+	m.Questions = len(questions)
+	m.DPOPairs = len(pairs)
+	for _, k := range ktos {
+		if k.label {
+			m.Desirable++
+		} else {
+			m.Undesirable++
+		}
+	}
+
+	files := map[string][]byte{}
+	qs, err := json.MarshalIndent(questions, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("export feedback: %w", err)
+	}
+	if questions == nil {
+		qs = []byte("[]")
+	}
+	files[FileQuestions] = append(qs, '\n')
+	m.Files[FileQuestions] = len(questions)
+	add := func(name string, n int, rec func(i int) any) error {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		for i := range n {
+			if err := enc.Encode(rec(i)); err != nil {
+				return fmt.Errorf("export feedback: %s record %d: %w", name, i, err)
+			}
+		}
+		files[name] = buf.Bytes()
+		m.Files[name] = n
+		return nil
+	}
+	if err := add(FileRollouts, len(rolls), func(i int) any { return rolls[i] }); err != nil {
+		return nil, err
+	}
+
+	if opts.DBRoot != "" {
+		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: opts.DBRoot})
+		defer eng.Close()
+		catOpts := opts.Catalog
+		if catOpts.DescriptionRoot == "" {
+			catOpts.DescriptionRoot = opts.DBRoot
+		}
+		cat := prompt.NewCatalog(eng, catOpts)
+		b, err := prompt.NewBuilder(cat, opts.Prompt)
+		if err != nil {
+			return nil, fmt.Errorf("export feedback: %w", err)
+		}
+		prompts := map[int64]*prompt.Prompt{}
+		for i := range questions {
+			q := &questions[i]
+			in := prompt.Input{DBID: q.DBID, Question: q.Question, Evidence: q.Evidence}
+			if q.SQL != "" {
+				schema, err := cat.Schema(ctx, q.DBID)
+				if err != nil {
+					return nil, fmt.Errorf("export feedback: answer %d: database %s: %w", q.QuestionID, q.DBID, err)
+				}
+				in.Keep = export.GoldTables(q.SQL, schema)
+			}
+			p, err := b.Build(ctx, in)
+			if err != nil {
+				return nil, fmt.Errorf("export feedback: answer %d: prompt on database %s: %w", q.QuestionID, q.DBID, err)
+			}
+			prompts[q.QuestionID] = p
+		}
+		asst := func(s string) []prompt.Message { return []prompt.Message{{Role: "assistant", Content: s}} }
+		steps := []struct {
+			name string
+			n    int
+			rec  func(i int) any
+		}{
+			{export.FileTRLKTO, len(ktos), func(i int) any {
+				p := prompts[ktos[i].s.e.ID]
+				return export.TRLKTO{Prompt: p.Plain(), Completion: ktos[i].completion, Label: ktos[i].label}
+			}},
+			{export.FileTRLKTOChat, len(ktos), func(i int) any {
+				p := prompts[ktos[i].s.e.ID]
+				return export.TRLKTOChat{Prompt: p.Messages(), Completion: asst(ktos[i].completion), Label: ktos[i].label}
+			}},
+			{export.FileOpenRLHFKTO, len(ktos), func(i int) any {
+				p := prompts[ktos[i].s.e.ID]
+				return export.OpenRLHFKTO{Messages: p.Conversation(ktos[i].completion), Text: p.Plain() + ktos[i].completion, Label: ktos[i].label}
+			}},
+			{export.FileTRLDPO, len(pairs), func(i int) any {
+				s := pairs[i]
+				return export.TRLDPO{Prompt: prompts[s.e.ID].Plain(), Chosen: s.correction, Rejected: s.e.SQL}
+			}},
+			{export.FileTRLDPOChat, len(pairs), func(i int) any {
+				s := pairs[i]
+				return export.TRLDPOChat{Prompt: prompts[s.e.ID].Messages(), Chosen: asst(s.correction), Rejected: asst(s.e.SQL)}
+			}},
+		}
+		for _, st := range steps {
+			if err := add(st.name, st.n, st.rec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("export feedback: manifest: %w", err)
+	}
+	files[FileManifest] = append(mb, '\n')
+	if err := publish(opts.Out, files); err != nil {
+		return nil, fmt.Errorf("export feedback: %w", err)
+	}
+	return m, nil
+}
+
+// publish writes files into a staging directory beside out, syncs them,
+// and puts the directory in out's place by renames: a run that fails or is
+// killed leaves out as it was (or, between the two renames, missing with
+// the previous export at out.old-*).
+func publish(out string, files map[string][]byte) error {
+	out = filepath.Clean(out)
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("publish %s: %w", out, err)
+	}
+	if ents, err := os.ReadDir(out); err == nil && len(ents) > 0 {
+		if _, err := os.Stat(filepath.Join(out, FileManifest)); err != nil {
+			return fmt.Errorf("publish %s: not empty and not an export of feedback (no %s): refusing to replace it", out, FileManifest)
+		}
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("publish %s: %w", out, err)
+	}
+	stage, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".new-")
+	if err != nil {
+		return fmt.Errorf("publish %s: %w", out, err)
+	}
+	defer os.RemoveAll(stage)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if err := writeSynced(filepath.Join(stage, n), files[n]); err != nil {
+			return err
+		}
+	}
+	if err := syncDir(stage); err != nil {
+		return err
+	}
+	var old string
+	if _, err := os.Stat(out); err == nil {
+		if old, err = os.MkdirTemp(parent, "."+filepath.Base(out)+".old-"); err != nil {
+			return fmt.Errorf("publish %s: %w", out, err)
+		}
+		if err := os.Rename(out, filepath.Join(old, "d")); err != nil {
+			os.Remove(old)
+			return fmt.Errorf("publish %s: %w", out, err)
+		}
+	}
+	if err := os.Rename(stage, out); err != nil {
+		return fmt.Errorf("publish %s: %w", out, err)
+	}
+	if err := syncDir(parent); err != nil {
+		return err
+	}
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	return nil
+}
+
+func writeSynced(path string, data []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
