@@ -47,9 +47,10 @@ type StackOptions struct {
 	// than cores a slow or runaway query holds up a smaller share of its
 	// database while CPU time is still shared fairly by the OS.
 	ConnsPerDB int
-	// MaxResultBytes caps one result's payload so that a runaway SELECT
-	// cannot exhaust memory before its timeout; default 256 MiB. A larger
-	// result scores as an error (result_too_large).
+	// MaxResultBytes caps the memory one result holds so that a runaway
+	// SELECT cannot exhaust memory before its timeout; default
+	// sqlexec.DefaultMaxResultBytes. A larger result scores as an error
+	// (result_too_large).
 	MaxResultBytes int
 }
 
@@ -59,7 +60,7 @@ func (o StackOptions) withDefaults() StackOptions {
 		o.QueryTimeout = eval.BIRDPairTimeout
 	}
 	if o.MaxResultBytes <= 0 {
-		o.MaxResultBytes = 256 << 20
+		o.MaxResultBytes = sqlexec.DefaultMaxResultBytes
 	}
 	if o.CacheEntries <= 0 {
 		o.CacheEntries = 200_000

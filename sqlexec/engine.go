@@ -28,8 +28,11 @@ type Engine interface {
 type Limits struct {
 	// Timeout interrupts a query that runs longer, on top of any deadline
 	// the caller's context carries.
-	Timeout  time.Duration
-	MaxRows  int
+	Timeout time.Duration
+	MaxRows int
+	// MaxBytes bounds the memory a result holds (Result.Bytes: payload and
+	// Value headers), checked row by row. Zero means no limit; evaluators
+	// and the reward server set DefaultMaxResultBytes.
 	MaxBytes int
 	// MaxValueBytes bounds every string or blob SQLite builds while it runs
 	// the query, and every value it reads (SQLITE_LIMIT_LENGTH); passing it
@@ -64,7 +67,14 @@ type Limits struct {
 //
 // DefaultMaxPatternBytes is 1,000: benchmark patterns are a few words long;
 // SQLite's default is 50,000.
+//
+// DefaultMaxResultBytes, 64 MiB, is what `sqlrl eval` and the reward server
+// give a result by default (Limits.MaxBytes; counted as memory, headers
+// included): BIRD's largest gold results are a few MB, and with a worker per
+// core and Go's collector keeping up to twice the live heap, results stay
+// within a few hundred MB however hostile the SQL.
 const (
+	DefaultMaxResultBytes  = 64 << 20
 	DefaultMaxValueBytes   = 32 << 20
 	DefaultMaxSQLBytes     = 1 << 20
 	DefaultMaxPatternBytes = 1000
@@ -481,18 +491,20 @@ func (c *conn) query(ctx context.Context, sql string, lim Limits, fn func([]stri
 		}
 		nrows++
 		var row []Value
-		var size int
+		size := RowOverhead(st.ncol)
 		if fn != nil {
-			scratch, size = st.row(scratch[:0])
-			res.Bytes += size
+			var payload int
+			scratch, payload = st.row(scratch[:0])
+			res.Bytes += size + payload
 			if !fn(res.Columns, scratch) {
 				res.Stopped = true
 				break
 			}
 		} else {
-			row, size = st.row(make([]Value, 0, st.ncol))
+			var payload int
+			row, payload = st.row(make([]Value, 0, st.ncol))
 			res.Rows = append(res.Rows, row)
-			res.Bytes += size
+			res.Bytes += size + payload
 		}
 		if lim.MaxRows > 0 && nrows > lim.MaxRows {
 			return nil, &Error{Class: ClassTooLarge, Msg: fmt.Sprintf("result has more than %d rows", lim.MaxRows)}

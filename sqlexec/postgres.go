@@ -269,6 +269,7 @@ func (e *Postgres) run(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.Statem
 			}
 		}
 		res.Rows = append(res.Rows, row)
+		res.Bytes += RowOverhead(len(row))
 		if lim.MaxRows > 0 && len(res.Rows) > lim.MaxRows {
 			capErr = &Error{Class: ClassTooLarge, Msg: fmt.Sprintf("result has more than %d rows", lim.MaxRows)}
 		} else if lim.MaxBytes > 0 && res.Bytes > lim.MaxBytes {

@@ -492,7 +492,7 @@ func TestPostgresCaps(t *testing.T) {
 	if _, err := e2.Query(ctx, "superhero", "SELECT full_name FROM superhero"); sqlexec.ClassOf(err) != sqlexec.ClassTooLarge {
 		t.Errorf("bytes: %v", err)
 	}
-	if res, err := e2.Query(ctx, "superhero", "SELECT id FROM superhero LIMIT 10"); err != nil || res.Bytes != 80 {
+	if res, err := e2.Query(ctx, "superhero", "SELECT id FROM superhero LIMIT 10"); err != nil || res.Bytes != 80+10*sqlexec.RowOverhead(1) {
 		t.Errorf("bytes under the cap: %v %v", res, err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // Kind is a value's storage class.
@@ -140,11 +141,21 @@ func (v Value) AppendKey(b []byte) []byte {
 type Result struct {
 	Columns []string
 	Rows    [][]Value
-	// Bytes is the payload size of Rows (8 per number, the length of text).
+	// Bytes is the memory Rows hold: the payload (8 per number, the length
+	// of a text or blob) plus RowOverhead for each row, the Value headers
+	// and the row's slice. Counting the headers makes Limits.MaxBytes a
+	// bound on memory: ten million small integers are 80 MB of payload
+	// but about 400 MB of Values.
 	Bytes int
 	// Elapsed is the wall time from prepare to the last row.
 	Elapsed time.Duration
 	// Stopped reports that a row callback ended the query early, so Rows
 	// and Bytes describe only what was read.
 	Stopped bool
+}
+
+// RowOverhead is what a row of ncol values costs in memory beyond its
+// payload (Result.Bytes).
+func RowOverhead(ncol int) int {
+	return int(unsafe.Sizeof([]Value(nil))) + ncol*int(unsafe.Sizeof(Value{}))
 }

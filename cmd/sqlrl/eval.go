@@ -60,7 +60,7 @@ examples:
 			softF1 := fs.Bool("soft-f1", false, "bird: also compute mini-dev's Soft-F1 (runs every prediction to its last row instead of stopping wrong ones early)")
 			noCache := fs.Bool("no-cache", false, "execute identical predictions again instead of reusing their result")
 			maxRows := fs.Int("max-rows", 0, "fail a query that returns more than `N` rows (0: no cap; the official scripts have none)")
-			maxBytes := fs.Int("max-bytes", 0, "fail a query whose rows carry more than `N` bytes (0: no cap)")
+			maxBytes := fs.Int("max-bytes", sqlexec.DefaultMaxResultBytes, "fail a query whose rows hold more than `N` bytes of memory (0: no cap; the default is far above any BIRD or Spider gold)")
 			quiet := fs.Bool("quiet", false, "no progress bar")
 			engineName := fs.String("engine", "sqlite", "execution engine: sqlite, or postgres (databases copied by 'sqlrl db copy'; gold SQL translated, or from SQL_postgres / --gold-dialect-file)")
 			pgDSN := fs.String("pg-dsn", os.Getenv(pgDSNEnv), "postgres: `DSN` of a read-only role (default $"+pgDSNEnv+")")

@@ -16,6 +16,7 @@ import (
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/rewardserver"
+	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
 func init() {
@@ -172,7 +173,7 @@ func stackFlags(fs *flag.FlagSet) func() (reward.StackOptions, *dataset.Benchmar
 	judgeConc := fs.Int("judge-concurrency", 16, "llm judge: requests in flight to the judge server")
 	queryTimeout := fs.Duration("query-timeout", eval.BIRDPairTimeout, "time limit for a completion and its gold together (BIRD: 30s)")
 	conns := fs.Int("conns-per-db", 0, "concurrent queries per database (default: 2 x CPUs)")
-	maxResult := fs.Int("max-result-mib", 256, "largest query result in MiB (larger scores as an error)")
+	maxResult := fs.Int("max-result-mib", sqlexec.DefaultMaxResultBytes>>20, "largest query result in MiB of memory (larger scores as an error)")
 	cacheEntries := fs.Int("cache-entries", 200_000, "entries each cache (results, verdicts, scores) holds before it starts afresh")
 	noMemo := fs.Bool("no-memo", false, "do not remember scores of repeated completions")
 	return func() (reward.StackOptions, *dataset.Benchmark, string, error) {
