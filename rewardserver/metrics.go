@@ -1,77 +1,53 @@
 package rewardserver
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/httpserve"
 	"github.com/sqlrl/sqlrl/reward"
 )
 
-// metrics are written in Prometheus' text exposition format (version
-// 0.0.4) by hand: the format is a few lines of text, and a client library
-// would be the module's only non-SQLite dependency.
+// metrics are the reward server's own series, written after httpserve's
+// request series (sqlrl_reward_requests_total, _request_duration_seconds,
+// _requests_in_flight) in Prometheus' text format.
 type metrics struct {
-	mu       sync.Mutex
-	requests map[[2]string]int64 // endpoint, code
-	latency  map[string]*histogram
-	rewards  *histogram
+	mu sync.Mutex
+	// requests mirrors httpserve's request counter (endpoint, code),
+	// kept through Config.OnRequest for the code that reads it here
+	// (bench.go's lost-request check). httpserve.Server.Requests gives
+	// the same count.
+	requests map[[2]string]int64
+	rewards  *httpserve.Histogram
 	outcomes map[string]int64 // class
-	inFlight atomic.Int64
 }
 
-// Bucket bounds: latency in seconds (a cached batch takes well under a
-// millisecond, an LLM-judged one seconds), rewards over every scheme's
-// range.
-var (
-	latencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 150}
-	rewardBuckets  = []float64{-1, -0.5, 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99, 1}
-)
+// rewardBuckets cover every scheme's range.
+var rewardBuckets = []float64{-1, -0.5, 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99, 1}
 
 func newMetrics() *metrics {
 	return &metrics{
 		requests: map[[2]string]int64{},
-		latency:  map[string]*histogram{},
-		rewards:  newHistogram(rewardBuckets),
+		rewards:  httpserve.NewHistogram(rewardBuckets),
 		outcomes: map[string]int64{},
 	}
 }
 
-// count records an answered request.
+// count records an answered request (httpserve's OnRequest).
 func (m *metrics) count(endpoint string, code int) {
 	m.mu.Lock()
 	m.requests[[2]string{endpoint, strconv.Itoa(code)}]++
 	m.mu.Unlock()
 }
 
-// observe records a request's latency.
-func (m *metrics) observe(endpoint string, d time.Duration) {
-	m.mu.Lock()
-	h := m.latency[endpoint]
-	if h == nil {
-		h = newHistogram(latencyBuckets)
-		m.latency[endpoint] = h
-	}
-	m.mu.Unlock()
-	h.observe(d.Seconds())
-}
-
-func (m *metrics) request(endpoint string, code int, d time.Duration) {
-	m.count(endpoint, code)
-	m.observe(endpoint, d)
-}
-
 // completion records one scored completion.
 func (m *metrics) completion(s reward.Score) {
-	m.rewards.observe(s.Value)
+	m.rewards.Observe(s.Value)
 	class := s.Class
 	if class == "" {
 		class = "not_executed"
@@ -81,96 +57,25 @@ func (m *metrics) completion(s reward.Score) {
 	m.mu.Unlock()
 }
 
-// histogram is a Prometheus histogram: cumulative buckets on output.
-type histogram struct {
-	mu     sync.Mutex
-	bounds []float64
-	counts []uint64 // per bucket, not cumulative; last is +Inf
-	sum    float64
-	n      uint64
-}
-
-func newHistogram(bounds []float64) *histogram {
-	return &histogram{bounds: bounds, counts: make([]uint64, len(bounds)+1)}
-}
-
-func (h *histogram) observe(v float64) {
-	if math.IsNaN(v) {
-		return
+// writeMetrics writes the reward series: rewards, verdict classes, and the
+// scorer's and reward function's counters where they have them.
+func (s *Server) writeMetrics(w io.Writer) {
+	var counters map[string]int64
+	if c, ok := s.cfg.Reward.(reward.Counter); ok {
+		counters = c.Counters()
 	}
-	i := sort.SearchFloat64s(h.bounds, v) // first bound >= v
-	h.mu.Lock()
-	h.counts[i]++
-	h.sum += v
-	h.n++
-	h.mu.Unlock()
-}
-
-func (h *histogram) write(w io.Writer, name, labels string) {
-	h.mu.Lock()
-	counts := append([]uint64(nil), h.counts...)
-	sum, n := h.sum, h.n
-	h.mu.Unlock()
-	sep := ""
-	if labels != "" {
-		sep = ","
+	var cs *eval.CacheStats
+	if s.cfg.CacheStats != nil {
+		st := s.cfg.CacheStats()
+		cs = &st
 	}
-	var cum uint64
-	for i, b := range h.bounds {
-		cum += counts[i]
-		fmt.Fprintf(w, "%s_bucket{%s%sle=\"%s\"} %d\n", name, labels, sep, formatFloat(b), cum)
-	}
-	cum += counts[len(h.bounds)]
-	fmt.Fprintf(w, "%s_bucket{%s%sle=\"+Inf\"} %d\n", name, labels, sep, cum)
-	braces := ""
-	if labels != "" {
-		braces = "{" + labels + "}"
-	}
-	fmt.Fprintf(w, "%s_sum%s %s\n", name, braces, formatFloat(sum))
-	fmt.Fprintf(w, "%s_count%s %d\n", name, braces, n)
+	s.metrics.write(w, cs, counters)
 }
 
-func formatFloat(f float64) string {
-	return strconv.FormatFloat(f, 'g', -1, 64)
-}
-
-// label renders name="value" with the format's escaping.
-func label(name, value string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return name + `="` + r.Replace(value) + `"`
-}
-
-func header(w io.Writer, name, typ, help string) {
-	fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
-}
-
-// write renders every metric; cs and counters come from the scorer and the
-// reward function (nil when unavailable).
-func (m *metrics) write(out io.Writer, cs *eval.CacheStats, counters map[string]int64) {
-	w := bufio.NewWriter(out)
-	defer w.Flush()
-
+// write renders the reward series; cs and counters come from the scorer
+// and the reward function (nil when unavailable).
+func (m *metrics) write(w io.Writer, cs *eval.CacheStats, counters map[string]int64) {
 	m.mu.Lock()
-	reqKeys := make([][2]string, 0, len(m.requests))
-	for k := range m.requests {
-		reqKeys = append(reqKeys, k)
-	}
-	sort.Slice(reqKeys, func(i, j int) bool {
-		return reqKeys[i][0] < reqKeys[j][0] || reqKeys[i][0] == reqKeys[j][0] && reqKeys[i][1] < reqKeys[j][1]
-	})
-	reqs := make([]int64, len(reqKeys))
-	for i, k := range reqKeys {
-		reqs[i] = m.requests[k]
-	}
-	endpoints := make([]string, 0, len(m.latency))
-	for e := range m.latency {
-		endpoints = append(endpoints, e)
-	}
-	sort.Strings(endpoints)
-	hists := make([]*histogram, len(endpoints))
-	for i, e := range endpoints {
-		hists[i] = m.latency[e]
-	}
 	classes := make([]string, 0, len(m.outcomes))
 	for c := range m.outcomes {
 		classes = append(classes, c)
@@ -182,33 +87,23 @@ func (m *metrics) write(out io.Writer, cs *eval.CacheStats, counters map[string]
 	}
 	m.mu.Unlock()
 
-	header(w, "sqlrl_reward_requests_total", "counter", "Reward requests answered, by endpoint and HTTP status (499: the client went away).")
-	for i, k := range reqKeys {
-		fmt.Fprintf(w, "sqlrl_reward_requests_total{%s,%s} %d\n", label("endpoint", k[0]), label("code", k[1]), reqs[i])
-	}
-	header(w, "sqlrl_reward_request_duration_seconds", "histogram", "Time to answer a reward request.")
-	for i, e := range endpoints {
-		hists[i].write(w, "sqlrl_reward_request_duration_seconds", label("endpoint", e))
-	}
-	header(w, "sqlrl_reward_requests_in_flight", "gauge", "Reward requests being answered now.")
-	fmt.Fprintf(w, "sqlrl_reward_requests_in_flight %d\n", m.inFlight.Load())
-	header(w, "sqlrl_reward_value", "histogram", "Rewards given, one observation per completion.")
-	m.rewards.write(w, "sqlrl_reward_value", "")
-	header(w, "sqlrl_reward_completions_total", "counter", "Completions scored, by verdict class (correct, wrong_result, no_sql, syntax_error, timeout, ...).")
+	httpserve.Header(w, "sqlrl_reward_value", "histogram", "Rewards given, one observation per completion.")
+	m.rewards.Write(w, "sqlrl_reward_value", "")
+	httpserve.Header(w, "sqlrl_reward_completions_total", "counter", "Completions scored, by verdict class (correct, wrong_result, no_sql, syntax_error, timeout, ...).")
 	for i, c := range classes {
-		fmt.Fprintf(w, "sqlrl_reward_completions_total{%s} %d\n", label("class", c), outcomes[i])
+		fmt.Fprintf(w, "sqlrl_reward_completions_total{%s} %d\n", httpserve.Label("class", c), outcomes[i])
 	}
 	if cs != nil {
-		header(w, "sqlrl_reward_result_cache_lookups_total", "counter", "Lookups in the query result cache (gold and predictions): a hit costs no execution.")
-		fmt.Fprintf(w, "sqlrl_reward_result_cache_lookups_total{%s} %d\n", label("result", "hit"), cs.Hits)
-		fmt.Fprintf(w, "sqlrl_reward_result_cache_lookups_total{%s} %d\n", label("result", "miss"), cs.Misses)
-		header(w, "sqlrl_reward_result_cache_entries", "gauge", "Query results held in the cache.")
+		httpserve.Header(w, "sqlrl_reward_result_cache_lookups_total", "counter", "Lookups in the query result cache (gold and predictions): a hit costs no execution.")
+		fmt.Fprintf(w, "sqlrl_reward_result_cache_lookups_total{%s} %d\n", httpserve.Label("result", "hit"), cs.Hits)
+		fmt.Fprintf(w, "sqlrl_reward_result_cache_lookups_total{%s} %d\n", httpserve.Label("result", "miss"), cs.Misses)
+		httpserve.Header(w, "sqlrl_reward_result_cache_entries", "gauge", "Query results held in the cache.")
 		fmt.Fprintf(w, "sqlrl_reward_result_cache_entries %d\n", cs.Entries)
 	}
 	if h, ok := counters["memo_hits"]; ok {
-		header(w, "sqlrl_reward_score_cache_lookups_total", "counter", "Lookups in the score cache: a hit is a repeated completion answered without executing or judging.")
-		fmt.Fprintf(w, "sqlrl_reward_score_cache_lookups_total{%s} %d\n", label("result", "hit"), h)
-		fmt.Fprintf(w, "sqlrl_reward_score_cache_lookups_total{%s} %d\n", label("result", "miss"), counters["memo_misses"])
+		httpserve.Header(w, "sqlrl_reward_score_cache_lookups_total", "counter", "Lookups in the score cache: a hit is a repeated completion answered without executing or judging.")
+		fmt.Fprintf(w, "sqlrl_reward_score_cache_lookups_total{%s} %d\n", httpserve.Label("result", "hit"), h)
+		fmt.Fprintf(w, "sqlrl_reward_score_cache_lookups_total{%s} %d\n", httpserve.Label("result", "miss"), counters["memo_misses"])
 	}
 	var events []string
 	for k := range counters {
@@ -218,9 +113,9 @@ func (m *metrics) write(out io.Writer, cs *eval.CacheStats, counters map[string]
 	}
 	if len(events) > 0 {
 		sort.Strings(events)
-		header(w, "sqlrl_reward_judge_events_total", "counter", "LLM judge events: requests, retries, failures, fallbacks, cache hits.")
+		httpserve.Header(w, "sqlrl_reward_judge_events_total", "counter", "LLM judge events: requests, retries, failures, fallbacks, cache hits.")
 		for _, e := range events {
-			fmt.Fprintf(w, "sqlrl_reward_judge_events_total{%s} %d\n", label("event", strings.TrimPrefix(e, "judge_")), counters[e])
+			fmt.Fprintf(w, "sqlrl_reward_judge_events_total{%s} %d\n", httpserve.Label("event", strings.TrimPrefix(e, "judge_")), counters[e])
 		}
 	}
 }

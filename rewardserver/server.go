@@ -8,8 +8,9 @@
 // request has a deadline and is canceled (queries included) when its client
 // goes away, and scoring is bounded server-wide, so that one trainer's bad
 // batch costs that trainer a clear 4xx and nobody else anything. The
-// databases are opened read-only by sqlexec; nothing a client sends can
-// change them.
+// limits, deadlines, error mapping, request metrics and graceful shutdown
+// are httpserve's, shared with the model server. The databases are opened
+// read-only by sqlexec; nothing a client sends can change them.
 package rewardserver
 
 import (
@@ -30,6 +31,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/httpserve"
 	"github.com/sqlrl/sqlrl/reward"
 )
 
@@ -60,6 +62,10 @@ type Config struct {
 	// default 32 x GOMAXPROCS. SQLite work is further bounded per database
 	// by the engine's connection pool.
 	MaxInFlight int
+	// MaxRequests bounds requests being answered at once; more get a 503
+	// with Retry-After (default httpserve.DefaultMaxConcurrent, far above
+	// what trainers send, so that it only stops a runaway client).
+	MaxRequests int
 	// CacheStats, when set, exports eval's result-cache counters.
 	CacheStats func() eval.CacheStats
 	// Log receives one line per failed request; nil discards.
@@ -71,14 +77,14 @@ type Server struct {
 	cfg     Config
 	sem     chan struct{}
 	metrics *metrics
-	mux     *http.ServeMux
+	http    *httpserve.Server
 }
 
 // Defaults.
 const (
-	DefaultMaxBodyBytes   = 32 << 20
+	DefaultMaxBodyBytes   = httpserve.DefaultMaxBodyBytes
 	DefaultMaxItems       = 65536
-	DefaultRequestTimeout = 150 * time.Second
+	DefaultRequestTimeout = httpserve.DefaultRequestTimeout
 )
 
 // New returns a server for cfg.
@@ -101,43 +107,32 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.MaxInFlight), metrics: newMetrics(), mux: http.NewServeMux()}
-	s.mux.HandleFunc("/", s.handleOpenRLHF)
-	s.mux.HandleFunc("/get_reward", s.handleOpenRLHF)
-	s.mux.HandleFunc("/v1/reward", s.handleBatch)
-	s.mux.HandleFunc("/healthz", s.handleHealth)
-	s.mux.HandleFunc("/metrics", s.handleMetrics)
+	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.MaxInFlight), metrics: newMetrics()}
+	s.http = httpserve.New(httpserve.Config{
+		Name:           "reward server",
+		Namespace:      "sqlrl_reward",
+		MaxBodyBytes:   cfg.MaxBodyBytes,
+		MaxConcurrent:  cfg.MaxRequests,
+		RequestTimeout: cfg.RequestTimeout,
+		TimeoutHint:    "retry, or send smaller batches",
+		Health:         map[string]string{"reward": cfg.Name},
+		Metrics:        s.writeMetrics,
+		OnRequest:      s.metrics.count,
+		Log:            cfg.Log,
+	})
+	s.http.Handle(http.MethodPost, "/{$}", "openrlhf", s.handleOpenRLHF)
+	s.http.Handle(http.MethodPost, "/get_reward", "openrlhf", s.handleOpenRLHF)
+	s.http.Handle(http.MethodPost, "/v1/reward", "v1", s.handleBatch)
 	return s, nil
 }
 
 // Handler returns the HTTP handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return s.http.Handler() }
 
 // Serve answers requests on ln until ctx ends, then shuts down gracefully
-// (requests in flight get up to 10 s to finish).
+// (requests in flight get up to 10 s to finish; httpserve.Server.Serve).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{
-		Handler:           s.mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       2 * time.Minute,
-		WriteTimeout:      s.cfg.RequestTimeout + 30*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("reward server: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("reward server shutdown: %w", err)
-	}
-	return nil
+	return s.http.Serve(ctx, ln)
 }
 
 // Label is what a trainer attaches to a prompt so the server knows what the
@@ -153,20 +148,12 @@ type Label struct {
 	Evidence   string `json:"evidence"`
 }
 
-// requestError is a client error with its HTTP status.
-type requestError struct {
-	status int
-	msg    string
-}
-
-func (e *requestError) Error() string { return e.msg }
-
 func badRequest(format string, args ...any) error {
-	return &requestError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+	return httpserve.Errorf(http.StatusBadRequest, format, args...)
 }
 
 func unprocessable(format string, args ...any) error {
-	return &requestError{http.StatusUnprocessableEntity, fmt.Sprintf(format, args...)}
+	return httpserve.Errorf(http.StatusUnprocessableEntity, format, args...)
 }
 
 // dbName is what a database id may look like. sqlexec opens a name with a
@@ -265,11 +252,11 @@ func (s *Server) scoreAll(ctx context.Context, samples []reward.Sample) ([]item,
 				// The gold timed out on a busy machine (or its file
 				// could not be opened): the label may be fine, and a
 				// retry may succeed, since nothing cached the failure.
-				err = &requestError{http.StatusServiceUnavailable, fmt.Sprintf("item %d: %v", i, err)}
+				err = httpserve.Errorf(http.StatusServiceUnavailable, "item %d: %v", i, err)
 			case errors.Is(err, reward.ErrGold):
 				err = unprocessable("item %d: %v", i, err)
 			case errors.Is(err, reward.ErrJudge):
-				err = &requestError{http.StatusBadGateway, fmt.Sprintf("item %d: %v", i, err)}
+				err = httpserve.Errorf(http.StatusBadGateway, "item %d: %v", i, err)
 			}
 			firstErr = err
 		}
@@ -291,11 +278,12 @@ func (s *Server) scoreAll(ctx context.Context, samples []reward.Sample) ([]item,
 			defer func() { <-s.sem; wg.Done() }()
 			// A bug met on some model output must cost this request a
 			// 500, not every trainer the server (net/http recovers only
-			// the handler's own goroutine).
+			// the handler's own goroutine). The client learns which item;
+			// the log has the panic and its stack.
 			defer func() {
 				if p := recover(); p != nil {
-					s.cfg.Log.Error("panic scoring a completion", "panic", p, "stack", string(debug.Stack()))
-					fail(i, fmt.Errorf("internal error scoring item %d: %v", i, p))
+					s.cfg.Log.Error("panic scoring a completion", "item", i, "panic", p, "stack", string(debug.Stack()))
+					fail(i, httpserve.Errorf(http.StatusInternalServerError, "internal error scoring item %d", i))
 				}
 			}()
 			smp := samples[i]
@@ -336,70 +324,64 @@ type openRLHFResponse struct {
 	ExtraLogs map[string][]float64 `json:"extra_logs"`
 }
 
-func (s *Server) handleOpenRLHF(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/" && r.URL.Path != "/get_reward" {
-		s.fail(w, r, "other", &requestError{http.StatusNotFound, "no such endpoint " + r.URL.Path})
-		return
+func (s *Server) handleOpenRLHF(ctx context.Context, r *http.Request) (any, error) {
+	var req openRLHFRequest
+	if err := httpserve.DecodeJSON(r.Body, &req); err != nil {
+		return nil, err
 	}
-	s.serve(w, r, "openrlhf", func(ctx context.Context, body io.Reader) (any, error) {
-		var req openRLHFRequest
-		if err := decode(body, &req); err != nil {
-			return nil, err
-		}
-		n := len(req.Query)
-		switch {
-		case n == 0:
-			return nil, badRequest(`"query" is missing or empty`)
-		case n > s.cfg.MaxItems:
-			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d items; at most %d per request", n, s.cfg.MaxItems)}
-		case len(req.Labels) != n:
-			return nil, badRequest(`"labels" has %d items for %d queries; every query needs a label {"db_id", "gold_sql"} (OpenRLHF: --label_key)`, len(req.Labels), n)
-		case req.Prompts != nil && len(req.Prompts) != n:
-			return nil, badRequest(`"prompts" has %d items for %d queries`, len(req.Prompts), n)
-		}
-		samples := make([]reward.Sample, n)
-		mismatch := make([]float64, n)
-		for i := range n {
-			l, err := parseLabel(req.Labels[i])
-			if err != nil {
-				return nil, badRequest("labels[%d]: %v", i, err)
-			}
-			smp, err := s.sample(l)
-			if err != nil {
-				return nil, prefixed(fmt.Sprintf("labels[%d]: ", i), err)
-			}
-			var prompt string
-			if req.Prompts != nil {
-				prompt = req.Prompts[i]
-			}
-			resp, ok := ResponseOf(req.Query[i], prompt)
-			if !ok {
-				mismatch[i] = 1
-			}
-			smp.Completion = resp
-			samples[i] = smp
-		}
-		items, err := s.scoreAll(ctx, samples)
+	n := len(req.Query)
+	switch {
+	case n == 0:
+		return nil, badRequest(`"query" is missing or empty`)
+	case n > s.cfg.MaxItems:
+		return nil, httpserve.Errorf(http.StatusRequestEntityTooLarge, "%d items; at most %d per request", n, s.cfg.MaxItems)
+	case len(req.Labels) != n:
+		return nil, badRequest(`"labels" has %d items for %d queries; every query needs a label {"db_id", "gold_sql"} (OpenRLHF: --label_key)`, len(req.Labels), n)
+	case req.Prompts != nil && len(req.Prompts) != n:
+		return nil, badRequest(`"prompts" has %d items for %d queries`, len(req.Prompts), n)
+	}
+	samples := make([]reward.Sample, n)
+	mismatch := make([]float64, n)
+	for i := range n {
+		l, err := parseLabel(req.Labels[i])
 		if err != nil {
-			return nil, err
+			return nil, badRequest("labels[%d]: %v", i, err)
 		}
-		out := openRLHFResponse{Rewards: make([]float64, n), Scores: make([]float64, n), ExtraLogs: map[string][]float64{}}
-		for i, it := range items {
-			out.Rewards[i], out.Scores[i] = it.score.Value, it.norm
-			for k := range it.score.Components {
-				if out.ExtraLogs[k] == nil {
-					out.ExtraLogs[k] = make([]float64, n)
-				}
+		smp, err := s.sample(l)
+		if err != nil {
+			return nil, httpserve.Prefix(fmt.Sprintf("labels[%d]: ", i), err)
+		}
+		var prompt string
+		if req.Prompts != nil {
+			prompt = req.Prompts[i]
+		}
+		resp, ok := ResponseOf(req.Query[i], prompt)
+		if !ok {
+			mismatch[i] = 1
+		}
+		smp.Completion = resp
+		samples[i] = smp
+	}
+	items, err := s.scoreAll(ctx, samples)
+	if err != nil {
+		return nil, err
+	}
+	out := openRLHFResponse{Rewards: make([]float64, n), Scores: make([]float64, n), ExtraLogs: map[string][]float64{}}
+	for i, it := range items {
+		out.Rewards[i], out.Scores[i] = it.score.Value, it.norm
+		for k := range it.score.Components {
+			if out.ExtraLogs[k] == nil {
+				out.ExtraLogs[k] = make([]float64, n)
 			}
 		}
-		for i, it := range items {
-			for k, v := range it.score.Components {
-				out.ExtraLogs[k][i] = v
-			}
+	}
+	for i, it := range items {
+		for k, v := range it.score.Components {
+			out.ExtraLogs[k][i] = v
 		}
-		out.ExtraLogs["prompt_mismatch"] = mismatch
-		return out, nil
-	})
+	}
+	out.ExtraLogs["prompt_mismatch"] = mismatch
+	return out, nil
 }
 
 // batchRequest is sqlrl's own API: K completions of one question.
@@ -422,146 +404,38 @@ type batchResponse struct {
 	ElapsedMS float64       `json:"elapsed_ms"`
 }
 
-func (s *Server) handleBatch(w http.ResponseWriter, r *http.Request) {
-	s.serve(w, r, "v1", func(ctx context.Context, body io.Reader) (any, error) {
-		start := time.Now()
-		var req batchRequest
-		if err := decode(body, &req); err != nil {
-			return nil, err
-		}
-		switch n := len(req.Completions); {
-		case req.Completions == nil:
-			return nil, badRequest(`"completions" is missing`)
-		case n > s.cfg.MaxItems:
-			return nil, &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("%d completions; at most %d per request", n, s.cfg.MaxItems)}
-		}
-		smp, err := s.sample(req.Label)
-		if err != nil {
-			return nil, err
-		}
-		samples := make([]reward.Sample, len(req.Completions))
-		for i, c := range req.Completions {
-			samples[i] = smp
-			samples[i].Completion = c
-		}
-		items, err := s.scoreAll(ctx, samples)
-		if err != nil {
-			return nil, err
-		}
-		out := batchResponse{Results: make([]batchResult, len(items))}
-		for i, it := range items {
-			out.Results[i] = batchResult{Reward: it.score.Value, Score: it.norm, Class: it.score.Class, SQL: it.sql,
-				Error: it.score.Error, Components: it.score.Components}
-		}
-		out.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
-		return out, nil
-	})
-}
-
-// serve runs one POST endpoint: method check, body cap, deadline, error
-// mapping, metrics.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, endpoint string, fn func(context.Context, io.Reader) (any, error)) {
+func (s *Server) handleBatch(ctx context.Context, r *http.Request) (any, error) {
 	start := time.Now()
-	s.metrics.inFlight.Add(1)
-	defer s.metrics.inFlight.Add(-1)
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		s.fail(w, r, endpoint, &requestError{http.StatusMethodNotAllowed, "use POST"})
-		return
+	var req batchRequest
+	if err := httpserve.DecodeJSON(r.Body, &req); err != nil {
+		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
-	defer cancel()
-	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
-	out, err := fn(ctx, body)
-	switch {
-	case err == nil:
-	case r.Context().Err() != nil:
-		// The client went away; its queries were canceled with it.
-		s.metrics.request(endpoint, 499, time.Since(start))
-		s.cfg.Log.Info("client gone", "endpoint", endpoint, "remote", r.RemoteAddr)
-		return
-	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
-		err = &requestError{http.StatusGatewayTimeout, fmt.Sprintf("request took longer than %v; retry, or send smaller batches", s.cfg.RequestTimeout)}
+	switch n := len(req.Completions); {
+	case req.Completions == nil:
+		return nil, badRequest(`"completions" is missing`)
+	case n > s.cfg.MaxItems:
+		return nil, httpserve.Errorf(http.StatusRequestEntityTooLarge, "%d completions; at most %d per request", n, s.cfg.MaxItems)
 	}
+	smp, err := s.sample(req.Label)
 	if err != nil {
-		s.fail(w, r, endpoint, err)
-		s.metrics.observe(endpoint, time.Since(start))
-		return
+		return nil, err
 	}
-	w.Header().Set("Content-Type", "application/json")
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		s.cfg.Log.Info("writing response", "endpoint", endpoint, "err", err)
+	samples := make([]reward.Sample, len(req.Completions))
+	for i, c := range req.Completions {
+		samples[i] = smp
+		samples[i].Completion = c
 	}
-	s.metrics.request(endpoint, http.StatusOK, time.Since(start))
-}
-
-// fail writes a JSON error with the status err carries (500 otherwise).
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, endpoint string, err error) {
-	status := http.StatusInternalServerError
-	var re *requestError
-	if errors.As(err, &re) {
-		status = re.status
+	items, err := s.scoreAll(ctx, samples)
+	if err != nil {
+		return nil, err
 	}
-	s.metrics.count(endpoint, status)
-	s.cfg.Log.Info("request failed", "endpoint", endpoint, "status", status, "remote", r.RemoteAddr, "err", err)
-	w.Header().Set("Content-Type", "application/json")
-	if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "1")
+	out := batchResponse{Results: make([]batchResult, len(items))}
+	for i, it := range items {
+		out.Results[i] = batchResult{Reward: it.score.Value, Score: it.norm, Class: it.score.Class, SQL: it.sql,
+			Error: it.score.Error, Components: it.score.Components}
 	}
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
-}
-
-// decode reads one JSON value, mapping a too-large body to 413 and
-// anything malformed to 400.
-func decode(body io.Reader, v any) error {
-	dec := json.NewDecoder(body)
-	if err := dec.Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return &requestError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit)}
-		}
-		return badRequest("malformed JSON: %v", err)
-	}
-	if dec.More() {
-		return badRequest("malformed JSON: more than one value in the body")
-	}
-	// Read to EOF: net/http watches the connection for a client that goes
-	// away (canceling the request's context, and so its queries) only once
-	// the body has been read to the end.
-	if _, err := io.Copy(io.Discard, body); err != nil {
-		return badRequest("reading body: %v", err)
-	}
-	return nil
-}
-
-func prefixed(prefix string, err error) error {
-	var re *requestError
-	if errors.As(err, &re) {
-		return &requestError{re.status, prefix + re.msg}
-	}
-	return fmt.Errorf("%s%w", prefix, err)
-}
-
-func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]string{"status": "ok", "reward": s.cfg.Name})
-}
-
-func (s *Server) handleMetrics(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	var counters map[string]int64
-	if c, ok := s.cfg.Reward.(reward.Counter); ok {
-		counters = c.Counters()
-	}
-	var cs *eval.CacheStats
-	if s.cfg.CacheStats != nil {
-		st := s.cfg.CacheStats()
-		cs = &st
-	}
-	s.metrics.write(w, cs, counters)
+	out.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
+	return out, nil
 }
 
 func abbreviate(s string, n int) string {

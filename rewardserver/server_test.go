@@ -428,13 +428,14 @@ func TestBadInput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusMethodNotAllowed {
-			t.Errorf("%s: status %d", m, resp.StatusCode)
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" || string(body) != `{"error":"use POST"}`+"\n" {
+			t.Errorf("%s: status %d, Allow %q, %s", m, resp.StatusCode, resp.Header.Get("Allow"), body)
 		}
 	}
-	if resp, err := http.Post(hs.URL+"/nope", "application/json", strings.NewReader("{}")); err != nil || resp.StatusCode != 404 {
-		t.Errorf("unknown path: %v %v", resp.StatusCode, err)
+	if code := postJSON(t, hs.URL+"/nope", "{}", nil); code != 404 {
+		t.Errorf("unknown path: %v", code)
 	}
 
 	// Hostile completions are scored errors, never applied.
@@ -652,7 +653,11 @@ func TestMetricsAndHealth(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("healthz: %v %v", resp, err)
 	}
+	health, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	if string(health) != `{"reward":"gate","status":"ok"}`+"\n" {
+		t.Errorf("healthz: %s", health)
+	}
 	resp, err = http.Get(hs.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -724,6 +729,17 @@ func TestFailuresInsideScoring(t *testing.T) {
 	}
 	if code := postJSON(t, hs.URL+"/v1/reward", req("panic"), nil); code != http.StatusInternalServerError {
 		t.Errorf("panic: status %d, want 500", code)
+	}
+	// The client learns which item failed, not the panic or its stack.
+	raw, _ := json.Marshal(req("panic"))
+	resp, err := http.Post(hs.URL+"/v1/reward", "application/json", bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "internal error scoring item 1") || strings.Contains(string(body), "nil map") || strings.Contains(string(body), "goroutine") {
+		t.Errorf("panic: body %s", body)
 	}
 	if code := postJSON(t, hs.URL+"/v1/reward", req("judge"), nil); code != http.StatusBadGateway {
 		t.Errorf("judge failure: status %d, want 502", code)
