@@ -32,7 +32,7 @@ func checkClaims(rep *Report) []Claim {
 		}
 		// Online KTO is the best of the algorithms.
 		if st := rep.study("algorithms"); st != nil {
-			best, bestKey, okto := "", "", 0.0
+			best, bestKey, okto, ties := "", "", 0.0, 0
 			bestV := -1.0
 			for _, t := range st.Tables {
 				if t.Split != split {
@@ -46,14 +46,24 @@ func checkClaims(rep *Report) []Claim {
 					if r.Key == "okto" {
 						okto = c.Mean
 					}
-					if c.Mean > bestV {
-						best, bestKey, bestV = r.Label, r.Key, c.Mean
+					switch {
+					case c.Mean > bestV:
+						best, bestKey, bestV, ties = r.Label, r.Key, c.Mean, 0
+					case c.Mean == bestV:
+						ties++
+						if r.Key == "okto" {
+							best, bestKey = r.Label, r.Key
+						}
 					}
 				}
 			}
 			if bestKey != "" {
-				add("online KTO is the best of the compared algorithms", bestKey == "okto",
-					"best total EX: %s %.1f; online KTO %.1f", best, bestV, okto)
+				tie := ""
+				if ties > 0 {
+					tie = fmt.Sprintf(" (tied with %d other(s): not a win)", ties)
+				}
+				add("online KTO is the best of the compared algorithms", bestKey == "okto" && ties == 0,
+					"best total EX: %s %.1f%s; online KTO %.1f", best, bestV, tie, okto)
 			}
 		}
 		sft75, ok75 := get("sft75")

@@ -78,10 +78,10 @@ func (f *fake) Do(ctx context.Context, j Job) (*Result, error) {
 			Levels: map[string]float64{"simple": 0.4 + 0.5*frac(1), "moderate": 0.2 + 0.5*frac(2), "challenging": 0.5 * frac(3)},
 			Counts: map[string]int{"simple": 6, "moderate": 3, "challenging": 1}}}, nil
 	case KindRL:
-		if j.ParentDir == "" {
+		if j.ParentOut == "" {
 			return nil, errors.New("rl without a parent")
 		}
-		if _, err := os.Stat(filepath.Join(j.ParentDir, ResultFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(j.ParentOut), ResultFile)); err != nil {
 			return nil, fmt.Errorf("rl before its parent finished: %w", err)
 		}
 		var log bytes.Buffer
@@ -93,7 +93,10 @@ func (f *fake) Do(ctx context.Context, j Job) (*Result, error) {
 			b, _ := json.Marshal(l)
 			log.Write(append(b, '\n'))
 		}
-		if err := os.WriteFile(filepath.Join(j.Dir, "train_log.jsonl"), log.Bytes(), 0o644); err != nil {
+		if err := os.MkdirAll(j.Out, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(j.Out, "train_log.jsonl"), log.Bytes(), 0o644); err != nil {
 			return nil, err
 		}
 		return &Result{Steps: int64(j.Config.RL.Steps), Seconds: float64(10 + u%50)}, nil

@@ -58,7 +58,7 @@ func Quick() Preset {
 //	eval 13 models x 100 questions greedy (~0.1 s each)      ~ 2 min
 //	per seed ~ 28 min (+ in-run evaluations ~ 4 min)          ~ 32 min
 //	3 seeds                                                   ~ 96 min, under 2 h
-var Full = func() Preset {
+func Full() Preset {
 	return Preset{
 		Name: "full",
 		SFT: SFTConfig{Preset: "tiny", Vocab: 2048, Epochs: 4, Batch: 16, LR: 2e-3,

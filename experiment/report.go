@@ -170,7 +170,7 @@ func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, 
 			if results[r.ID] == nil {
 				continue
 			}
-			c, err := readCurve(filepath.Join(runsDir, r.ID, "train_log.jsonl"))
+			c, err := readCurve(filepath.Join(runsDir, r.ID, OutDir, "train_log.jsonl"))
 			if err != nil {
 				continue
 			}
@@ -195,7 +195,7 @@ func cells(a Arm, split string, results map[string]*Result) map[string]Stat {
 		for _, l := range Levels {
 			if l == "total" {
 				vals[l] = append(vals[l], 100*sc.EX)
-			} else if _, ok := sc.Counts[l]; ok {
+			} else if sc.Counts[l] > 0 {
 				vals[l] = append(vals[l], 100*sc.Levels[l])
 			}
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 // Trainer does the work of one run: train (or resume training) an SFT or
-// RL run in j.Dir, or evaluate j.ParentDir's model. The package's Native
+// RL run in j.Out, or evaluate the model in j.ParentOut. The package's Native
 // trainer calls package train; tests use a fake that counts its calls.
 type Trainer interface {
 	Do(ctx context.Context, j Job) (*Result, error)
@@ -22,12 +22,14 @@ type Trainer interface {
 type Job struct {
 	Config Config
 	ID     string
-	// Dir is the run's directory (it holds config.json): a training run's
-	// Out, where its checkpoints and train_log.jsonl go.
-	Dir string
-	// ParentDir is the parent run's directory: RL's Init (its latest
+	// Dir is the run's directory (it holds config.json and result.json);
+	// Out, a directory in it, is a training run's output (checkpoints,
+	// train_log.jsonl), apart because a checkpoint's config.json is
+	// another file than the run's.
+	Dir, Out string
+	// ParentOut is the parent run's Out: RL's Init (its latest
 	// checkpoint), the model an evaluation scores.
-	ParentDir string
+	ParentOut string
 	// Bench is the benchmark's directory.
 	Bench    string
 	Threads  int
@@ -57,6 +59,8 @@ type Score struct {
 const (
 	ConfigFile = "config.json"
 	ResultFile = "result.json"
+	// OutDir is the trainer's directory in a run's.
+	OutDir = "train"
 )
 
 // Options configure Execute.
@@ -135,9 +139,9 @@ func Execute(ctx context.Context, o Options) (*Done, error) {
 		}
 		fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): running, %s into the experiment\n", k+1, len(pl.Runs), r.Name, r.ID, o.Now().Sub(start).Round(time.Second))
 		t0 := o.Now()
-		j := Job{Config: r.Config, ID: r.ID, Dir: dir, Bench: o.Bench, Threads: o.Threads, Progress: o.Progress}
+		j := Job{Config: r.Config, ID: r.ID, Dir: dir, Out: filepath.Join(dir, OutDir), Bench: o.Bench, Threads: o.Threads, Progress: o.Progress}
 		if r.Parent != nil {
-			j.ParentDir = filepath.Join(runs, r.Parent.ID)
+			j.ParentOut = filepath.Join(runs, r.Parent.ID, OutDir)
 		}
 		res, err := o.Trainer.Do(ctx, j)
 		if err != nil {
