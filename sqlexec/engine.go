@@ -246,6 +246,29 @@ type pool struct {
 	sem  chan struct{}
 	mu   sync.Mutex
 	idle []*conn
+	// abandoned counts connections whose query run gave up waiting for
+	// (SQLite did not stop in time); each holds its slot until SQLite
+	// returns. closed tells them to close their connection then, rather
+	// than put it back.
+	abandoned int
+	closed    bool
+}
+
+// release is how an abandoned query's connection leaves the pool once
+// SQLite has returned: back to idle, or closed if the engine was closed
+// meanwhile (Close does not wait for abandoned queries).
+func (p *pool) release(c *conn) {
+	p.mu.Lock()
+	p.abandoned--
+	closed := p.closed
+	if !closed {
+		p.idle = append(p.idle, c)
+	}
+	p.mu.Unlock()
+	if closed {
+		c.close()
+	}
+	<-p.sem
 }
 
 func (e *SQLite) pool(db string) (*pool, error) {
@@ -396,9 +419,12 @@ func (e *SQLite) run(ctx context.Context, db, sql string, fn func([]string, []Va
 			if g != nil {
 				g.close()
 			}
+			p.mu.Lock()
+			p.abandoned++
+			p.mu.Unlock()
 			go func() {
 				<-done
-				p.put(c)
+				p.release(c)
 			}()
 			return nil, ctxError(ctx, "and SQLite did not stop within "+abandonAfter.String()+" (its connection stays busy until it does)")
 		}
@@ -536,7 +562,10 @@ func (c *conn) queryError(ctx context.Context, err error) error {
 	return &Error{Class: classify(msg), Msg: msg, Err: err}
 }
 
-// Close closes every pooled connection. Queries in flight finish first.
+// Close closes every pooled connection. Queries in flight finish first,
+// except those already abandoned at their deadline (run): SQLite may need
+// seconds to leave the step it is in, so their connections close themselves
+// when it does, and a process that exits after Close does not wait for them.
 func (e *SQLite) Close() error {
 	e.mu.Lock()
 	e.done = true
@@ -546,13 +575,25 @@ func (e *SQLite) Close() error {
 	e.mu.Unlock()
 	var errs []error
 	for _, p := range pools {
-		for range cap(p.sem) {
+		p.mu.Lock()
+		p.closed = true
+		p.mu.Unlock()
+		for n := 0; ; n++ {
+			p.mu.Lock()
+			need := cap(p.sem) - p.abandoned
+			p.mu.Unlock()
+			if n >= need {
+				break
+			}
 			p.sem <- struct{}{}
 		}
-		for _, c := range p.idle {
+		p.mu.Lock()
+		idle := p.idle
+		p.idle = nil
+		p.mu.Unlock()
+		for _, c := range idle {
 			errs = append(errs, c.close())
 		}
-		p.idle = nil
 	}
 	return errors.Join(errs...)
 }
