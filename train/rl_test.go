@@ -1,0 +1,351 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/reward"
+)
+
+var (
+	rlInitOnce sync.Once
+	rlInitDir  string
+	rlInitErr  error
+)
+
+// rlData is the tiny bench with its holdout, in the format of rlInit.
+func rlData(t *testing.T) *Data {
+	d := loadTiny(t)
+	if len(d.Holdout) == 0 {
+		t.Fatal("tiny bench: no holdout")
+	}
+	return d
+}
+
+// rlInit is a tiny SFT run (a few steps) that RL tests start from.
+func rlInit(t *testing.T) string {
+	t.Helper()
+	d := rlData(t)
+	rlInitOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "sqlrl-rl-init")
+		if err != nil {
+			rlInitErr = err
+			return
+		}
+		o := tinyOptions(dir)
+		o.MaxSteps = 6
+		_, rlInitErr = SFT(context.Background(), d, o)
+		rlInitDir = dir
+	})
+	if rlInitErr != nil {
+		t.Fatal(rlInitErr)
+	}
+	return rlInitDir
+}
+
+func rlStack(t *testing.T) *reward.Stack {
+	b, err := dataset.Load(tinyBench(t), "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := reward.NewSQLiteStack(reward.StackOptions{DBRoot: b.DBRoot, Reward: reward.Config{Kind: reward.KindArctic}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func rlOptions(t *testing.T, algo, out string, src RewardSource) RLOptions {
+	return RLOptions{
+		LoopOptions: LoopOptions{Out: out, Init: rlInit(t), Seed: 3, LR: 1e-3, SaveEvery: 2, EvalEvery: -1},
+		Algo:        algo, Online: true, Steps: 3, Prompts: 2, K: 2, MaxTokens: 12, Reward: src, RewardName: "arctic",
+	}
+}
+
+func weightsOf(t *testing.T, dir string) []float32 {
+	p, err := policy.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Model.Params
+}
+
+// TestRLOnlineAlgos runs a few online steps of every algorithm: the loss
+// is finite, the weights move from the Init checkpoint's, the metrics are
+// logged.
+func TestRLOnlineAlgos(t *testing.T) {
+	d := rlData(t)
+	// the real reward plus a part that varies among the samples of this
+	// barely trained policy, so that every algorithm has pairs and
+	// advantages to learn from
+	src := parityReward{rlStack(t)}
+	init := weightsOf(t, rlInit(t))
+	for _, algo := range Algos {
+		t.Run(algo, func(t *testing.T) {
+			out := t.TempDir()
+			o := rlOptions(t, algo, out, src)
+			if algo == AlgoPPO || algo == AlgoGRPO {
+				o.Epochs = 2
+			}
+			res, err := RL(context.Background(), d, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.State.Step != 3 || math.IsNaN(res.State.Loss) || math.IsInf(res.State.Loss, 0) {
+				t.Fatalf("state %+v", res.State)
+			}
+			if slices.Equal(init, weightsOf(t, out)) {
+				t.Error("the weights did not move")
+			}
+			lines := readLogLines(t, out)
+			if len(lines) != 3 {
+				t.Fatalf("%d log lines", len(lines))
+			}
+			for _, m := range []string{"reward_mean", "share_correct", "kl_ref", "tokens", "sample_s", "reward_s", "score_s", "update_s"} {
+				if _, ok := lines[0].Metrics[m]; !ok {
+					t.Errorf("metric %s missing: %v", m, lines[0].Metrics)
+				}
+			}
+			if algo == AlgoKTO {
+				if _, ok := lines[0].Metrics["share_desirable"]; !ok {
+					t.Errorf("share_desirable missing")
+				}
+			}
+			if algo == AlgoPPO {
+				if _, err := policy.LoadValueHead(out, 32); err != nil {
+					t.Errorf("value head not saved: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestRLResumesExactly kills a run after step 3 (last checkpoint at 2)
+// and resumes it: the same losses and the same final weights as a run
+// straight through. PPO with 2 epochs also resumes between the epochs of
+// one batch of samples.
+func TestRLResumesExactly(t *testing.T) {
+	d := rlData(t)
+	src := rlStack(t)
+	for _, algo := range []string{AlgoKTO, AlgoPPO} {
+		t.Run(algo, func(t *testing.T) {
+			straight, killed := t.TempDir(), t.TempDir()
+			o := rlOptions(t, algo, straight, src)
+			o.Steps = 5
+			if algo == AlgoPPO {
+				o.Epochs = 2
+			}
+			if _, err := RL(context.Background(), d, o); err != nil {
+				t.Fatal(err)
+			}
+			o.Out, o.StopAfter = killed, 3
+			if _, err := RL(context.Background(), d, o); !errors.Is(err, ErrStopped) {
+				t.Fatalf("stopped run: %v", err)
+			}
+			o.StopAfter = 0
+			if _, err := RL(context.Background(), d, o); err != nil {
+				t.Fatal(err)
+			}
+			want, got := readLog(t, straight), readLog(t, killed)
+			for step, l := range want {
+				if got[step] != l {
+					t.Errorf("step %d: loss %v, straight %v", step, got[step], l)
+				}
+			}
+			if !slices.Equal(weightsOf(t, straight), weightsOf(t, killed)) {
+				t.Error("the resumed run ends with other weights")
+			}
+			if algo == AlgoPPO {
+				a, _ := os.ReadFile(filepath.Join(straight, "latest"))
+				h1, err1 := policy.LoadValueHead(straight, 32)
+				h2, err2 := policy.LoadValueHead(killed, 32)
+				if err1 != nil || err2 != nil || !slices.Equal(h1.Params, h2.Params) {
+					t.Errorf("value heads differ (%s): %v %v", a, err1, err2)
+				}
+			}
+		})
+	}
+}
+
+// TestSampledLogProbsAreScored: the log-probability Generate reports for
+// an unguided sample at temperature 1 is the one the Scorer gives the
+// sequence RL builds from it, which is what makes the online losses
+// on-policy.
+func TestSampledLogProbsAreScored(t *testing.T) {
+	d := rlData(t)
+	pol, err := policy.Load(rlInit(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := d.RLPrompts(context.Background(), RLOnHoldout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &rlBase{d: d, o: RLOptions{MaxTokens: 20}, pool: pool[:3], ref: pol, logf: t.Logf}
+	if err := b.start(pol); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{pool[0].Text, pool[1].Text, pool[2].Text}
+	comps, _, err := pol.Generate(context.Background(), texts, policy.SampleOptions{N: 3, Temperature: 1, TopP: 1, MaxTokens: 20, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := &rollout{K: 3}
+	var want []float64
+	for i := range comps {
+		for _, c := range comps[i] {
+			toks := slices.Clone(c.Tokens)
+			if c.Finish == "stop" {
+				toks = append(toks, pol.Tok.EOT())
+			}
+			ro.Samples = append(ro.Samples, sample{Prompt: i, Tokens: toks})
+			want = append(want, c.LogProb)
+		}
+	}
+	lps, err := b.sc.LogProbs(b.seqs(ro))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, lp := range lps {
+		// float32 activations, summed over up to 21 tokens
+		tol := 1e-4 * float64(lp.Tokens) * math.Max(1, math.Abs(want[i]))
+		if math.Abs(lp.Sum-want[i]) > tol {
+			t.Errorf("sample %d: scored %v, sampled %v", i, lp.Sum, want[i])
+		}
+	}
+}
+
+// parityReward adds 0.5 to the inner reward of completions of odd length.
+type parityReward struct{ in RewardSource }
+
+func (p parityReward) ScoreGroup(ctx context.Context, s reward.Sample, cs []string) ([]reward.Score, error) {
+	out, err := p.in.ScoreGroup(ctx, s, cs)
+	for i := range out {
+		out[i].Value += 0.5 * float64(len(cs[i])%2)
+	}
+	return out, err
+}
+
+// prefixReward is a deterministic toy reward: 1 when the completion starts
+// with one of prefixes.
+type prefixReward struct{ prefixes []string }
+
+func (p prefixReward) ScoreGroup(_ context.Context, _ reward.Sample, cs []string) ([]reward.Score, error) {
+	out := make([]reward.Score, len(cs))
+	for i, c := range cs {
+		for _, pre := range p.prefixes {
+			if strings.HasPrefix(c, pre) {
+				out[i] = reward.Score{Value: 1, Class: "correct"}
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// sampledReward is the mean reward of 8 seeded samples of the policy in
+// dir for every text.
+func sampledReward(t *testing.T, dir string, texts []string, r prefixReward) float64 {
+	pol, err := policy.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comps, _, err := pol.Generate(context.Background(), texts, policy.SampleOptions{N: 8, Temperature: 1, TopP: 1, MaxTokens: 3, Seed: 99})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	var n int
+	for _, cs := range comps {
+		var texts []string
+		for _, c := range cs {
+			texts = append(texts, c.Text)
+		}
+		sc, _ := r.ScoreGroup(context.Background(), reward.Sample{}, texts)
+		for _, s := range sc {
+			sum += s.Value
+			n++
+		}
+	}
+	return sum / float64(n)
+}
+
+// TestRLLearnsToyReward: with a reward that is 1 when the completion
+// starts with one of the first tokens the SFT policy writes about a
+// quarter of the time, online KTO and RLOO raise the mean reward of the
+// policy's samples clearly within a few steps.
+func TestRLLearnsToyReward(t *testing.T) {
+	d := rlData(t)
+	init := rlInit(t)
+	pool, err := d.RLPrompts(context.Background(), RLOnHoldout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, p := range pool {
+		texts = append(texts, p.Text)
+	}
+	pol, err := policy.Load(init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comps, _, err := pol.Generate(context.Background(), texts, policy.SampleOptions{N: 16, Temperature: 1, TopP: 1, MaxTokens: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	total := 0
+	for _, cs := range comps {
+		for _, c := range cs {
+			if len(c.Tokens) > 0 {
+				count[pol.Tok.Decode(c.Tokens[:1])]++
+				total++
+			}
+		}
+	}
+	pieces := make([]string, 0, len(count))
+	for p := range count {
+		pieces = append(pieces, p)
+	}
+	slices.SortFunc(pieces, func(a, b string) int {
+		if count[a] != count[b] {
+			return count[b] - count[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var target prefixReward
+	for mass := 0; mass*4 < total && len(pieces) > 0; pieces = pieces[1:] {
+		if strings.TrimSpace(pieces[0]) == "" {
+			continue
+		}
+		target.prefixes = append(target.prefixes, pieces[0])
+		mass += count[pieces[0]]
+	}
+	before := sampledReward(t, init, texts, target)
+	t.Logf("target first pieces %q: mean reward %.3f", target.prefixes, before)
+	for _, algo := range []string{AlgoKTO, AlgoRLOO} {
+		t.Run(algo, func(t *testing.T) {
+			out := t.TempDir()
+			o := rlOptions(t, algo, out, target)
+			o.Steps, o.Prompts, o.K, o.MaxTokens, o.LR, o.Warmup = 30, 4, 8, 3, 1e-2, 1
+			if _, err := RL(context.Background(), d, o); err != nil {
+				t.Fatal(err)
+			}
+			after := sampledReward(t, out, texts, target)
+			t.Logf("%s: mean reward %.3f -> %.3f", algo, before, after)
+			if after < before+0.2 {
+				t.Errorf("%s did not learn: mean reward %.3f -> %.3f", algo, before, after)
+			}
+		})
+	}
+}
