@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/train"
+)
+
+const rlHelp = `Reinforcement learning from execution feedback after SFT, as the OKTO
+recipe does it: SFT on 75%% of the train split (sqlrl train sft), then RL on
+the 25%% holdout SFT never saw, its prompts augmented x4 by shuffling the
+order of the schema's tables (-augment 4), with a hybrid reward (the
+executor gates, a judge grades the rest out of 50: -reward gate).
+
+BENCH_DIR is the benchmark the -init run trained on; its train split is cut
+as SFT cut it (the split's seed and fraction are read from the -init
+checkpoint), and RL draws its prompts from the holdout (-rl-on holdout) or
+from SFT's own questions (-rl-on train: the study of RL on data SFT already
+saw; with 'train sft -sft-fraction 1' the only choice).
+
+Online (the default), each step samples -k completions for each of -prompts
+prompts from the CURRENT policy, unguided at temperature 1 (so the
+log-probabilities the loss uses are those of the distribution that sampled;
+dev evaluation stays schema-guided), scores them (-reward; -reward-url asks
+a running 'sqlrl reward serve' instead), and updates:
+  kto   desirable iff reward >= the reward's correct level; z0 from samples
+        scored under other prompts of the batch; lambdas balance the classes
+  dpo   best against worst sample of each prompt (beta)
+  orpo  the same pairs, odds ratio plus NLL, no reference
+  ppo   value head, GAE, clipped ratio, per-token KL penalty (-kl-coef)
+  rloo  REINFORCE with the leave-one-out baseline
+  grpo  group-normalised advantages, clipped ratio, k3 KL (-kl-coef)
+The reference is the -init checkpoint, frozen. The progress line shows the
+reward mean, the share correct (and desirable), the KL to the reference and
+the time split of a step (sample_s, reward_s, score_s, update_s).
+
+Offline (-online=false -offline FILE; kto, dpo, orpo): the same losses on a
+rollouts file (question_id, variant, completion, reward or label), whose
+prompts are rebuilt from BENCH_DIR with the same -augment. Make one from
+the SFT policy with -sample-only -out FILE (-k samples of every prompt).
+
+-reward exec is BIRD EX (1 match, else 0); judge, gate and sum are the
+reward package's kinds (any kind 'sqlrl reward serve --reward' accepts works
+too), with the judge flags of 'sqlrl reward serve'.
+
+-out receives checkpoints and train_log.jsonl; running again with the same
+-out resumes exactly (same samples, same losses); -restart starts over.`
+
+func init() {
+	for _, algo := range train.Algos {
+		register(&command{
+			name:    "train " + algo,
+			summary: rlSummary(algo),
+			usage:   "-init SFT_RUN -out DIR [flags] BENCH_DIR",
+			help:    fmt.Sprintf(rlHelp),
+			flags:   func(fs *flag.FlagSet) func(context.Context, []string) error { return rlFlags(fs, algo) },
+		})
+	}
+}
+
+func rlSummary(algo string) string {
+	switch algo {
+	case train.AlgoKTO:
+		return "RL after SFT with KTO, online on the holdout (the OKTO recipe) or offline"
+	case train.AlgoDPO:
+		return "RL after SFT with DPO (best vs worst of K samples), online or offline"
+	case train.AlgoORPO:
+		return "RL after SFT with ORPO (odds ratio, no reference), online or offline"
+	case train.AlgoPPO:
+		return "RL after SFT with PPO (value head, GAE, KL penalty)"
+	case train.AlgoRLOO:
+		return "RL after SFT with REINFORCE leave-one-out"
+	}
+	return "RL after SFT with GRPO (group-normalised advantages)"
+}
+
+// rewardKind maps -reward to the reward package's kind.
+func rewardKind(name string) (string, error) {
+	if name == "exec" {
+		return reward.KindEX, nil
+	}
+	if validKind(name) {
+		return name, nil
+	}
+	return "", usagef("-reward %q: want exec, judge, gate, sum (or one of %s)", name, strings.Join(reward.Kinds(), ", "))
+}
+
+// correctLevel is the reward a correct completion gets under kind, the
+// default KTO threshold: 1 for every kind but a weighted sum, whose top is
+// its weights' sum (the execution part at 1, judge 50/50).
+func correctLevel(kind string, sub *flag.FlagSet) float64 {
+	if kind != reward.KindSum {
+		return 1
+	}
+	we, _ := strconv.ParseFloat(sub.Lookup("w-exec").Value.String(), 64)
+	wj, _ := strconv.ParseFloat(sub.Lookup("w-judge").Value.String(), 64)
+	return we + wj
+}
+
+func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) error {
+	out := fs.String("out", "", "run directory (with -sample-only: the rollouts file to write)")
+	initDir := fs.String("init", "", "the SFT run or checkpoint to start from (required); also the frozen reference")
+	online := fs.Bool("online", true, "sample from the current policy at every step (false: train on -offline; kto, dpo, orpo)")
+	offlineFile := fs.String("offline", "", "rollouts file for -online=false")
+	sampleOnly := fs.Bool("sample-only", false, "write a rollouts file of -k samples of every prompt from -init to -out, and stop")
+	rewardName := fs.String("reward", reward.KindGate, "reward: exec (BIRD EX), judge, gate (the recipe's hybrid), sum")
+	rewardURL := fs.String("reward-url", "", "score with a running 'sqlrl reward serve' at this URL instead of in process")
+	augment := fs.Int("augment", 1, "prompts per question: 1 = original schema order, 4 = the recipe's x4 table shuffles")
+	rlOn := fs.String("rl-on", train.RLOnHoldout, "RL prompts: holdout (questions SFT left out) or train (SFT's own)")
+	k := fs.Int("k", 4, "samples per prompt")
+	prompts := fs.Int("prompts", 8, "prompts per step")
+	steps := fs.Int("steps", 100, "optimizer steps")
+	lr := fs.Float64("lr", 2e-5, "peak learning rate")
+	warmup := fs.Int("warmup", 0, "warmup steps (0: 5% of the run)")
+	wd := fs.Float64("weight-decay", 0.1, "AdamW weight decay")
+	clip := fs.Float64("clip", 1, "gradient norm clip")
+	beta := fs.Float64("beta", 0.1, "KTO/DPO beta")
+	orpoLambda := fs.Float64("orpo-lambda", 0.1, "ORPO odds-ratio weight")
+	klCoef := fs.Float64("kl-coef", 0, "KL-to-reference coefficient: PPO per-token penalty (default 0.05), GRPO k3 (0.04), RLOO reward shaping (0); negative: none")
+	ktoThreshold := fs.Float64("kto-threshold", 0, "reward at or above which a sample is desirable (default: the reward's correct level)")
+	clipEps := fs.Float64("clip-eps", 0.2, "PPO/GRPO ratio clip")
+	epochs := fs.Int("epochs", 1, "PPO/GRPO updates per batch of samples")
+	gamma := fs.Float64("gamma", 1, "PPO discount")
+	gaeLambda := fs.Float64("gae-lambda", 0.95, "PPO GAE lambda")
+	valueLR := fs.Float64("value-lr", 1e-3, "PPO value head learning rate")
+	temp := fs.Float64("temperature", 1, "sampling temperature (1: on-policy)")
+	maxTokens := fs.Int("max-tokens", 128, "completion budget of a sample")
+	seed := fs.Uint64("seed", 1, "seed of prompt draws and sampling")
+	saveEvery := fs.Int("save-every", 50, "checkpoint every N steps")
+	keep := fs.Int("keep", 2, "checkpoints kept")
+	evalEvery := fs.Int("eval-every", 0, "dev evaluation every N steps (0: at the end only; -1: never)")
+	evalN := fs.Int("eval-n", 100, "dev questions per evaluation (0: all)")
+	noGuide := fs.Bool("no-guide", false, "decode dev questions without the schema guide")
+	restart := fs.Bool("restart", false, "start over even if -out holds a checkpoint")
+	threads := fs.Int("threads", 2, "threads")
+	frac := fs.Float64("sft-fraction", 0, "SFT share of the train split (default: the -init run's)")
+	splitSeed := fs.Uint64("split-seed", 0, "seed of the SFT/holdout split (default: the -init run's)")
+	trainSplit := fs.String("train-split", "train", "benchmark split SFT trained on")
+	devSplit := fs.String("dev-split", "dev", "benchmark split to evaluate on ('-': none)")
+	rolloutsOut := fs.String("rollouts-out", "", "also append every scored sample of an online run to this rollouts file")
+	quiet := fs.Bool("q", false, "no progress on stderr")
+	// the reward's own flags are 'sqlrl reward serve''s (stackFlags); the
+	// benchmark and the kind come from BENCH_DIR and -reward
+	sub := flag.NewFlagSet("reward", flag.ContinueOnError)
+	stack := stackFlags(sub)
+	sub.VisitAll(func(f *flag.Flag) {
+		switch f.Name {
+		case "data", "split", "db-root", "reward":
+			return
+		}
+		fs.Var(f.Value, f.Name, f.Usage)
+	})
+	return func(ctx context.Context, args []string) error {
+		if len(args) != 1 {
+			return usagef("want one BENCH_DIR argument, got %d", len(args))
+		}
+		if *out == "" || *initDir == "" {
+			return usagef("-init and -out are required")
+		}
+		kind, err := rewardKind(*rewardName)
+		if err != nil {
+			return err
+		}
+		if !*online && *offlineFile == "" {
+			return usagef("-online=false needs -offline FILE")
+		}
+		if err := checkSplit(args[0], *trainSplit); err != nil {
+			return err
+		}
+		info, err := initInfo(*initDir)
+		if err != nil {
+			return err
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		// the split SFT trained on: RL on its holdout must cut the same
+		fraction, sseed, err := initSplit(info, set["sft-fraction"], *frac, set["split-seed"], *splitSeed)
+		if err != nil {
+			return err
+		}
+		if d := info.Notes["data"]; d != "" && filepath.Clean(d) != filepath.Clean(args[0]) {
+			fmt.Fprintf(os.Stderr, "warning: -init trained on %s, RL reads %s\n", d, args[0])
+		}
+		data, err := train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: *trainSplit, SFTFraction: fraction, Seed: sseed,
+			DevSplit: *devSplit, Format: info.Prompt, HoldoutAugment: *augment})
+		if err != nil {
+			return err
+		}
+		defer data.Close()
+		o := train.RLOptions{
+			LoopOptions: train.LoopOptions{Out: *out, Init: *initDir, Seed: *seed, LR: *lr, Warmup: *warmup, WeightDecay: *wd, Clip: *clip,
+				SaveEvery: *saveEvery, Keep: *keep, EvalEvery: *evalEvery, EvalN: *evalN, NoGuide: *noGuide, Restart: *restart, Threads: *threads, LogEvery: 1},
+			Algo: algo, Online: *online, OfflineFile: *offlineFile, Steps: *steps, Prompts: *prompts, K: *k, Temperature: *temp,
+			MaxTokens: *maxTokens, RLOn: *rlOn, Beta: *beta, ORPOLambda: *orpoLambda, KLCoef: *klCoef, KTOThreshold: *ktoThreshold,
+			ClipEps: *clipEps, Epochs: *epochs, Gamma: *gamma, Lambda: *gaeLambda, ValueLR: *valueLR, RolloutsOut: *rolloutsOut,
+			CorrectLevel: correctLevel(kind, sub),
+		}
+		if !*quiet {
+			o.Progress = os.Stderr
+		}
+		if *online || *sampleOnly {
+			if *rewardURL != "" {
+				o.Reward, o.RewardName = train.NewRemoteReward(*rewardURL), "remote:"+*rewardURL
+			} else {
+				for name, v := range map[string]string{"data": args[0], "split": *trainSplit, "reward": kind} {
+					if err := sub.Set(name, v); err != nil {
+						return err
+					}
+				}
+				so, _, name, err := stack()
+				if err != nil {
+					return err
+				}
+				st, err := reward.NewSQLiteStack(so)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				o.Reward, o.RewardName = st, name
+			}
+		}
+		start := time.Now()
+		if *sampleOnly {
+			n, err := train.SampleRollouts(ctx, data, o, *out)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("wrote %d samples to %s (%s)\n", n, *out, time.Since(start).Round(time.Second))
+			return nil
+		}
+		res, err := train.RL(ctx, data, o)
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted; run again with the same -out to resume from the last checkpoint")
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Printf("trained %s: step %d, loss %.4f, %d tokens, %.0fs training (%s wall)\n", res.Checkpoint, res.State.Step,
+			res.State.Loss, res.State.Tokens, res.State.ElapsedSec, time.Since(start).Round(time.Second))
+		if res.LastEval != nil {
+			fmt.Println(res.LastEval)
+		}
+		return nil
+	}
+}
+
+// initInfo reads the -init checkpoint's config (its prompt format and the
+// notes of the data it trained on).
+func initInfo(dir string) (*policy.Info, error) {
+	ck, err := policy.Resolve(dir)
+	if err != nil {
+		return nil, fmt.Errorf("-init: %w", err)
+	}
+	b, err := os.ReadFile(filepath.Join(ck, policy.FileConfig))
+	if err != nil {
+		return nil, fmt.Errorf("-init: %w", err)
+	}
+	var info policy.Info
+	if err := json.Unmarshal(b, &info); err != nil {
+		return nil, fmt.Errorf("-init %s: %w", ck, err)
+	}
+	return &info, nil
+}
+
+// initSplit returns the SFT fraction and split seed RL must cut the train
+// split with: the -init run's, which a flag may repeat but not change
+// (the holdout would then hold questions SFT trained on).
+func initSplit(info *policy.Info, fracSet bool, frac float64, seedSet bool, seed uint64) (float64, uint64, error) {
+	f, s := dataset.DefaultSFTFraction, uint64(1)
+	if v, ok := info.Notes["sft_fraction"]; ok {
+		if x, err := strconv.ParseFloat(v, 64); err == nil {
+			f = x
+		}
+		if fracSet && frac != f {
+			return 0, 0, usagef("-sft-fraction %v: the -init run trained on a %v share; RL must cut the split as SFT did", frac, f)
+		}
+	} else if fracSet {
+		f = frac
+	}
+	if v, ok := info.Notes["split_seed"]; ok {
+		if x, err := strconv.ParseUint(v, 10, 64); err == nil {
+			s = x
+		}
+		if seedSet && seed != s {
+			return 0, 0, usagef("-split-seed %d: the -init run's split seed is %d; RL must cut the split as SFT did", seed, s)
+		}
+	} else if seedSet {
+		s = seed
+	}
+	return f, s, nil
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/bench"
+)
+
+// TestTrainRLCommands trains a tiny SFT run on the generator's tiny
+// benchmark, then online KTO from it, writes a rollouts file with
+// -sample-only and trains offline DPO on it; and checks that bad input
+// stops before any work with a message that names the problem.
+func TestTrainRLCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	dir := t.TempDir()
+	b := filepath.Join(dir, "bench")
+	if _, err := bench.Generate(context.Background(), bench.Options{Preset: "tiny", Seed: 1, Out: b}); err != nil {
+		t.Fatal(err)
+	}
+	sft := func(out string, extra ...string) {
+		args := append([]string{"train", "sft", "-q", "-out", out, "-preset", "tiny", "-dim", "32", "-layers", "1", "-heads", "2",
+			"-vocab", "400", "-max-steps", "2", "-eval-every", "-1", "-threads", "1"}, extra...)
+		if _, stderr, code := sqlrl(t, append(args, b)...); code != 0 {
+			t.Fatalf("sft: exit %d: %s", code, stderr)
+		}
+	}
+	init, init100 := filepath.Join(dir, "sft"), filepath.Join(dir, "sft100")
+	sft(init)
+	sft(init100, "-sft-fraction", "1")
+	small := []string{"-steps", "2", "-prompts", "2", "-k", "2", "-max-tokens", "8", "-eval-every", "-1", "-threads", "1", "-q"}
+	rl := func(algo string, args ...string) (string, int) {
+		_, stderr, code := sqlrl(t, append(append(append([]string{"train", algo}, small...), args...), b)...)
+		return stderr, code
+	}
+	if stderr, code := rl("kto", "-init", init, "-out", filepath.Join(dir, "kto"), "-reward", "exec", "-augment", "4"); code != 0 {
+		t.Fatalf("kto: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kto", "train_log.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	roll := filepath.Join(dir, "rollouts.jsonl")
+	if stderr, code := rl("kto", "-init", init, "-out", roll, "-sample-only"); code != 0 {
+		t.Fatalf("sample-only: exit %d: %s", code, stderr)
+	}
+	if stderr, code := rl("dpo", "-init", init, "-out", filepath.Join(dir, "dpo"), "-online=false", "-offline", roll); code != 0 {
+		t.Fatalf("offline dpo: exit %d: %s", code, stderr)
+	}
+	if stderr, code := rl("grpo", "-init", init100, "-out", filepath.Join(dir, "grpo"), "-rl-on", "train", "-reward", "gate"); code != 0 {
+		t.Fatalf("grpo on train after SFT-100: exit %d: %s", code, stderr)
+	}
+
+	down := httptest.NewServer(nil)
+	downURL := down.URL
+	down.Close()
+	for _, c := range []struct {
+		name string
+		algo string
+		args []string
+		want string
+	}{
+		{"empty holdout", "kto", []string{"-init", init100}, "no holdout questions: -sft-fraction 1 leaves none; use -rl-on train"},
+		{"another split", "kto", []string{"-init", init, "-sft-fraction", "0.5"}, "RL must cut the split as SFT did"},
+		{"reward server down", "kto", []string{"-init", init, "-reward-url", downURL}, "is not answering"},
+		{"offline ppo", "ppo", []string{"-init", init, "-online=false", "-offline", roll}, "online only"},
+		{"unknown reward", "kto", []string{"-init", init, "-reward", "vibes"}, `-reward "vibes"`},
+		{"no init", "kto", nil, "-init and -out are required"},
+		{"init not a checkpoint", "kto", []string{"-init", dir}, "-init"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			stderr, code := rl(c.algo, append(c.args, "-out", out)...)
+			if code == 0 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want %q", code, stderr, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(out, "latest")); err == nil {
+				t.Error("a checkpoint was written")
+			}
+		})
+	}
+}
