@@ -1,7 +1,10 @@
 // Package modelserver serves the native policy behind OpenAI's API, so that
 // any OpenAI client (and any tool built on one) uses it with only its base
 // URL changed. Package policy keeps the model and its decoding; this
-// package keeps the wire protocol.
+// package keeps the wire protocol, and httpserve (shared with the reward
+// server) the limits: a body cap, a bound on concurrent requests, a
+// per-request deadline whose passing frees the request's decoding slots,
+// request metrics on /metrics, and a graceful shutdown.
 package modelserver
 
 import (
@@ -11,11 +14,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/sqlrl/sqlrl/httpserve"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlparse"
@@ -35,12 +41,31 @@ type Server struct {
 	MaxTokens int
 	// Slots is how many sequences are decoded at once (default 32).
 	Slots int
+	// MaxBodyBytes caps a request body (default 16 MiB); larger: 413.
+	MaxBodyBytes int64
+	// RequestTimeout bounds one request (default 5 minutes, under the
+	// OpenAI clients' 10); past it the client gets a 504 and the
+	// request's completions leave the batch, freeing their slots.
+	RequestTimeout time.Duration
+	// MaxRequests bounds requests being answered at once (default
+	// httpserve.DefaultMaxConcurrent); more get a 503 with Retry-After.
+	MaxRequests int
+	// Log receives one line per failed request; nil discards.
+	Log *slog.Logger
 
 	once    sync.Once
 	batcher *policy.Batcher
+	hinit   sync.Once
+	http    *httpserve.Server
 }
 
-// Close stops the server's decoding loop.
+// Defaults for the fields above.
+const (
+	DefaultMaxBodyBytes   = 16 << 20
+	DefaultRequestTimeout = 5 * time.Minute
+)
+
+// Close stops the server's decoding loop; requests still decoding fail.
 func (s *Server) Close() {
 	s.once.Do(func() {})
 	if s.batcher != nil {
@@ -50,12 +75,45 @@ func (s *Server) Close() {
 
 // Handler returns the HTTP handler.
 func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/models", s.models)
-	mux.HandleFunc("POST /v1/completions", s.completions)
-	mux.HandleFunc("POST /v1/chat/completions", s.chat)
-	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) })
-	return mux
+	return s.server().Handler()
+}
+
+// Serve answers requests on ln until ctx ends, then shuts down gracefully
+// (requests in flight get httpserve's ShutdownTimeout to finish) and stops
+// the decoding loop.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	defer s.Close()
+	return s.server().Serve(ctx, ln)
+}
+
+// server builds the HTTP side once, from the fields.
+func (s *Server) server() *httpserve.Server {
+	s.hinit.Do(func() {
+		body, timeout := s.MaxBodyBytes, s.RequestTimeout
+		if body <= 0 {
+			body = DefaultMaxBodyBytes
+		}
+		if timeout <= 0 {
+			timeout = DefaultRequestTimeout
+		}
+		h := httpserve.New(httpserve.Config{
+			Name:           "model server",
+			Namespace:      "sqlrl_model",
+			MaxBodyBytes:   body,
+			MaxConcurrent:  s.MaxRequests,
+			RequestTimeout: timeout,
+			TimeoutHint:    "retry, or ask for fewer completions or tokens",
+			ErrorBody:      errorBody,
+			Health:         map[string]string{"model": s.name()},
+			Log:            s.Log,
+		})
+		h.Handle(http.MethodGet, "/v1/models", "models", s.models)
+		h.Handle(http.MethodPost, "/v1/completions", "completions", s.completions)
+		h.Handle(http.MethodPost, "/v1/chat/completions", "chat", s.chat)
+		h.HandleRaw("/health", "health", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) }))
+		s.http = h
+	})
+	return s.http
 }
 
 type apiError struct {
@@ -65,18 +123,18 @@ type apiError struct {
 	Code    *string `json:"code"`
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
-
-func fail(w http.ResponseWriter, code int, format string, args ...any) {
+// errorBody is an error as OpenAI's API writes it, which its clients
+// parse into their exceptions.
+func errorBody(code int, msg string) any {
 	typ := "invalid_request_error"
 	if code >= 500 {
 		typ = "server_error"
 	}
-	writeJSON(w, code, map[string]apiError{"error": {Message: fmt.Sprintf(format, args...), Type: typ}})
+	return map[string]apiError{"error": {Message: msg, Type: typ}}
+}
+
+func badRequest(format string, args ...any) error {
+	return httpserve.Errorf(http.StatusBadRequest, format, args...)
 }
 
 func (s *Server) name() string {
@@ -86,10 +144,10 @@ func (s *Server) name() string {
 	return s.Name
 }
 
-func (s *Server) models(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, 200, map[string]any{"object": "list", "data": []map[string]any{
+func (s *Server) models(context.Context, *http.Request) (any, error) {
+	return map[string]any{"object": "list", "data": []map[string]any{
 		{"id": s.name(), "object": "model", "created": 0, "owned_by": "sqlrl"},
-	}})
+	}}, nil
 }
 
 // stringList reads a JSON string or list of strings (prompt, stop).
@@ -191,12 +249,25 @@ func (s *Server) guided(o *policy.SampleOptions, q sampling, prompts []string) {
 	}
 }
 
+// generate decodes prompts in the shared batch. The request's end (its
+// deadline, its client leaving) is returned as is, for httpserve to answer
+// 504 or nothing; a closed batcher is a 503; anything else is the
+// request's fault (a prompt too long for the model): 400.
 func (s *Server) generate(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
 	s.once.Do(func() { s.batcher = s.Policy.NewBatcher(s.Slots) })
 	if s.batcher == nil {
-		return nil, policy.Stats{}, policy.ErrClosed
+		return nil, policy.Stats{}, httpserve.Errorf(http.StatusServiceUnavailable, "the model server is shutting down")
 	}
-	return s.batcher.Generate(ctx, prompts, o)
+	outs, st, err := s.batcher.Generate(ctx, prompts, o)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+	case errors.Is(err, policy.ErrClosed):
+		err = httpserve.Errorf(http.StatusServiceUnavailable, "the model server is shutting down")
+	default:
+		err = badRequest("%v", err)
+	}
+	return outs, st, err
 }
 
 func newID(prefix string) string {
@@ -209,29 +280,25 @@ func usage(st policy.Stats) map[string]int {
 	return map[string]int{"prompt_tokens": st.PromptTokens, "completion_tokens": st.CompletionTokens, "total_tokens": st.PromptTokens + st.CompletionTokens}
 }
 
-func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
+func (s *Server) completions(ctx context.Context, r *http.Request) (any, error) {
 	var q struct {
 		sampling
 		Prompt stringList `json:"prompt"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(&q); err != nil {
-		fail(w, 400, "bad request body: %v", err)
-		return
+	if err := httpserve.DecodeJSON(r.Body, &q); err != nil {
+		return nil, err
 	}
 	if len(q.Prompt) == 0 {
-		fail(w, 400, "prompt is required")
-		return
+		return nil, badRequest("prompt is required")
 	}
 	o, err := s.options(q.sampling)
 	if err != nil {
-		fail(w, 400, "%v", err)
-		return
+		return nil, badRequest("%v", err)
 	}
 	s.guided(&o, q.sampling, q.Prompt)
-	outs, st, err := s.generate(r.Context(), q.Prompt, o)
+	outs, st, err := s.generate(ctx, q.Prompt, o)
 	if err != nil {
-		fail(w, 400, "%v", err)
-		return
+		return nil, err
 	}
 	id, created := newID("cmpl-"), time.Now().Unix()
 	var choices []map[string]any
@@ -241,15 +308,14 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if q.Stream {
-		sse(w, func(send func(any)) {
+		return sse(func(send func(any)) {
 			for _, c := range choices {
 				send(map[string]any{"id": id, "object": "text_completion", "created": created, "model": s.name(), "choices": []any{c}})
 			}
-		})
-		return
+		}), nil
 	}
-	writeJSON(w, 200, map[string]any{"id": id, "object": "text_completion", "created": created, "model": s.name(),
-		"choices": choices, "usage": usage(st)})
+	return map[string]any{"id": id, "object": "text_completion", "created": created, "model": s.name(),
+		"choices": choices, "usage": usage(st)}, nil
 }
 
 // chatMessage accepts content as a string or a list of text parts.
@@ -279,43 +345,38 @@ func (m chatMessage) text() (string, error) {
 	return b.String(), nil
 }
 
-func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+func (s *Server) chat(ctx context.Context, r *http.Request) (any, error) {
 	var q struct {
 		sampling
 		Messages []chatMessage `json:"messages"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<20)).Decode(&q); err != nil {
-		fail(w, 400, "bad request body: %v", err)
-		return
+	if err := httpserve.DecodeJSON(r.Body, &q); err != nil {
+		return nil, err
 	}
 	if len(q.Messages) == 0 {
-		fail(w, 400, "messages is required")
-		return
+		return nil, badRequest("messages is required")
 	}
 	var msgs []prompt.Message
 	for _, m := range q.Messages {
 		t, err := m.text()
 		if err != nil {
-			fail(w, 400, "%v", err)
-			return
+			return nil, badRequest("%v", err)
 		}
 		msgs = append(msgs, prompt.Message{Role: m.Role, Content: t})
 	}
 	o, err := s.options(q.sampling)
 	if err != nil {
-		fail(w, 400, "%v", err)
-		return
+		return nil, badRequest("%v", err)
 	}
 	prompts := []string{s.Policy.Info.Prompt.ChatPrompt(msgs)}
 	s.guided(&o, q.sampling, prompts)
-	outs, st, err := s.generate(r.Context(), prompts, o)
+	outs, st, err := s.generate(ctx, prompts, o)
 	if err != nil {
-		fail(w, 400, "%v", err)
-		return
+		return nil, err
 	}
 	id, created := newID("chatcmpl-"), time.Now().Unix()
 	if q.Stream {
-		sse(w, func(send func(any)) {
+		return sse(func(send func(any)) {
 			for i, c := range outs[0] {
 				chunk := func(delta map[string]any, finish any) {
 					send(map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": s.name(),
@@ -325,21 +386,24 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 				chunk(map[string]any{"content": c.Text}, nil)
 				chunk(map[string]any{}, c.Finish)
 			}
-		})
-		return
+		}), nil
 	}
 	var choices []map[string]any
 	for i, c := range outs[0] {
 		choices = append(choices, map[string]any{"index": i, "message": map[string]any{"role": "assistant", "content": c.Text, "refusal": nil},
 			"logprobs": nil, "finish_reason": c.Finish})
 	}
-	writeJSON(w, 200, map[string]any{"id": id, "object": "chat.completion", "created": created, "model": s.name(),
-		"choices": choices, "usage": usage(st)})
+	return map[string]any{"id": id, "object": "chat.completion", "created": created, "model": s.name(),
+		"choices": choices, "usage": usage(st)}, nil
 }
 
-// sse writes server-sent events: each send is one "data:" event, then
-// "data: [DONE]".
-func sse(w http.ResponseWriter, body func(send func(any))) {
+// sse is a response of server-sent events: each send is one "data:"
+// event, then "data: [DONE]".
+func sse(body func(send func(any))) httpserve.Responder {
+	return httpserve.RespondFunc(func(w http.ResponseWriter) { writeSSE(w, body) })
+}
+
+func writeSSE(w http.ResponseWriter, body func(send func(any))) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(200)

@@ -2,7 +2,11 @@ package modelserver
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
@@ -163,5 +168,138 @@ func TestServerGuide(t *testing.T) {
 		if guide != "" && bad == 0 {
 			t.Errorf("unguided: all 6 completions happen to pass the guide: %v", v["choices"])
 		}
+	}
+}
+
+// TestLimits: the model server answers what goes wrong in OpenAI's error
+// shape (which its clients parse), under httpserve's limits: a body over
+// the cap is a 413, a request past its deadline a 504 that leaves no
+// slot taken (with one slot, the next request is decoded), and every
+// answer is counted on /metrics.
+func TestLimits(t *testing.T) {
+	pol := testPolicy(t)
+	// s has a deadline no request meets; ok decodes with one slot.
+	s := &Server{Policy: pol, Name: "m", Slots: 1, MaxBodyBytes: 256, RequestTimeout: time.Nanosecond}
+	ok := &Server{Policy: pol, Name: "m", Slots: 1, MaxBodyBytes: 256}
+	defer s.Close()
+	defer ok.Close()
+	hs, hok := httptest.NewServer(s.Handler()), httptest.NewServer(ok.Handler())
+	defer hs.Close()
+	defer hok.Close()
+	tests := []struct {
+		name, method, path, body string
+		late                     bool // sent to s
+		want                     int
+		typ, msg                 string
+	}{
+		{"oversize body", "POST", "/v1/completions", `{"prompt":"` + strings.Repeat("a", 300) + `"}`, false, 413, "invalid_request_error", "larger than 256 bytes"},
+		{"malformed", "POST", "/v1/chat/completions", `{"messages":`, false, 400, "invalid_request_error", "malformed JSON"},
+		{"bad option", "POST", "/v1/completions", `{"prompt":"a","n":0}`, false, 400, "invalid_request_error", "n must be"},
+		{"deadline", "POST", "/v1/completions", `{"prompt":"a","n":1,"max_tokens":50}`, true, 504, "server_error", "request took longer than 1ns"},
+		{"deadline, chat", "POST", "/v1/chat/completions", `{"messages":[{"role":"user","content":"q"}],"max_tokens":50}`, true, 504, "server_error", "fewer completions or tokens"},
+		{"wrong method", "GET", "/v1/completions", ``, false, 405, "invalid_request_error", "use POST"},
+		{"unknown path", "POST", "/v1/embeddings", `{}`, false, 404, "invalid_request_error", "no such endpoint"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			url := hok.URL
+			if tt.late {
+				url = hs.URL
+			}
+			req, _ := http.NewRequest(tt.method, url+tt.path, strings.NewReader(tt.body))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var v struct {
+				Error apiError `json:"error"`
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+				t.Fatalf("status %d, body not JSON: %v", resp.StatusCode, err)
+			}
+			if resp.StatusCode != tt.want || v.Error.Type != tt.typ || !strings.Contains(v.Error.Message, tt.msg) {
+				t.Errorf("status %d %+v, want %d %s %q", resp.StatusCode, v.Error, tt.want, tt.typ, tt.msg)
+			}
+		})
+	}
+	// Requests past their deadline leave the one slot free: the next
+	// request is decoded.
+	for range 20 { // some reach the batcher before it sees their deadline
+		post(t, hs.URL+"/v1/completions", `{"prompt":"a","n":1,"max_tokens":50}`)
+	}
+	if code, v := post(t, hok.URL+"/v1/completions", `{"prompt":"a","max_tokens":4}`); code != 200 {
+		t.Errorf("%d %v", code, v)
+	}
+
+	wantMetrics(t, hs.URL,
+		`sqlrl_model_requests_total{endpoint="completions",code="504"} 21`,
+		`sqlrl_model_requests_total{endpoint="chat",code="504"} 1`,
+		`sqlrl_model_request_duration_seconds_count{endpoint="completions"} 21`,
+		`sqlrl_model_requests_in_flight 0`)
+	wantMetrics(t, hok.URL,
+		`sqlrl_model_requests_total{endpoint="completions",code="200"} 1`,
+		`sqlrl_model_requests_total{endpoint="completions",code="400"} 1`,
+		`sqlrl_model_requests_total{endpoint="completions",code="405"} 1`,
+		`sqlrl_model_requests_total{endpoint="completions",code="413"} 1`,
+		`sqlrl_model_requests_total{endpoint="chat",code="400"} 1`,
+		`sqlrl_model_requests_total{endpoint="other",code="404"} 1`)
+}
+
+// wantMetrics checks that the server at url reports each series.
+func wantMetrics(t *testing.T, url string, series ...string) {
+	t.Helper()
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range series {
+		if !bytes.Contains(text, []byte(want)) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("%s", text)
+	}
+}
+
+// TestServeShutsDown: Serve answers until its context ends, then returns
+// cleanly with the decoding loop stopped (a request reaching the handler
+// afterwards is told the server is shutting down); /health and /healthz
+// answer while it runs.
+func TestServeShutsDown(t *testing.T) {
+	s := &Server{Policy: testPolicy(t), Name: "m"}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	url := "http://" + ln.Addr().String()
+	if code, v := post(t, url+"/v1/completions", `{"prompt":"a","max_tokens":4}`); code != 200 {
+		t.Fatalf("%d %v", code, v)
+	}
+	for path, want := range map[string]string{"/health": "ok\n", "/healthz": `{"model":"m","status":"ok"}` + "\n"} {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(b) != want {
+			t.Errorf("%s: %d %q", path, resp.StatusCode, b)
+		}
+	}
+	stop()
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, httptest.NewRequest("POST", "/v1/completions", strings.NewReader(`{"prompt":"a"}`)))
+	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "shutting down") {
+		t.Errorf("after shutdown: %d %s", w.Code, w.Body)
 	}
 }

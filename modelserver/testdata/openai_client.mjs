@@ -20,6 +20,14 @@ const comp = await client.completions.create({
 const stream = await client.chat.completions.create({
   model: "sqlrl-test", messages: [{ role: "user", content: "question: q" }], max_tokens: 8, stream: true,
 });
+// A refused request reaches the caller as the client's APIError, with our
+// status and message (the error body is OpenAI's shape).
+try {
+  await client.completions.create({ model: "sqlrl-test", prompt: "q", top_p: 0 });
+  throw new Error("top_p 0 was accepted");
+} catch (e) {
+  if (!(e instanceof OpenAI.APIError) || e.status !== 400 || !String(e.message).includes("top_p")) throw e;
+}
 let streamed = "";
 for await (const chunk of stream) streamed += chunk.choices[0]?.delta?.content ?? "";
 console.log("models:", models.data.map((m) => m.id).join(","));
