@@ -53,11 +53,12 @@ type HealthChecker interface {
 // RLOptions configure RL from execution feedback after SFT.
 //
 // LoopOptions.Init (the SFT run or checkpoint) is required: it starts the
-// policy and is the frozen reference. LR defaults to 2e-5: the small
-// presets train SFT at 2e-3 from scratch, and RL after SFT moves the same
-// weights by a signal ~100x noisier per token (one reward per completion);
-// at 1e-4 and above online KTO drifts (KL to the reference grows faster
-// than the reward), at 1e-5 30 steps barely move it.
+// policy and is the frozen reference. LR defaults to 2e-5, a hundredth
+// of SFT's peak (2e-3 from scratch): RL fine-tunes the SFT weights on one
+// scalar per completion, a far noisier signal than SFT's per-token
+// targets, and KL to the reference must stay small for KTO's implied
+// reward to mean anything. It is a starting point, not a tuned value: the
+// OKTO studies (package experiment) are where it gets measured.
 type RLOptions struct {
 	LoopOptions
 	// Algo is one of Algos.
@@ -110,7 +111,8 @@ type RLOptions struct {
 	RewardName string
 	// RolloutsOut, when set, receives every scored sample of an online
 	// run (export.ReadRollouts' format, plus step), which offline runs
-	// can train on.
+	// can train on. It is appended to: a resumed run repeats the samples
+	// of the steps after its checkpoint (the same ones, with their step).
 	RolloutsOut string
 }
 

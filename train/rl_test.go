@@ -132,8 +132,8 @@ func TestRLOnlineAlgos(t *testing.T) {
 
 // TestRLResumesExactly kills a run after step 3 (last checkpoint at 2)
 // and resumes it: the same losses and the same final weights as a run
-// straight through. PPO with 2 epochs also resumes between the epochs of
-// one batch of samples.
+// straight through. PPO with 2 epochs is killed after step 4 and resumes
+// from step 3, between the epochs of one batch of samples.
 func TestRLResumesExactly(t *testing.T) {
 	d := rlData(t)
 	src := rlStack(t)
@@ -142,13 +142,16 @@ func TestRLResumesExactly(t *testing.T) {
 			straight, killed := t.TempDir(), t.TempDir()
 			o := rlOptions(t, algo, straight, src)
 			o.Steps = 5
+			stop := 3
 			if algo == AlgoPPO {
-				o.Epochs = 2
+				// the checkpoint at step 3 falls between the two epochs
+				// on the samples of step 2: the resumed run reads them back
+				o.Epochs, o.SaveEvery, stop = 2, 3, 4
 			}
 			if _, err := RL(context.Background(), d, o); err != nil {
 				t.Fatal(err)
 			}
-			o.Out, o.StopAfter = killed, 3
+			o.Out, o.StopAfter = killed, stop
 			if _, err := RL(context.Background(), d, o); !errors.Is(err, ErrStopped) {
 				t.Fatalf("stopped run: %v", err)
 			}
