@@ -135,6 +135,7 @@ func loadBIRDQuestions(path string) (*Benchmark, error) {
 		return nil, err
 	}
 	b := &Benchmark{Layout: LayoutBIRD, Questions: path}
+	seen := map[int]int{} // question_id -> record
 	for i, raw := range recs {
 		var r birdRecord
 		if err := strictUnmarshal(raw, &r); err != nil {
@@ -159,6 +160,12 @@ func loadBIRDQuestions(path string) (*Benchmark, error) {
 		if err := CheckDBID(*r.DBID); err != nil {
 			return nil, fmt.Errorf("%s: record %d (question_id %d): %w", path, i, *r.QuestionID, err)
 		}
+		if first, dup := seen[*r.QuestionID]; dup {
+			// Predictions are matched to questions by question_id: with two
+			// records of one id, one of them would silently get none.
+			return nil, fmt.Errorf("%s: record %d: question_id %d appears twice (records %d and %d)", path, i, *r.QuestionID, first, i)
+		}
+		seen[*r.QuestionID] = i
 		switch r.Difficulty {
 		case "", "simple", "moderate", "challenging":
 		default:
@@ -300,12 +307,47 @@ func jsonErrorWithLine(data []byte, err error) error {
 
 // strictUnmarshal decodes and reports wrongly typed fields by name.
 func strictUnmarshal(raw []byte, v any) error {
+	if err := uniqueKeys(raw); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
 			return fmt.Errorf("field %s: want %s, got JSON %s", te.Field, te.Type, te.Value)
 		}
 		return err
+	}
+	return nil
+}
+
+// uniqueKeys refuses a JSON object with a repeated key at its top level.
+// encoding/json (like Python's json) keeps the last of two equal keys
+// without a word, so {"question_id": 1, "question_id": 2} would be read as
+// question 2, and whichever value a writer meant is lost unseen.
+func uniqueKeys(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil // not an object: the caller's decoding says what is wrong
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return fmt.Errorf("key %q appears twice in one object; only one value may be given", key)
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
 	}
 	return nil
 }

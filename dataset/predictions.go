@@ -183,6 +183,9 @@ func ReadGoldSQL(path string) ([]Example, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no gold queries: the file is empty or blank", path)
+	}
 	return out, nil
 }
 
@@ -236,7 +239,7 @@ func ReadJSONLPredictions(path string) ([]Prediction, error) {
 			continue
 		}
 		var r jsonlPrediction
-		if err := json.Unmarshal(b, &r); err != nil {
+		if err := strictUnmarshal(b, &r); err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
 		p := Prediction{DBID: r.DBID, Source: fmt.Sprintf("line %d", line)}

@@ -192,6 +192,7 @@ func TestRolloutErrors(t *testing.T) {
 		{"no id", `{"completion": "x", "reward": 1}`, "line 1: missing question_id"},
 		{"bad json", `{"question_id": `, "line 1:"},
 		{"bad label", `{"question_id": 0, "completion": "x", "label": "yes"}`, "line 1:"},
+		{"empty", "\n  ", "no rollouts"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

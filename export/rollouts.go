@@ -83,6 +83,10 @@ func ReadRollouts(ctx context.Context, path string) ([]Rollout, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if len(out) == 0 {
+		// Training on nothing would finish "successfully" with no signal.
+		return nil, fmt.Errorf("%s: no rollouts: the file is empty or blank", path)
+	}
 	return out, nil
 }
 
