@@ -40,7 +40,7 @@ every study end to end in about a minute on 2 cores: it tests the machinery,
 not the recipe. The default is sized for about 2 hours on 2 cores: ` + experiment.Full().Budget + `.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			quick := fs.Bool("quick", false, "micro model, a few steps, 1 seed (unless -seeds), a few dev questions: every study in about a minute")
-			out := fs.String("out", "", "experiment directory (default runs/okto, runs/okto-quick with -quick)")
+			out := fs.String("out", "", "experiment directory (default out/okto, out/okto-quick with -quick)")
 			seeds := fs.String("seeds", "", "comma-separated seeds (default: 1,2,3; 1 with -quick)")
 			studies := fs.String("studies", "", "comma-separated studies (default all: "+strings.Join(experiment.StudyNames(), ",")+")")
 			threads := fs.Int("threads", 2, "threads")
@@ -56,9 +56,9 @@ not the recipe. The default is sized for about 2 hours on 2 cores: ` + experimen
 				o := experiment.Options{Out: *out, Bench: args[0], Preset: p, Trainer: experiment.Native{}, Threads: *threads,
 					Command: "sqlrl " + strings.Join(os.Args[1:], " ")}
 				if o.Out == "" {
-					o.Out = "runs/okto"
+					o.Out = "out/okto"
 					if *quick {
-						o.Out = "runs/okto-quick"
+						o.Out = "out/okto-quick"
 					}
 				}
 				for _, s := range strings.Split(*seeds, ",") {
