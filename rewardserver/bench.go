@@ -244,9 +244,7 @@ func Bench(ctx context.Context, o BenchOptions) (*BenchReport, error) {
 	if err := bs.shutdown(); err != nil {
 		return nil, err
 	}
-	bs.srv.metrics.mu.Lock()
-	ok200 := bs.srv.metrics.requests[[2]string{"v1", "200"}]
-	bs.srv.metrics.mu.Unlock()
+	ok200 := bs.srv.http.Requests("v1", 200)
 	rep.Load.ServerAnswered = ok200 - int64(len(qs))
 	answered := rep.Load.Requests - rep.Load.Errors
 	rep.Load.Lost += max(0, answered-rep.Load.ServerAnswered) + max(0, rep.Load.ServerAnswered-answered)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -17,12 +16,7 @@ import (
 // request series (sqlrl_reward_requests_total, _request_duration_seconds,
 // _requests_in_flight) in Prometheus' text format.
 type metrics struct {
-	mu sync.Mutex
-	// requests mirrors httpserve's request counter (endpoint, code),
-	// kept through Config.OnRequest for the code that reads it here
-	// (bench.go's lost-request check). httpserve.Server.Requests gives
-	// the same count.
-	requests map[[2]string]int64
+	mu       sync.Mutex
 	rewards  *httpserve.Histogram
 	outcomes map[string]int64 // class
 }
@@ -32,17 +26,9 @@ var rewardBuckets = []float64{-1, -0.5, 0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.
 
 func newMetrics() *metrics {
 	return &metrics{
-		requests: map[[2]string]int64{},
 		rewards:  httpserve.NewHistogram(rewardBuckets),
 		outcomes: map[string]int64{},
 	}
-}
-
-// count records an answered request (httpserve's OnRequest).
-func (m *metrics) count(endpoint string, code int) {
-	m.mu.Lock()
-	m.requests[[2]string{endpoint, strconv.Itoa(code)}]++
-	m.mu.Unlock()
 }
 
 // completion records one scored completion.

@@ -117,7 +117,6 @@ func New(cfg Config) (*Server, error) {
 		TimeoutHint:    "retry, or send smaller batches",
 		Health:         map[string]string{"reward": cfg.Name},
 		Metrics:        s.writeMetrics,
-		OnRequest:      s.metrics.count,
 		Log:            cfg.Log,
 	})
 	s.http.Handle(http.MethodPost, "/{$}", "openrlhf", s.handleOpenRLHF)

@@ -532,9 +532,7 @@ func TestRunawayAndDisconnect(t *testing.T) {
 			t.Fatal("the runaway request returned")
 		}
 		for {
-			srv.metrics.mu.Lock()
-			n := srv.metrics.requests[[2]string{"v1", "499"}]
-			srv.metrics.mu.Unlock()
+			n := srv.http.Requests("v1", 499)
 			if n == 1 {
 				break
 			}
