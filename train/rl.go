@@ -497,6 +497,7 @@ type rollout struct {
 	OldValue [][]float64 `json:"old_value,omitempty"`
 	SampleS  float64     `json:"sample_s"`
 	RewardS  float64     `json:"reward_s"`
+	RefS     float64     `json:"ref_s"` // the reference's forward pass
 	Skipped  int         `json:"skipped"`
 }
 
@@ -657,10 +658,12 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 		}
 	}
 	if len(ro.Samples) > 0 {
+		start = time.Now()
 		if _, err := t.refSc.LogProbs(t.seqs(ro)); err != nil {
 			return nil, fmt.Errorf("rl step %d: reference: %w", step, err)
 		}
 		ro.RefTok = Float64Tokens(t.refSc.TokenLogProbs())
+		ro.RefS = time.Since(start).Seconds()
 	}
 	return ro, nil
 }
@@ -773,6 +776,9 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 	ss.Metrics["kl_ref"] = kl / float64(ss.Tokens)
 	ss.Metrics["tokens"] = float64(ss.Tokens)
 	ss.Metrics["score_s"] = time.Since(start).Seconds()
+	if fresh {
+		ss.Metrics["score_s"] += ro.RefS
+	}
 	start = time.Now()
 	var g LossGrad
 	switch o.Algo {
