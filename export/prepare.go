@@ -47,7 +47,7 @@ type Options struct {
 	// Split the split to read (default "train").
 	Dir, Split string
 	// Out is the output directory. It is replaced whole, atomically, once
-	// every file is written (see newStage); it must be missing, empty or
+	// every file is written (see PublishDir); it must be missing, empty or
 	// a directory Prepare wrote.
 	Out string
 	// Seed drives the split and the augmentation.
@@ -303,68 +303,73 @@ func Prepare(ctx context.Context, opts Options) (*Manifest, error) {
 		Files:  map[string]FileInfo{},
 	}
 
-	st, err := newStage(opts.Out)
-	if err != nil {
-		return nil, fmt.Errorf("prepare: %w", err)
-	}
-	defer st.cleanup()
-	w := &outWriter{dir: st.dir, prog: prog}
-	w.add(FileSFT, len(sftRecs), func(i int) (any, error) { return sftRecs[i].rendered(), nil })
-	w.add(FileHoldout, len(holdRecs), func(i int) (any, error) { return holdRecs[i].rendered(), nil })
-	w.add(FileHoldoutAug, len(augRecs), func(i int) (any, error) { return augRecs[i].rendered(), nil })
-	w.add(FileTRLSFT, len(sftRecs), func(i int) (any, error) { return sftRecord(&sftRecs[i]), nil })
-	w.add(FileTRLSFTChat, len(sftRecs), func(i int) (any, error) { return sftChat(&sftRecs[i]), nil })
-	w.add(FileTRLSFTMessages, len(sftRecs), func(i int) (any, error) { return sftMessages(&sftRecs[i]), nil })
-	w.add(FileTRLGRPO, len(augRecs), func(i int) (any, error) { return promptOnly(&augRecs[i]), nil })
-	w.add(FileOpenRLHFPrompts, len(augRecs), func(i int) (any, error) { return openRLHFPrompt(&augRecs[i]) })
-	w.add(FileVerl, len(augRecs), func(i int) (any, error) { return verlPrompt(&augRecs[i], opts.DataSource), nil })
+	err = PublishDir(ctx, opts.Out, outputFiles, func(dir string) error {
+		w := &outWriter{dir: dir, prog: prog}
+		w.add(FileSFT, len(sftRecs), func(i int) (any, error) { return sftRecs[i].rendered(), nil })
+		w.add(FileHoldout, len(holdRecs), func(i int) (any, error) { return holdRecs[i].rendered(), nil })
+		w.add(FileHoldoutAug, len(augRecs), func(i int) (any, error) { return augRecs[i].rendered(), nil })
+		w.add(FileTRLSFT, len(sftRecs), func(i int) (any, error) { return sftRecord(&sftRecs[i]), nil })
+		w.add(FileTRLSFTChat, len(sftRecs), func(i int) (any, error) { return sftChat(&sftRecs[i]), nil })
+		w.add(FileTRLSFTMessages, len(sftRecs), func(i int) (any, error) { return sftMessages(&sftRecs[i]), nil })
+		w.add(FileTRLGRPO, len(augRecs), func(i int) (any, error) { return promptOnly(&augRecs[i]), nil })
+		w.add(FileOpenRLHFPrompts, len(augRecs), func(i int) (any, error) { return openRLHFPrompt(&augRecs[i]) })
+		w.add(FileVerl, len(augRecs), func(i int) (any, error) { return verlPrompt(&augRecs[i], opts.DataSource), nil })
 
-	if opts.Rollouts != "" {
-		sftIDs := map[int]bool{}
-		for _, ex := range split.SFT {
-			sftIDs[ex.QuestionID] = true
+		if opts.Rollouts != "" {
+			sftIDs := map[int]bool{}
+			for _, ex := range split.SFT {
+				sftIDs[ex.QuestionID] = true
+			}
+			kto, dpo, st, err := preferences(opts.Rollouts, rolls, byKey, sftIDs, opts.Preferences)
+			if err != nil {
+				return err
+			}
+			st.File = filepath.Clean(opts.Rollouts)
+			if st.SHA256, err = fileSHA256(opts.Rollouts); err != nil {
+				return err
+			}
+			m.Rollouts = &st
+			w.add(FileTRLKTO, len(kto), func(i int) (any, error) {
+				return TRLKTO{Prompt: kto[i].rec.p.Plain(), Completion: kto[i].completion, Label: kto[i].label}, nil
+			})
+			w.add(FileTRLKTOChat, len(kto), func(i int) (any, error) {
+				return TRLKTOChat{Prompt: kto[i].rec.p.Messages(), Completion: assistant(kto[i].completion), Label: kto[i].label}, nil
+			})
+			w.add(FileOpenRLHFKTO, len(kto), func(i int) (any, error) {
+				it := kto[i]
+				return OpenRLHFKTO{Messages: it.rec.p.Conversation(it.completion), Text: it.rec.p.Plain() + it.completion, Label: it.label}, nil
+			})
+			w.add(FileTRLDPO, len(dpo), func(i int) (any, error) {
+				return TRLDPO{Prompt: dpo[i].rec.p.Plain(), Chosen: dpo[i].chosen, Rejected: dpo[i].rejected}, nil
+			})
+			w.add(FileTRLDPOChat, len(dpo), func(i int) (any, error) {
+				it := dpo[i]
+				return TRLDPOChat{Prompt: it.rec.p.Messages(), Chosen: assistant(it.chosen), Rejected: assistant(it.rejected)}, nil
+			})
 		}
-		kto, dpo, st, err := preferences(opts.Rollouts, rolls, byKey, sftIDs, opts.Preferences)
+		if err := w.run(ctx, m.Files); err != nil {
+			return err
+		}
+		data, err := json.MarshalIndent(m, "", "  ")
 		if err != nil {
-			return nil, fmt.Errorf("prepare: %w", err)
+			return fmt.Errorf("manifest: %w", err)
 		}
-		st.File = filepath.Clean(opts.Rollouts)
-		if st.SHA256, err = fileSHA256(opts.Rollouts); err != nil {
-			return nil, fmt.Errorf("prepare: %w", err)
+		if err := writeSynced(filepath.Join(dir, FileManifest), append(data, '\n')); err != nil {
+			return err
 		}
-		m.Rollouts = &st
-		w.add(FileTRLKTO, len(kto), func(i int) (any, error) {
-			return TRLKTO{Prompt: kto[i].rec.p.Plain(), Completion: kto[i].completion, Label: kto[i].label}, nil
-		})
-		w.add(FileTRLKTOChat, len(kto), func(i int) (any, error) {
-			return TRLKTOChat{Prompt: kto[i].rec.p.Messages(), Completion: assistant(kto[i].completion), Label: kto[i].label}, nil
-		})
-		w.add(FileOpenRLHFKTO, len(kto), func(i int) (any, error) {
-			it := kto[i]
-			return OpenRLHFKTO{Messages: it.rec.p.Conversation(it.completion), Text: it.rec.p.Plain() + it.completion, Label: it.label}, nil
-		})
-		w.add(FileTRLDPO, len(dpo), func(i int) (any, error) {
-			return TRLDPO{Prompt: dpo[i].rec.p.Plain(), Chosen: dpo[i].chosen, Rejected: dpo[i].rejected}, nil
-		})
-		w.add(FileTRLDPOChat, len(dpo), func(i int) (any, error) {
-			it := dpo[i]
-			return TRLDPOChat{Prompt: it.rec.p.Messages(), Chosen: assistant(it.chosen), Rejected: assistant(it.rejected)}, nil
-		})
-	}
-	if err := w.run(ctx, m.Files); err != nil {
-		return nil, fmt.Errorf("prepare: %w", err)
-	}
-	data, err := json.MarshalIndent(m, "", "  ")
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("prepare: manifest: %w", err)
-	}
-	if err := writeSynced(filepath.Join(st.dir, FileManifest), append(data, '\n')); err != nil {
-		return nil, fmt.Errorf("prepare: %w", err)
-	}
-	if err := st.publish(ctx); err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
 	return m, nil
+}
+
+// outputFiles are every name a prepared directory may hold.
+var outputFiles = []string{
+	FileSFT, FileHoldout, FileHoldoutAug, FileTRLSFT, FileTRLSFTChat, FileTRLSFTMessages,
+	FileTRLGRPO, FileOpenRLHFPrompts, FileVerl, FileTRLKTO, FileTRLKTOChat, FileOpenRLHFKTO,
+	FileTRLDPO, FileTRLDPOChat, FileManifest,
 }
 
 func orDefault(d, def prompt.Dialect) prompt.Dialect {

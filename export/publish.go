@@ -4,23 +4,54 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// A prepared directory is published whole or not at all. Prepare writes
-// every file into a fresh staging directory beside the target, fsyncs each
-// file and the directory, and only then swaps it with the target in one
-// rename (RENAME_EXCHANGE on Linux). A run killed at any point leaves the
-// target as it was, old manifest beside old files, never the old manifest
-// beside new files (which once put 558 question ids in both sft.jsonl and
-// holdout.jsonl). The staging directory of a killed run is removed by the
-// next run for the same target.
+// PublishDir makes out a directory holding what write puts in the
+// directory it is given, whole or not at all. It exists so that every
+// command that writes a set of files meant to be read together (data
+// prepare, data from-feedback) gets the same crash consistency: a run that
+// fails, is cancelled or is killed at any point leaves out as it was, old
+// manifest beside old files, never the old manifest beside new files
+// (which once put 558 question ids in both sft.jsonl and holdout.jsonl).
+//
+// write fills a fresh staging directory beside out, named with the pid
+// (".<out>.prepare-<pid>-<random>.tmp"), with files whose names are in
+// names and nothing else. PublishDir then fsyncs every file and the
+// directory, so a writer cannot forget to, swaps the directory with out in
+// one step (renameat2 RENAME_EXCHANGE on Linux; elsewhere two renames,
+// which a crash between leaves out missing but never mixed), and fsyncs
+// the parent so the swap itself survives a power cut. The old output,
+// which the swap left in the staging directory's place, is then removed,
+// as is the staging directory of a failed run. Staging directories of
+// runs for the same out whose process is dead (SIGKILL, a crash) are
+// removed first.
+//
+// names are every file the writer may write. out must be missing, empty,
+// or hold only such files (and their ".tmp" names): a mistyped -out must
+// not take a user's other files with it. Errors of write are returned as
+// they are, so the caller's wrapping names its own step.
+func PublishDir(ctx context.Context, out string, names []string, write func(dir string) error) error {
+	st, err := newStage(out, names)
+	if err != nil {
+		return err
+	}
+	defer st.cleanup()
+	if err := write(st.dir); err != nil {
+		return err
+	}
+	return st.publish(ctx)
+}
 
 // stagePart names staging directories: ".<target>.prepare-<pid>-<random>.tmp".
 // The pid lets a later run tell a dead run's leftovers from a live run's.
+// It says "prepare" for every writer so that the leftovers of runs of
+// older data prepare binaries are still recognised and removed.
 const stagePart = ".prepare-"
 
 // testFault, when set by a test, is called at each write step and may fail
@@ -34,15 +65,16 @@ func fault(step string) error {
 	return nil
 }
 
-// stage is the staging directory of one run and the target it replaces.
+// stage is the staging directory of one run, the target it replaces and
+// the names the writer may put in it.
 type stage struct {
 	target, parent, dir string
-	published           bool
+	names               map[string]bool
 }
 
 // newStage checks that out may be replaced, removes what killed runs left
 // beside it, and creates the staging directory.
-func newStage(out string) (*stage, error) {
+func newStage(out string, names []string) (*stage, error) {
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		return nil, fmt.Errorf("output directory %s: %w", out, err)
@@ -51,7 +83,14 @@ func newStage(out string) (*stage, error) {
 	if base == string(filepath.Separator) || base == "." || base == ".." {
 		return nil, fmt.Errorf("output directory %s: cannot replace it whole; name a directory below it", out)
 	}
-	if err := checkReplaceable(out, abs); err != nil {
+	known := map[string]bool{}
+	for _, n := range names {
+		if n == "" || n != filepath.Base(n) || n == "." || n == ".." {
+			return nil, fmt.Errorf("output directory %s: file name %q is not a plain name", out, n)
+		}
+		known[n] = true
+	}
+	if err := checkReplaceable(out, abs, known); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -69,13 +108,14 @@ func newStage(out string) (*stage, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("output directory %s: staging: %w", out, err)
 	}
-	return &stage{target: abs, parent: parent, dir: dir}, nil
+	return &stage{target: abs, parent: parent, dir: dir, names: known}, nil
 }
 
 // checkReplaceable refuses to replace anything but a missing or empty
-// directory or one holding only files Prepare writes: a mistyped -out must
-// not take a user's other files with it.
-func checkReplaceable(out, abs string) error {
+// directory or one holding only files the writer writes (known), or their
+// ".tmp" names, which an older sqlrl that wrote in place left when killed:
+// a mistyped -out must not take a user's other files with it.
+func checkReplaceable(out, abs string, known map[string]bool) error {
 	st, err := os.Lstat(abs)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -90,23 +130,12 @@ func checkReplaceable(out, abs string) error {
 	if err != nil {
 		return fmt.Errorf("output directory %s: %w", out, err)
 	}
-	known := map[string]bool{}
-	for _, n := range outputFiles {
-		known[n], known[n+".tmp"] = true, true
-	}
 	for _, e := range ents {
-		if !e.Type().IsRegular() || !known[e.Name()] {
-			return fmt.Errorf("output directory %s: holds %s, which data prepare does not write; refusing to replace it (choose another -out or remove it)", out, e.Name())
+		if !e.Type().IsRegular() || !known[strings.TrimSuffix(e.Name(), ".tmp")] {
+			return fmt.Errorf("output directory %s: holds %s, which this command does not write; refusing to replace it (choose another -out or remove it)", out, e.Name())
 		}
 	}
 	return nil
-}
-
-// outputFiles are every name a prepared directory may hold.
-var outputFiles = []string{
-	FileSFT, FileHoldout, FileHoldoutAug, FileTRLSFT, FileTRLSFTChat, FileTRLSFTMessages,
-	FileTRLGRPO, FileOpenRLHFPrompts, FileVerl, FileTRLKTO, FileTRLKTOChat, FileOpenRLHFKTO,
-	FileTRLDPO, FileTRLDPOChat, FileManifest,
 }
 
 // removeStale removes the staging directories of runs for the same target
@@ -132,13 +161,30 @@ func removeStale(parent, base string) {
 	}
 }
 
-// publish makes the staged directory the target: fsync of the staging
-// directory (its files are already synced), one atomic swap, fsync of the
-// parent so the swap itself survives a crash, then removal of the old
-// output, which the swap left in the staging directory's place.
+// publish makes the staged directory the target: a check that it holds
+// only known names (anything else would make the next run refuse to
+// replace it), fsync of each file and of the directory, one atomic swap,
+// fsync of the parent so the swap itself survives a crash. The old output,
+// which the swap left in the staging directory's place, is removed by
+// cleanup.
 func (s *stage) publish(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return fmt.Errorf("publish %s: %w", s.target, err)
+	}
+	if err := fault("sync files"); err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !s.names[e.Name()] {
+			return fmt.Errorf("publish %s: the writer made %s, which is not among its declared names %v", s.target, e.Name(), slices.Sorted(maps.Keys(s.names)))
+		}
+		if err := syncFile(filepath.Join(s.dir, e.Name())); err != nil {
+			return err
+		}
 	}
 	if err := fault("sync dir"); err != nil {
 		return err
@@ -152,7 +198,6 @@ func (s *stage) publish(ctx context.Context) error {
 	if err := swapDirs(s.dir, s.target); err != nil {
 		return fmt.Errorf("publish %s: %w", s.target, err)
 	}
-	s.published = true
 	if err := syncDir(s.parent); err != nil {
 		return fmt.Errorf("sync %s: %w", s.parent, err)
 	}
@@ -191,6 +236,20 @@ func swapDirs(dir, target string) error {
 
 // errNoExchange says the system or file system cannot swap two paths.
 var errNoExchange = errors.New("atomic exchange not supported")
+
+// syncFile fsyncs a file the writer has closed: data written through
+// one descriptor is made durable by fsync through another.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("sync %w", err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}
 
 func syncDir(dir string) error {
 	f, err := os.Open(dir)

@@ -199,3 +199,95 @@ func TestPrepareStaleAndForeign(t *testing.T) {
 		t.Fatalf("notes.txt: %q, %v", b, err)
 	}
 }
+
+// TestPublishDir checks PublishDir on its own, over an existing output: a
+// writer's error, a file it did not declare or a name that is not plain
+// fails the run and leaves the old output whole with nothing beside it; a
+// run that succeeds replaces the output whole, files the new writer did
+// not write included.
+func TestPublishDir(t *testing.T) {
+	injected := errors.New("injected failure")
+	files := func(content map[string]string) func(dir string) error {
+		return func(dir string) error {
+			for _, n := range slices.Sorted(maps.Keys(content)) {
+				if err := os.WriteFile(filepath.Join(dir, n), []byte(content[n]), 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	names := []string{"a.jsonl", "b.jsonl", "manifest.json"}
+	old := map[string]string{"a.jsonl": "old a\n", "b.jsonl": "old b\n", "manifest.json": "{\"old\": true}\n"}
+	for _, tc := range []struct {
+		name  string
+		names []string
+		write func(dir string) error
+		want  map[string]string // nil: the old output stays and the run fails
+		err   string
+	}{
+		{name: "replace whole", names: names,
+			write: files(map[string]string{"a.jsonl": "new a\n", "manifest.json": "{}\n"}),
+			want:  map[string]string{"a.jsonl": "new a\n", "manifest.json": "{}\n"}},
+		{name: "writer fails", names: names, err: "injected failure",
+			write: func(dir string) error {
+				files(map[string]string{"a.jsonl": "new a\n"})(dir)
+				return injected
+			}},
+		{name: "undeclared file", names: names, err: "c.jsonl",
+			write: files(map[string]string{"a.jsonl": "new a\n", "c.jsonl": "x\n"})},
+		{name: "subdirectory", names: names, err: "sub",
+			write: func(dir string) error { return os.Mkdir(filepath.Join(dir, "sub"), 0o755) }},
+		{name: "name with a slash", names: append([]string{"x/a.jsonl"}, names...), err: "x/a.jsonl",
+			write: files(nil)},
+		{name: "dot-dot name", names: append([]string{".."}, names...), err: `".."`,
+			write: files(nil)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			parent := t.TempDir()
+			out := filepath.Join(parent, "out")
+			if err := PublishDir(context.Background(), out, names, files(old)); err != nil {
+				t.Fatal(err)
+			}
+			err := PublishDir(context.Background(), out, tc.names, tc.write)
+			want := tc.want
+			if want == nil {
+				want = old
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("error %v, want one naming %s", err, tc.err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for n := range snapshot(t, out) {
+				b, _ := os.ReadFile(filepath.Join(out, n))
+				got[n] = string(b)
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("output %v, want %v", got, want)
+			}
+			if extra := leftovers(t, parent, out); len(extra) > 0 {
+				t.Errorf("left behind: %v", extra)
+			}
+		})
+	}
+	t.Run("writer error returned as is", func(t *testing.T) {
+		err := PublishDir(context.Background(), filepath.Join(t.TempDir(), "out"), names, func(string) error { return injected })
+		if err != injected {
+			t.Errorf("error %v, want the writer's own", err)
+		}
+	})
+	t.Run("leftover .tmp of a declared name is replaceable", func(t *testing.T) {
+		out := t.TempDir()
+		if err := os.WriteFile(filepath.Join(out, "a.jsonl.tmp"), []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := PublishDir(context.Background(), out, names, files(old)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "a.jsonl.tmp")); err == nil {
+			t.Error("the .tmp file survived the replacement")
+		}
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,7 +27,9 @@ const (
 // ExportOptions configure Export.
 type ExportOptions struct {
 	// Out is the output directory, replaced whole once every file is
-	// written and synced. It must be missing, empty, or an earlier export.
+	// written and synced (see export.PublishDir): a failed or killed run
+	// leaves the previous export whole. It must be missing, empty, or hold
+	// only files an export writes.
 	Out string
 	// DBRoot holds the answers' databases as <DBRoot>/<db_id>/<db_id>.sqlite
 	// (BIRD's layout). The TRL and OpenRLHF files need it for the prompts;
@@ -270,96 +273,27 @@ func Export(ctx context.Context, st Store, opts ExportOptions) (*ExportManifest,
 		return nil, fmt.Errorf("export feedback: manifest: %w", err)
 	}
 	files[FileManifest] = append(mb, '\n')
-	if err := publish(opts.Out, files); err != nil {
+	err = export.PublishDir(ctx, opts.Out, exportFiles, func(dir string) error {
+		for _, n := range slices.Sorted(maps.Keys(files)) {
+			if err := writeFile(filepath.Join(dir, n), files[n], 0o644); err != nil {
+				return fmt.Errorf("write %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("export feedback: %w", err)
 	}
 	return m, nil
 }
 
-// publish writes files into a staging directory beside out, syncs them,
-// and puts the directory in out's place by renames: a run that fails or is
-// killed leaves out as it was (or, between the two renames, missing with
-// the previous export at out.old-*).
-func publish(out string, files map[string][]byte) error {
-	out = filepath.Clean(out)
-	parent := filepath.Dir(out)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("publish %s: %w", out, err)
-	}
-	if ents, err := os.ReadDir(out); err == nil && len(ents) > 0 {
-		if _, err := os.Stat(filepath.Join(out, FileManifest)); err != nil {
-			return fmt.Errorf("publish %s: not empty and not an export of feedback (no %s): refusing to replace it", out, FileManifest)
-		}
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("publish %s: %w", out, err)
-	}
-	stage, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".new-")
-	if err != nil {
-		return fmt.Errorf("publish %s: %w", out, err)
-	}
-	defer os.RemoveAll(stage)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		if err := writeSynced(filepath.Join(stage, n), files[n]); err != nil {
-			return err
-		}
-	}
-	if err := syncDir(stage); err != nil {
-		return err
-	}
-	var old string
-	if _, err := os.Stat(out); err == nil {
-		if old, err = os.MkdirTemp(parent, "."+filepath.Base(out)+".old-"); err != nil {
-			return fmt.Errorf("publish %s: %w", out, err)
-		}
-		if err := os.Rename(out, filepath.Join(old, "d")); err != nil {
-			os.Remove(old)
-			return fmt.Errorf("publish %s: %w", out, err)
-		}
-	}
-	if err := os.Rename(stage, out); err != nil {
-		return fmt.Errorf("publish %s: %w", out, err)
-	}
-	if err := syncDir(parent); err != nil {
-		return err
-	}
-	if old != "" {
-		os.RemoveAll(old)
-	}
-	return nil
+// exportFiles are every name an export may hold: a directory holding any
+// other file is not an export and is not replaced.
+var exportFiles = []string{
+	FileQuestions, FileRollouts, FileManifest,
+	export.FileTRLKTO, export.FileTRLKTOChat, export.FileOpenRLHFKTO, export.FileTRLDPO, export.FileTRLDPOChat,
 }
 
-func writeSynced(path string, data []byte) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write %w", err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
+// writeFile writes one file of an export into the staging directory;
+// export.PublishDir fsyncs it. A test replaces it to fail mid-export.
+var writeFile = os.WriteFile

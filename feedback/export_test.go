@@ -2,8 +2,12 @@ package feedback
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,8 +76,7 @@ func TestExportGolden(t *testing.T) {
 	if err != nil || len(rolls) != 5 {
 		t.Errorf("ReadRollouts: %d rollouts, %v", len(rolls), err)
 	}
-	// Deterministic, and an earlier export is replaced whole.
-	os.WriteFile(filepath.Join(out, "stale.txt"), []byte("x"), 0o644)
+	// Deterministic (TestExportFailureKeepsPrevious checks the replacing).
 	if _, err := Export(context.Background(), s, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +85,6 @@ func TestExportGolden(t *testing.T) {
 		if string(b) != string(first[n]) {
 			t.Errorf("%s differs between two exports of one store", n)
 		}
-	}
-	if _, err := os.Stat(filepath.Join(out, "stale.txt")); err == nil {
-		t.Error("a file of the previous export survived")
 	}
 	ents, _ := os.ReadDir(filepath.Dir(out))
 	if len(ents) != 1 {
@@ -121,10 +121,111 @@ func TestExportRefusesForeignDir(t *testing.T) {
 	defer s.Close()
 	out := t.TempDir()
 	os.WriteFile(filepath.Join(out, "precious.txt"), []byte("keep"), 0o644)
-	if _, err := Export(context.Background(), s, ExportOptions{Out: out}); err == nil {
-		t.Fatal("a directory that is not an export was replaced")
+	if _, err := Export(context.Background(), s, ExportOptions{Out: out}); err == nil || !strings.Contains(err.Error(), "precious.txt") {
+		t.Fatalf("error %v, want a refusal naming precious.txt", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "precious.txt")); string(b) != "keep" {
 		t.Error("the foreign directory was changed")
+	}
+}
+
+// readDir maps each file of dir to its content.
+func readDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = string(b)
+	}
+	return out
+}
+
+// TestExportFailureKeepsPrevious fails an export over an earlier one at
+// each file it writes (leaving that file half written), and cancels one
+// between two files, and checks that the earlier export is then there
+// whole with nothing beside it. The earlier export has the trainer files
+// (-db-root) and the failing one has not, so a mix shows. A last export
+// that succeeds replaces the earlier one whole.
+func TestExportFailureKeepsPrevious(t *testing.T) {
+	t.Cleanup(func() { writeFile = os.WriteFile })
+	s, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	exportFixture(t, s)
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	if _, err := Export(context.Background(), s, ExportOptions{Out: out, DBRoot: testkit.BirdSampleDBs()}); err != nil {
+		t.Fatal(err)
+	}
+	old := readDir(t, out)
+	if len(old) != 8 {
+		t.Fatalf("first export: %d files, want 8", len(old))
+	}
+	check := func(t *testing.T) {
+		t.Helper()
+		if got := readDir(t, out); !maps.Equal(got, old) {
+			t.Errorf("the previous export is not whole: files %v", slices.Sorted(maps.Keys(got)))
+		}
+		if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+			t.Errorf("leftovers beside the output: %v", ents)
+		}
+	}
+
+	injected := errors.New("injected failure")
+	// An export without -db-root writes three files.
+	for k := range 3 {
+		t.Run(fmt.Sprintf("fail file %d", k), func(t *testing.T) {
+			n := 0
+			writeFile = func(path string, data []byte, perm os.FileMode) error {
+				if n++; n-1 == k {
+					os.WriteFile(path, data[:len(data)/2], perm)
+					return injected
+				}
+				return os.WriteFile(path, data, perm)
+			}
+			_, err := Export(context.Background(), s, ExportOptions{Out: out})
+			writeFile = os.WriteFile
+			if !errors.Is(err, injected) {
+				t.Fatalf("error %v, want the injected one", err)
+			}
+			if n != k+1 {
+				t.Errorf("%d files written after the failure", n-k-1)
+			}
+			check(t)
+		})
+	}
+	t.Run("cancel", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		writeFile = func(path string, data []byte, perm os.FileMode) error {
+			cancel()
+			return os.WriteFile(path, data, perm)
+		}
+		_, err := Export(ctx, s, ExportOptions{Out: out})
+		writeFile = os.WriteFile
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("error %v, want a cancellation", err)
+		}
+		check(t)
+	})
+
+	if _, err := Export(context.Background(), s, ExportOptions{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	got := readDir(t, out)
+	if names := strings.Join(slices.Sorted(maps.Keys(got)), " "); names != "feedback.json manifest.json rollouts.jsonl" {
+		t.Errorf("after a successful export without -db-root: %s (the earlier trainer files must go)", names)
+	}
+	if got[FileRollouts] != old[FileRollouts] || got[FileManifest] == old[FileManifest] {
+		t.Error("the new export's rollouts should equal the old one's and its manifest differ (prompts: false)")
 	}
 }
