@@ -91,6 +91,8 @@ type Done struct {
 	// found finished.
 	Ran, Cached int
 	Report      *Report
+	// Flywheel is ExecuteFlywheel's report (nil from Execute).
+	Flywheel *FlywheelReport
 }
 
 // Execute plans the experiment, does every run that is not finished (a run
@@ -99,6 +101,26 @@ type Done struct {
 // cancelled context stops at the current run, which resumes on the next
 // Execute with the same options.
 func Execute(ctx context.Context, o Options) (*Done, error) {
+	pl, err := o.prepare()
+	if err != nil {
+		return nil, err
+	}
+	start := o.Now()
+	done, results, err := runAll(ctx, o, pl)
+	if err != nil {
+		return done, err
+	}
+	rep := o.report(pl, results, start)
+	if err := rep.Write(o.Out); err != nil {
+		return done, err
+	}
+	done.Report = rep
+	return done, nil
+}
+
+// prepare fills in o's defaults and plans its studies on the benchmark's
+// dev splits.
+func (o *Options) prepare() (*Plan, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -113,13 +135,16 @@ func Execute(ctx context.Context, o Options) (*Done, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl, err := NewPlan(o.Preset, fp, o.Seeds, splits, o.Studies)
-	if err != nil {
-		return nil, err
-	}
+	return NewPlan(o.Preset, fp, o.Seeds, splits, o.Studies)
+}
+
+// runAll does every run of pl that is not finished, in order, and returns
+// the results of all finished runs by ID. Both commands (okto, flywheel)
+// run their plans through it, so caching and resume are one code.
+func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result, error) {
 	runs := filepath.Join(o.Out, "runs")
 	if err := os.MkdirAll(runs, 0o755); err != nil {
-		return nil, fmt.Errorf("experiment: %w", err)
+		return nil, nil, fmt.Errorf("experiment: %w", err)
 	}
 	done := &Done{Plan: pl}
 	results := map[string]*Result{}
@@ -132,10 +157,10 @@ func Execute(ctx context.Context, o Options) (*Done, error) {
 			fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): done before (%.0fs)\n", k+1, len(pl.Runs), r.Name, r.ID, res.Seconds)
 			continue
 		} else if !errors.Is(err, os.ErrNotExist) {
-			return nil, err
+			return done, nil, err
 		}
 		if err := writeConfig(dir, r.Config); err != nil {
-			return nil, err
+			return done, nil, err
 		}
 		fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): running, %s into the experiment\n", k+1, len(pl.Runs), r.Name, r.ID, o.Now().Sub(start).Round(time.Second))
 		t0 := o.Now()
@@ -146,28 +171,29 @@ func Execute(ctx context.Context, o Options) (*Done, error) {
 		res, err := o.Trainer.Do(ctx, j)
 		if err != nil {
 			if ctx.Err() != nil {
-				return done, fmt.Errorf("%s interrupted (%w); run the same command again to resume", r.Name, ctx.Err())
+				return done, nil, fmt.Errorf("%s interrupted (%w); run the same command again to resume", r.Name, ctx.Err())
 			}
-			return done, fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
+			return done, nil, fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
 		}
 		if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
-			return done, err
+			return done, nil, err
 		}
 		results[r.ID] = res
 		done.Ran++
 		fmt.Fprintf(o.Progress, "[%d/%d] %s: finished in %s\n", k+1, len(pl.Runs), r.Name, o.Now().Sub(t0).Round(time.Second))
 	}
+	return done, results, nil
+}
+
+// report aggregates the results of pl into the studies' report.
+func (o *Options) report(pl *Plan, results map[string]*Result, start time.Time) *Report {
 	m := ThisMachine()
 	if o.Machine != nil {
 		m = *o.Machine
 	}
-	rep := BuildReport(pl, results, runs, o.Command, m)
+	rep := BuildReport(pl, results, filepath.Join(o.Out, "runs"), o.Command, m)
 	rep.WallSeconds = o.Now().Sub(start).Seconds()
-	if err := rep.Write(o.Out); err != nil {
-		return done, err
-	}
-	done.Report = rep
-	return done, nil
+	return rep
 }
 
 func readResult(dir string) (*Result, error) {

@@ -1,0 +1,342 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Measured costs behind the flywheel's budget (docs/policy.md, the small
+// preset's recipe on the bundled benchmark, 2 cores): they turn the
+// settings into the minutes --help and the report quote, so that a
+// changed flag changes the estimate with it.
+const (
+	// sftStepSec: 2,256 steps (16 epochs of 75% of 3,000 questions,
+	// batch 16) in 729 s of training, 12 min 29 s wall on a quiet machine
+	// with the tokenizer and four dev samples.
+	sftStepSec = 729.0 / 2256
+	// ktoStepSec64 is the online RL step of 8 prompts x K=4 at 64 tokens
+	// measured on the tiny preset (3.5 s, Full's table) times 2 for the
+	// small preset's 4 layers: an estimate until the KTO progress line
+	// gives the real figure.
+	ktoStepSec64 = 3.5 * 2
+	// evalQuestionSec: 500 dev questions decoded greedily under the guide
+	// in 22 s on a quiet machine, scoring included about 30 s; a loaded
+	// machine takes up to 2-3 min.
+	evalQuestionSec = 30.0 / 500
+	// devQuestions is the bundled benchmark's dev split.
+	devQuestions = 500
+)
+
+// Flywheel is the main job's preset (sqlrl experiment flywheel): the SFT
+// recipe of docs/policy.md (preset small, 16 epochs, batch 16, lr 2e-3,
+// on the 75% share that `sqlrl data prepare` cuts), then the recipe's
+// online KTO on the 25% holdout x4 with the hybrid gate reward, whose
+// settings are train.RLOptions' defaults (the command's -kto-* flags),
+// and a greedy guided evaluation of every dev question of every split.
+// One seed: the flywheel is the product, the studies measure the spread.
+func Flywheel() Preset {
+	p := Preset{
+		Name: "flywheel",
+		SFT: SFTConfig{Preset: "small", Vocab: 2048, Epochs: 16, Batch: 16, LR: 2e-3,
+			EvalEvery: -1, DevSplit: "dev"},
+		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Augment: 4, Reward: "gate",
+			Steps: 100, Prompts: 8, K: 4, Temperature: 1, MaxTokens: 128, Beta: 0.1, LR: 2e-5,
+			EvalEvery: 25, EvalN: 50, DevSplit: "dev"},
+		EvalN: 0,
+		Seeds: []uint64{1},
+	}
+	p.Budget = FlywheelBudget(p)
+	return p
+}
+
+// FlywheelQuick is the quick preset's micro model and few steps with the
+// flywheel's two arms: the whole command end to end in seconds, for tests.
+func FlywheelQuick() Preset {
+	p := Quick()
+	p.Name = "flywheel-quick"
+	p.Budget = "quick: micro model (d32 L1), 3 SFT steps, 2 KTO steps of 2 prompts x K=2, 4 dev questions: seconds; the numbers mean nothing"
+	return p
+}
+
+// FlywheelBudget is the arithmetic of p's cost on 2 cores, from the
+// measured costs above, for the bundled benchmark (3,000 train questions,
+// 500 dev): SFT steps, KTO steps scaled by completion length, in-run dev
+// samples and the two final evaluations.
+func FlywheelBudget(p Preset) string {
+	sftSteps := p.SFT.Epochs * ((3000*3/4 + p.SFT.Batch - 1) / p.SFT.Batch)
+	if p.SFT.MaxSteps > 0 {
+		sftSteps = min(sftSteps, p.SFT.MaxSteps)
+	}
+	sft := float64(sftSteps) * sftStepSec
+	// A step's work grows with prompts x K and, at most linearly, with
+	// the completion budget (SFT-trained completions often stop sooner).
+	step := ktoStepSec64 * float64(p.RL.Prompts*p.RL.K) / 32 * max(1, float64(p.RL.MaxTokens)/64)
+	kto := float64(p.RL.Steps) * step
+	var inRun float64
+	if p.RL.EvalEvery > 0 {
+		inRun = float64(p.RL.Steps/p.RL.EvalEvery) * float64(p.RL.EvalN) * evalQuestionSec
+	}
+	n := p.EvalN
+	if n <= 0 {
+		n = devQuestions
+	}
+	ev := 2 * float64(n) * evalQuestionSec
+	return fmt.Sprintf("SFT-75 %d steps x %.2f s ~ %.0f min (measured); online KTO %d steps x ~%.0f s ~ %.0f min (estimated from tiny's 3.5 s a step); "+
+		"dev EX on %d questions every %d KTO steps ~ %.1f min; 2 evaluations of %d questions ~ %.0f s each quiet (up to 3 min loaded): ~%.0f min on a quiet 2-core machine",
+		sftSteps, sftStepSec, sft/60, p.RL.Steps, step, kto/60, p.RL.EvalN, p.RL.EvalEvery, inRun/60, n, ev/2, (sft+kto+inRun+ev)/60)
+}
+
+// FlywheelReport is the main job's report.json: EX before (SFT-75) and
+// after (SFT-75 + online KTO) by difficulty on every dev split, the
+// claim check on them, each stage's time and the KTO run's curves.
+type FlywheelReport struct {
+	Command     string        `json:"command"`
+	Machine     Machine       `json:"machine"`
+	Preset      Preset        `json:"preset"`
+	Seeds       []uint64      `json:"seeds"`
+	Splits      []string      `json:"splits"`
+	Tables      []BeforeAfter `json:"tables"`
+	Claims      []Claim       `json:"claims"`
+	Stages      []RunRow      `json:"stages"`
+	Curves      []Curve       `json:"curves,omitempty"`
+	WallSeconds float64       `json:"wall_seconds"`
+	plots       map[string][]byte
+}
+
+// BeforeAfter is one split's table: a row per difficulty, then the total.
+type BeforeAfter struct {
+	Split string   `json:"split"`
+	Rows  []Change `json:"rows"`
+}
+
+// Change is one level's EX in points before and after KTO (over the
+// seeds) and the change of the means.
+type Change struct {
+	Level     string  `json:"level"`
+	Questions int     `json:"questions"`
+	Before    Stat    `json:"before"`
+	After     Stat    `json:"after"`
+	Delta     float64 `json:"delta"`
+}
+
+// ExecuteFlywheel runs the flywheel's plan (the study StudyFlywheel of
+// o.Preset: SFT-75, online KTO from it, the final evaluations) through
+// the same cached, resumable runner as Execute, then writes report.md,
+// report.json and the plots to o.Out. Done.Flywheel holds the report.
+func ExecuteFlywheel(ctx context.Context, o Options) (*Done, error) {
+	splits, err := DevSplits(o.Bench)
+	if err != nil {
+		return nil, err
+	}
+	// The in-run dev samples use the benchmark's first split when it has
+	// no "dev".
+	if !slices.Contains(splits, o.Preset.SFT.DevSplit) {
+		o.Preset.SFT.DevSplit = splits[0]
+	}
+	if !slices.Contains(splits, o.Preset.RL.DevSplit) {
+		o.Preset.RL.DevSplit = splits[0]
+	}
+	o.Studies = []string{StudyFlywheel}
+	pl, err := o.prepare()
+	if err != nil {
+		return nil, err
+	}
+	start := o.Now()
+	done, results, err := runAll(ctx, o, pl)
+	if err != nil {
+		return done, err
+	}
+	rep := o.report(pl, results, start)
+	fr := NewFlywheelReport(pl, rep, results)
+	if err := fr.Write(o.Out); err != nil {
+		return done, err
+	}
+	done.Report, done.Flywheel = rep, fr
+	return done, nil
+}
+
+// NewFlywheelReport takes the flywheel study's tables from rep into a
+// before/after table per split; the question counts come from the SFT-75
+// evaluations' results.
+func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *FlywheelReport {
+	fr := &FlywheelReport{Command: rep.Command, Machine: rep.Machine, Preset: rep.Preset, Seeds: rep.Seeds, Splits: rep.Splits,
+		Claims: rep.Claims, Stages: rep.Runs, Curves: rep.Curves, WallSeconds: rep.WallSeconds}
+	st := rep.study(StudyFlywheel)
+	var before Arm
+	for _, s := range pl.Studies {
+		if s.Name == StudyFlywheel {
+			before = s.Arms[0]
+		}
+	}
+	for _, t := range st.Tables {
+		if len(t.Rows) != 2 {
+			continue
+		}
+		counts := map[string]int{}
+		for _, m := range before.Models {
+			if ev := m.Evals[t.Split]; ev != nil && results[ev.ID] != nil && results[ev.ID].Score != nil {
+				sc := results[ev.ID].Score
+				for l, n := range sc.Counts {
+					counts[l] = n
+				}
+				counts["total"] = sc.N
+				break
+			}
+		}
+		ba := BeforeAfter{Split: t.Split}
+		for _, l := range Levels {
+			b, a := t.Rows[0].Cells[l], t.Rows[1].Cells[l]
+			if b.N == 0 || a.N == 0 {
+				continue
+			}
+			ba.Rows = append(ba.Rows, Change{Level: l, Questions: counts[l], Before: b, After: a, Delta: a.Mean - b.Mean})
+		}
+		fr.Tables = append(fr.Tables, ba)
+	}
+	// The bars of each split and, from the KTO run's log, its reward
+	// mean over steps and its dev EX samples when it took any.
+	fr.plots = map[string][]byte{}
+	for name, b := range rep.Plots() {
+		fr.plots[name] = b
+	}
+	if !slices.ContainsFunc(fr.Curves, func(c Curve) bool { return len(c.DevEX) > 0 }) {
+		delete(fr.plots, "plot-devex.svg")
+	}
+	return fr
+}
+
+// Write writes report.json, report.md and the plots into dir.
+func (fr *FlywheelReport) Write(dir string) error {
+	if err := writeJSON(filepath.Join(dir, "report.json"), fr); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(fr.plots))
+	for n := range fr.plots {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := writeFile(filepath.Join(dir, n), fr.plots[n]); err != nil {
+			return err
+		}
+	}
+	return writeFile(filepath.Join(dir, "report.md"), fr.Markdown())
+}
+
+func (fr *FlywheelReport) cell(s Stat) string {
+	if len(fr.Seeds) > 1 {
+		return cellText(s)
+	}
+	return fmt.Sprintf("%.1f", s.Mean)
+}
+
+// Markdown renders report.md.
+func (fr *FlywheelReport) Markdown() []byte {
+	var b bytes.Buffer
+	p := fr.Preset
+	fmt.Fprintf(&b, "# The flywheel: SFT-75, then online KTO on the 25%% holdout\n\n")
+	fmt.Fprintf(&b, "Command: `%s`\n\n", fr.Command)
+	fmt.Fprintf(&b, "Machine: %d CPUs, %s/%s. Preset %s; seeds %s; dev splits %s.\n\n", fr.Machine.CPUs, fr.Machine.GOOS, fr.Machine.GOARCH,
+		p.Name, joinSeeds(fr.Seeds), strings.Join(fr.Splits, ", "))
+	model := p.SFT.Preset
+	if p.SFT.Model != nil {
+		m := p.SFT.Model
+		model = fmt.Sprintf("custom d%d L%d H%d ffn %d", m.Dim, m.Layers, m.Heads, m.Hidden)
+	}
+	fmt.Fprintf(&b, "1. SFT-75: model %s, vocab %d, %d epochs", model, p.SFT.Vocab, p.SFT.Epochs)
+	if p.SFT.MaxSteps > 0 {
+		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)
+	}
+	fmt.Fprintf(&b, ", batch %d, lr %g, on %g%% of the train split (the share `sqlrl data prepare` cuts).\n", p.SFT.Batch, p.SFT.LR, 100*p.RL.Fraction)
+	fmt.Fprintf(&b, "2. Online %s on the %s, x%d schema-order shuffles, reward %s (analytic judge): %d steps of %d prompts x K=%d, temperature %g, %d tokens, beta %g, lr %g",
+		strings.ToUpper(p.RL.Algo), p.RL.On, p.RL.Augment, p.RL.Reward, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
+	if p.RL.EvalEvery > 0 {
+		fmt.Fprintf(&b, "; dev EX on %s every %d steps", questions(p.RL.EvalN), p.RL.EvalEvery)
+	}
+	fmt.Fprintf(&b, ".\n3. Evaluation of both checkpoints: greedy, schema-guided, %s of every dev split (BIRD EX).\n\n", questions(p.EvalN))
+	fmt.Fprintf(&b, "Budget: %s.\n\n", p.Budget)
+	if len(fr.Seeds) > 1 {
+		b.WriteString("Cells are EX in points: mean ± sample std [min-max] (seeds); delta is the change of the means.\n\n")
+	} else {
+		b.WriteString("Cells are EX in points; delta is after minus before.\n\n")
+	}
+	for _, t := range fr.Tables {
+		fmt.Fprintf(&b, "## %s\n\n| difficulty | questions | SFT-75 | SFT-75 + OKTO | delta |\n|---|---|---|---|---|\n", t.Split)
+		for _, r := range t.Rows {
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %+.1f |\n", r.Level, r.Questions, fr.cell(r.Before), fr.cell(r.After), r.Delta)
+		}
+		fmt.Fprintf(&b, "\n![before and after on %s](%s)\n\n", t.Split, barsName(StudyFlywheel, t.Split))
+	}
+	if len(fr.Claims) > 0 {
+		b.WriteString("## Check\n\n")
+		if len(fr.Seeds) == 1 {
+			b.WriteString("One seed: the spread is not measured, so the check below only says whether the gain is positive; `-seeds 1,2,3` measures it.\n\n")
+		}
+		for _, c := range fr.Claims {
+			verdict := "holds"
+			if !c.Holds {
+				verdict = "**differs**"
+			}
+			fmt.Fprintf(&b, "- %s (%s): %s. %s\n", c.Claim, c.Split, verdict, c.Finding)
+		}
+		b.WriteString("\n")
+	}
+	if len(fr.Curves) > 0 {
+		b.WriteString("## KTO over steps\n\n![reward mean](plot-reward.svg)\n\n")
+		if _, ok := fr.plots["plot-devex.svg"]; ok {
+			fmt.Fprintf(&b, "![dev EX during KTO](plot-devex.svg)\n\nDev EX during KTO is on a sample of %s; the table above is on all of them.\n\n", questions(p.RL.EvalN))
+		}
+	}
+	b.WriteString(fr.stagesMarkdown())
+	return b.Bytes()
+}
+
+func (fr *FlywheelReport) stagesMarkdown() string {
+	var b strings.Builder
+	var total float64
+	b.WriteString("## Stages\n\n| stage | run | steps | seconds |\n|---|---|---|---|\n")
+	for _, r := range fr.Stages {
+		if !r.Done {
+			fmt.Fprintf(&b, "| %s | %s | - | not finished |\n", r.Name, r.ID)
+			continue
+		}
+		total += r.Seconds
+		steps := "-"
+		if r.Kind != KindEval {
+			steps = fmt.Sprint(r.Steps)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %.1f |\n", r.Name, r.ID, steps, r.Seconds)
+	}
+	fmt.Fprintf(&b, "\nSum of stage times %.0f s (training time across resumes, evaluation time); this invocation's wall time %.0f s (finished stages are cached and cost nothing).\n",
+		total, fr.WallSeconds)
+	return b.String()
+}
+
+// Text is the before/after tables and the stages' times for a terminal.
+func (fr *FlywheelReport) Text() string {
+	var b strings.Builder
+	for _, t := range fr.Tables {
+		fmt.Fprintf(&b, "%-12s %9s %9s %14s %7s\n", t.Split, "questions", "SFT-75", "SFT-75 + OKTO", "delta")
+		for _, r := range t.Rows {
+			fmt.Fprintf(&b, "%-12s %9d %9.1f %14.1f %+7.1f\n", r.Level, r.Questions, r.Before.Mean, r.After.Mean, r.Delta)
+		}
+		b.WriteString("\n")
+	}
+	var total float64
+	for _, r := range fr.Stages {
+		if r.Done {
+			total += r.Seconds
+			fmt.Fprintf(&b, "%-40s %8s\n", r.Name, secs(r.Seconds))
+		}
+	}
+	fmt.Fprintf(&b, "%-40s %8s (this invocation: %s)\n", "stages in all", secs(total), secs(fr.WallSeconds))
+	return b.String()
+}
+
+func secs(s float64) string { return time.Duration(s * float64(time.Second)).Round(time.Second).String() }

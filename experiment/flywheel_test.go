@@ -1,0 +1,142 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/internal/testkit"
+)
+
+func flywheelOptions(bench, out string, tr Trainer) Options {
+	o := fixedOptions(bench, out, tr)
+	o.Preset = FlywheelQuick()
+	o.Preset.RL.Steps = 4
+	o.Seeds = nil
+	o.Command = "sqlrl experiment flywheel -quick BENCH"
+	return o
+}
+
+// TestFlywheelPlanAndReport runs the flywheel with the fake trainer on two
+// dev splits: SFT-75, KTO from it and both models evaluated on each split,
+// nothing else; the report's before/after rows are the evaluations' EX by
+// level with after minus before, and report.md matches its golden file.
+func TestFlywheelPlanAndReport(t *testing.T) {
+	bench, out := fakeBench(t, "dev", "dev_id"), t.TempDir()
+	f := &fake{}
+	d, err := ExecuteFlywheel(context.Background(), flywheelOptions(bench, out, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{KindSFT: 1, KindRL: 1, KindEval: 4}
+	for k, n := range want {
+		if f.calls[k] != n {
+			t.Errorf("%s runs: %d, want %d", k, f.calls[k], n)
+		}
+	}
+	if len(d.Plan.Runs) != 6 || d.Ran != 6 {
+		t.Fatalf("planned %d runs, ran %d; want 6 and 6", len(d.Plan.Runs), d.Ran)
+	}
+	// The KTO run is the recipe's: online KTO on the holdout x4, gate.
+	rl := d.Plan.Runs[1].Config.RL
+	if rl == nil || rl.Algo != "kto" || !rl.Online || rl.On != "holdout" || rl.Augment != 4 || rl.Reward != "gate" || rl.Fraction != 0.75 {
+		t.Errorf("KTO run: %+v; want online kto on the holdout x4, gate, after SFT on 0.75", rl)
+	}
+	fr := d.Flywheel
+	if len(fr.Tables) != 2 || fr.Tables[0].Split != "dev" || fr.Tables[1].Split != "dev_id" {
+		t.Fatalf("tables: %+v; want dev and dev_id", fr.Tables)
+	}
+	// The fake's scores: compare each cell with the evaluation's result.
+	runs := filepath.Join(out, "runs")
+	sft, okto := d.Plan.Runs[0], d.Plan.Runs[1]
+	for _, tb := range fr.Tables {
+		var levels []string
+		for _, r := range tb.Rows {
+			levels = append(levels, r.Level)
+		}
+		if strings.Join(levels, " ") != strings.Join(Levels, " ") {
+			t.Errorf("%s rows %v, want %v", tb.Split, levels, Levels)
+		}
+		b, a := readScore(t, runs, sft.Evals[tb.Split]), readScore(t, runs, okto.Evals[tb.Split])
+		for _, r := range tb.Rows {
+			wantB, wantA, n := 100*b.EX, 100*a.EX, b.N
+			if r.Level != "total" {
+				wantB, wantA, n = 100*b.Levels[r.Level], 100*a.Levels[r.Level], b.Counts[r.Level]
+			}
+			tol := 1e-9 * 100
+			if math.Abs(r.Before.Mean-wantB) > tol || math.Abs(r.After.Mean-wantA) > tol || math.Abs(r.Delta-(wantA-wantB)) > 2*tol || r.Questions != n {
+				t.Errorf("%s %s: %+v; want before %.3f after %.3f delta %.3f over %d questions", tb.Split, r.Level, r, wantB, wantA, wantA-wantB, n)
+			}
+		}
+	}
+	if len(fr.Claims) != 2 || !strings.Contains(fr.Claims[0].Claim, "SFT-75 start") {
+		t.Errorf("claims: %+v; want the gain-over-SFT-75 check on each split", fr.Claims)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.Golden(t, "testdata/flywheel.md", md)
+	var got FlywheelReport
+	raw, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &got); err != nil || len(got.Tables) != 2 || len(got.Stages) != 6 || len(got.Curves) != 1 {
+		t.Errorf("report.json: %v; %d tables, %d stages, %d curves; want 2, 6, 1", err, len(got.Tables), len(got.Stages), len(got.Curves))
+	}
+	// Bars per split, the reward and the dev EX curve (the fake logs
+	// dev EX), each shown in report.md and parsing as SVG.
+	svgs, _ := filepath.Glob(filepath.Join(out, "*.svg"))
+	if len(svgs) != 4 {
+		t.Errorf("%d plots, want 4", len(svgs))
+	}
+	for _, p := range svgs {
+		if !strings.Contains(string(md), filepath.Base(p)) {
+			t.Errorf("report.md does not show %s", filepath.Base(p))
+		}
+		checkSVG(t, p)
+	}
+	if txt := fr.Text(); !strings.Contains(txt, "SFT-75 + OKTO") || !strings.Contains(txt, "challenging") || !strings.Contains(txt, "stages in all") {
+		t.Errorf("terminal table:\n%s", txt)
+	}
+	// A rerun trains nothing; a changed KTO setting redoes KTO and its
+	// evaluations, not SFT.
+	calls := f.n
+	d, err = ExecuteFlywheel(context.Background(), flywheelOptions(bench, out, f))
+	if err != nil || f.n != calls || d.Ran != 0 || d.Cached != 6 {
+		t.Fatalf("rerun: %v, %d trainer calls, %d ran, %d cached; want none, 0, 6", err, f.n-calls, d.Ran, d.Cached)
+	}
+	o := flywheelOptions(bench, out, f)
+	o.Preset.RL.Beta = 0.2
+	if d, err = ExecuteFlywheel(context.Background(), o); err != nil || d.Ran != 3 || f.calls[KindSFT] != 1 {
+		t.Fatalf("changed beta: %v, ran %d runs (%d SFT in all); want 3 (KTO, 2 evaluations), SFT once", err, d.Ran, f.calls[KindSFT])
+	}
+}
+
+func readScore(t *testing.T, runs string, r *Run) *Score {
+	t.Helper()
+	res, err := readResult(filepath.Join(runs, r.ID))
+	if err != nil || res.Score == nil {
+		t.Fatalf("%s: %v, %+v", r.Name, err, res)
+	}
+	return res.Score
+}
+
+// TestFlywheelBudget checks the arithmetic of the default budget: the
+// recipe's 2,256 SFT steps, and that the estimate follows the settings.
+func TestFlywheelBudget(t *testing.T) {
+	p := Flywheel()
+	if !strings.Contains(p.Budget, "SFT-75 2256 steps") || !strings.Contains(p.Budget, "500 questions") {
+		t.Errorf("budget %q: want 2256 SFT steps and 500-question evaluations", p.Budget)
+	}
+	q := p
+	q.RL.Steps = 2 * p.RL.Steps
+	if FlywheelBudget(q) == p.Budget {
+		t.Error("doubling the KTO steps left the budget")
+	}
+}
