@@ -339,4 +339,6 @@ func (fr *FlywheelReport) Text() string {
 	return b.String()
 }
 
-func secs(s float64) string { return time.Duration(s * float64(time.Second)).Round(time.Second).String() }
+func secs(s float64) string {
+	return time.Duration(s * float64(time.Second)).Round(time.Second).String()
+}
