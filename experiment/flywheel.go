@@ -20,11 +20,13 @@ const (
 	// batch 16) in 729 s of training, 12 min 29 s wall on a quiet machine
 	// with the tokenizer and four dev samples.
 	sftStepSec = 729.0 / 2256
-	// ktoStepSec64 is the online RL step of 8 prompts x K=4 at 64 tokens
-	// measured on the tiny preset (3.5 s, Full's table) times 2 for the
+	// ktoStepSec is the online RL step of 8 prompts x K=4 measured on
+	// the tiny preset (3.5 s at 64 tokens, Full's table) times 2 for the
 	// small preset's 4 layers: an estimate until the KTO progress line
-	// gives the real figure.
-	ktoStepSec64 = 3.5 * 2
+	// gives the real figure. Completions stop at their end token (the
+	// SFT policy's SQL is mostly under 64 tokens), so a larger
+	// -kto-max-tokens costs more only where completions run on.
+	ktoStepSec = 3.5 * 2
 	// evalQuestionSec: 500 dev questions decoded greedily under the guide
 	// in 22 s on a quiet machine, scoring included about 30 s; a loaded
 	// machine takes up to 2-3 min.
@@ -60,7 +62,10 @@ func Flywheel() Preset {
 func FlywheelQuick() Preset {
 	p := Quick()
 	p.Name = "flywheel-quick"
-	p.Budget = "quick: micro model (d32 L1), 3 SFT steps, 2 KTO steps of 2 prompts x K=2, 4 dev questions: seconds; the numbers mean nothing"
+	// Enough dev questions that every difficulty has some (the tiny
+	// benchmark's seeded sample), so the table has all its rows.
+	p.EvalN = 30
+	p.Budget = "quick: micro model (d32 L1), 3 SFT steps, 2 KTO steps of 2 prompts x K=2, 30 dev questions: seconds; the numbers mean nothing"
 	return p
 }
 
@@ -74,9 +79,8 @@ func FlywheelBudget(p Preset) string {
 		sftSteps = min(sftSteps, p.SFT.MaxSteps)
 	}
 	sft := float64(sftSteps) * sftStepSec
-	// A step's work grows with prompts x K and, at most linearly, with
-	// the completion budget (SFT-trained completions often stop sooner).
-	step := ktoStepSec64 * float64(p.RL.Prompts*p.RL.K) / 32 * max(1, float64(p.RL.MaxTokens)/64)
+	// A step's work grows with its samples, prompts x K.
+	step := ktoStepSec * float64(p.RL.Prompts*p.RL.K) / 32
 	kto := float64(p.RL.Steps) * step
 	var inRun float64
 	if p.RL.EvalEvery > 0 {
@@ -87,9 +91,9 @@ func FlywheelBudget(p Preset) string {
 		n = devQuestions
 	}
 	ev := 2 * float64(n) * evalQuestionSec
-	return fmt.Sprintf("SFT-75 %d steps x %.2f s ~ %.0f min (measured); online KTO %d steps x ~%.0f s ~ %.0f min (estimated from tiny's 3.5 s a step); "+
+	return fmt.Sprintf("SFT-75 %d steps x %.2f s ~ %.0f min (measured); online KTO %d steps of %dx%d x ~%.0f s ~ %.0f min (estimated: tiny's measured 3.5 s x 2 layers; more where completions run to %d tokens); "+
 		"dev EX on %d questions every %d KTO steps ~ %.1f min; 2 evaluations of %d questions ~ %.0f s each quiet (up to 3 min loaded): ~%.0f min on a quiet 2-core machine",
-		sftSteps, sftStepSec, sft/60, p.RL.Steps, step, kto/60, p.RL.EvalN, p.RL.EvalEvery, inRun/60, n, ev/2, (sft+kto+inRun+ev)/60)
+		sftSteps, sftStepSec, sft/60, p.RL.Steps, p.RL.Prompts, p.RL.K, step, kto/60, p.RL.MaxTokens, p.RL.EvalN, p.RL.EvalEvery, inRun/60, n, ev/2, (sft+kto+inRun+ev)/60)
 }
 
 // FlywheelReport is the main job's report.json: EX before (SFT-75) and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -113,5 +114,135 @@ func TestExperimentOktoQuick(t *testing.T) {
 	t.Logf("%d runs, %d files in their directories", len(rep.Runs), n)
 	if n != len(stamp) {
 		t.Errorf("rerun: %d files in the runs, before %d", n, len(stamp))
+	}
+}
+
+// TestExperimentFlywheelQuick runs the main job's -quick preset end to end
+// on the generator's tiny benchmark with the real trainers (SFT, online
+// KTO with the gate reward, evaluation of both checkpoints): the
+// before/after table has every level of every dev split, the stages are
+// all done and timed, and the same command again trains and evaluates
+// nothing (no file under runs/ is written).
+func TestExperimentFlywheelQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains SFT and KTO")
+	}
+	dir := t.TempDir()
+	b := filepath.Join(dir, "bench")
+	if _, err := bench.Generate(context.Background(), bench.Options{Preset: "tiny", Seed: 1, Out: b}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "flywheel")
+	args := []string{"experiment", "flywheel", "-quick", "-q", "-kto-steps", "3", "-out", out, b}
+	stdout, stderr, code := sqlrlOS(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep experiment.FlywheelReport
+	raw, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Preset.RL.Steps != 3 || rep.Preset.RL.Algo != "kto" || rep.Preset.RL.Reward != "gate" || rep.Preset.RL.Augment != 4 {
+		t.Errorf("KTO settings %+v; want -kto-steps 3 over the quick preset, kto, gate, x4", rep.Preset.RL)
+	}
+	if len(rep.Tables) == 0 || len(rep.Tables) != len(rep.Splits) {
+		t.Fatalf("%d tables for splits %v; want one per split", len(rep.Tables), rep.Splits)
+	}
+	for _, tb := range rep.Tables {
+		if n := len(tb.Rows); n == 0 || tb.Rows[n-1].Level != "total" {
+			t.Errorf("%s: rows %+v; want the levels then total", tb.Split, tb.Rows)
+			continue
+		}
+		total := tb.Rows[len(tb.Rows)-1]
+		sum := 0
+		for _, r := range tb.Rows[:len(tb.Rows)-1] {
+			sum += r.Questions
+		}
+		if total.Questions == 0 || sum != total.Questions || total.Before.N != 1 || total.After.N != 1 {
+			t.Errorf("%s: total %+v over levels of %d questions; want the levels' sum, 1 seed each", tb.Split, total, sum)
+		}
+		for _, r := range tb.Rows {
+			if d := r.After.Mean - r.Before.Mean - r.Delta; d > 1e-9 || d < -1e-9 {
+				t.Errorf("%s %s: delta %g, want after - before = %g", tb.Split, r.Level, r.Delta, r.After.Mean-r.Before.Mean)
+			}
+		}
+	}
+	kinds := map[string]int{}
+	for _, s := range rep.Stages {
+		kinds[s.Kind]++
+		if !s.Done || s.Seconds <= 0 {
+			t.Errorf("stage %s: done %v in %g s; want done and timed", s.Name, s.Done, s.Seconds)
+		}
+	}
+	if kinds["sft"] != 1 || kinds["rl"] != 1 || kinds["eval"] != 2*len(rep.Splits) {
+		t.Errorf("stages by kind %v; want 1 sft, 1 rl, 2 evaluations per split", kinds)
+	}
+	if len(rep.Curves) != 1 || len(rep.Curves[0].Reward) != 3 {
+		t.Errorf("curves %+v; want the KTO run's reward at each of 3 steps", rep.Curves)
+	}
+	for _, want := range []string{"SFT-75 + OKTO", "simple", "moderate", "challenging", "total", "stages in all"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| difficulty | questions | SFT-75 | SFT-75 + OKTO | delta |", "## Stages", "plot-reward.svg"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	stamp := map[string]time.Time{}
+	filepath.Walk(filepath.Join(out, "runs"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			stamp[p] = fi.ModTime()
+		}
+		return nil
+	})
+	stdout, stderr, code = sqlrlOS(t, args...)
+	if code != 0 {
+		t.Fatalf("rerun: exit %d: %s", code, stderr)
+	}
+	if want := fmt.Sprintf("(0 now, %d done before)", len(rep.Stages)); !strings.Contains(stdout, want) {
+		t.Errorf("rerun: stdout lacks %q:\n%s", want, stdout)
+	}
+	n := 0
+	filepath.Walk(filepath.Join(out, "runs"), func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return nil
+		}
+		n++
+		if old, ok := stamp[p]; !ok || !old.Equal(fi.ModTime()) {
+			t.Errorf("rerun wrote %s", p)
+		}
+		return nil
+	})
+	if n != len(stamp) {
+		t.Errorf("rerun: %d files in the runs, before %d", n, len(stamp))
+	}
+}
+
+// TestExperimentFlywheelBadFlags: a setting that cannot train is refused
+// before any work, with the usage exit code.
+func TestExperimentFlywheelBadFlags(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "fw")
+	for _, args := range [][]string{
+		{"-kto-steps", "0"}, {"-k", "0"}, {"-prompts", "-1"}, {"-kto-lr", "0"}, {"-kto-beta", "-0.1"},
+		{"-kto-eval-every", "5", "-kto-eval-n", "0"}, {"-seeds", "x"},
+	} {
+		a := append(append([]string{"experiment", "flywheel", "-q", "-out", out}, args...), "no-such-bench")
+		_, stderr, code := sqlrl(t, a...)
+		if code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("refused flags left %s: %v", out, err)
 	}
 }
