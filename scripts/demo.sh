@@ -1,16 +1,25 @@
 #!/usr/bin/env bash
-# The main job on the bundled data, on a fresh machine:
-#  1. build sqlrl (installing gcc and SQLite headers if missing);
-#  2. generate the bundled benchmark (small preset: 3,000 train / 500 dev questions);
-#  3. split it 75/25, augment the holdout 4x and write every trainer export;
-#  4. score the gold SQL as predictions, on the generated dev set and on the
-#     bundled BIRD dev sample, with the same evaluator that scores models (100%).
+# The main job on the bundled data, on a fresh machine: the whole flywheel.
+#  1. build sqlrl (installing gcc, SQLite headers and OpenBLAS if missing);
+#  2. generate the bundled benchmark if it is not there (small preset:
+#     3,000 train / 500 dev questions, BIRD layout);
+#  3. split it 75/25, augment the holdout 4x and write every trainer export
+#     (TRL, OpenRLHF, verl) for training elsewhere;
+#  4. sqlrl experiment flywheel: SFT on the 75%, online KTO on the 25% holdout
+#     (x4 schema shuffles, hybrid gate reward), greedy evaluation of both
+#     checkpoints on every dev question, and the before/after table by
+#     difficulty (its --help gives the cost: about 25 min estimated on a quiet
+#     2-core machine, SFT 12 min of it).
+# Running it again resumes: finished stages are cached in out/flywheel/runs.
+# DATA (default data) holds the benchmark and the exports, OUT (default
+# out/flywheel) the runs and the report; arguments go to the flywheel
+# (e.g. scripts/demo.sh -quick, or -kto-steps 50).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 go build -o bin/sqlrl ./cmd/sqlrl
-out=${OUT:-data}
-bin/sqlrl bench generate --preset small --out "$out/bench" --force
-bin/sqlrl data prepare -out "$out/prepared" "$out/bench"
-bin/sqlrl eval --data "$out/bench" --split dev --gold-as-pred
-bin/sqlrl eval --data datasets/bird-dev-sample --split dev --gold-as-pred
+data=${DATA:-data}
+out=${OUT:-out/flywheel}
+[ -f "$data/bench/dev.json" ] || bin/sqlrl bench generate --preset small --out "$data/bench" --force
+bin/sqlrl data prepare -out "$data/prepared" "$data/bench"
+bin/sqlrl experiment flywheel -out "$out" "$@" "$data/bench"
