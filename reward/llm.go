@@ -1,14 +1,9 @@
 package reward
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -16,15 +11,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
+	"github.com/sqlrl/sqlrl/llmclient"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 // LLMJudge asks a model behind an OpenAI-compatible server (vLLM, llama.cpp,
-// Ollama, OpenAI) to grade the answer out of 50, with a plain net/http client
-// for POST {BaseURL}/chat/completions.
+// Ollama, OpenAI) to grade the answer out of 50, through package llmclient
+// (POST {BaseURL}/chat/completions).
 //
 // A judge that hangs, errors or answers nonsense must not stall or poison
 // training: each attempt has a timeout, failures are retried with
@@ -44,7 +39,8 @@ type LLMJudge struct {
 	// APIKey is sent as a Bearer token when set.
 	APIKey string
 	// Client defaults to a client with no overall timeout (Timeout bounds
-	// each attempt).
+	// each attempt). This and the fields below are read on the first
+	// Grade: set them before.
 	Client *http.Client
 	// Timeout bounds one attempt; default 60s. The caller's deadline less
 	// FallbackReserve bounds every attempt too.
@@ -72,21 +68,22 @@ type LLMJudge struct {
 	// MaxTokens caps the judge's answer; default 512.
 	MaxTokens int
 
-	once  sync.Once
-	sem   chan struct{}
-	stats judgeStats
-	cache genCache[float64]
+	once   sync.Once
+	client *llmclient.Client // built from the fields above on first use
+	stats  judgeStats
+	cache  genCache[float64]
 }
 
 type judgeStats struct {
-	requests, retries, failures, fallbacks, cacheHits atomic.Int64
+	failures, fallbacks, cacheHits atomic.Int64
 }
 
 // Counters reports the judge's events since start (for metrics).
 func (j *LLMJudge) Counters() map[string]int64 {
+	j.init()
 	return map[string]int64{
-		"judge_requests":   j.stats.requests.Load(),
-		"judge_retries":    j.stats.retries.Load(),
+		"judge_requests":   j.client.Requests(),
+		"judge_retries":    j.client.RetryCount(),
 		"judge_failures":   j.stats.failures.Load(),
 		"judge_fallbacks":  j.stats.fallbacks.Load(),
 		"judge_cache_hits": j.stats.cacheHits.Load(),
@@ -101,11 +98,15 @@ func NewLLMJudge(baseURL, model, apiKey string) *LLMJudge {
 
 func (j *LLMJudge) init() {
 	j.once.Do(func() {
-		n := j.MaxConcurrent
-		if n <= 0 {
-			n = 16
+		maxTokens := j.MaxTokens
+		if maxTokens <= 0 {
+			maxTokens = 512
 		}
-		j.sem = make(chan struct{}, n)
+		j.client = &llmclient.Client{
+			BaseURL: j.BaseURL, Model: j.Model, APIKey: j.APIKey, HTTP: j.Client,
+			Timeout: j.Timeout, Retries: j.Retries, Backoff: j.Backoff,
+			MaxConcurrent: j.MaxConcurrent, MaxTokens: maxTokens,
+		}
 	})
 }
 
@@ -169,135 +170,24 @@ func (j *LLMJudge) rows() int {
 	return 5
 }
 
-// errPermanent marks judge failures a retry cannot fix (a 4xx: wrong model
-// name, bad key).
-var errPermanent = errors.New("permanent")
+// chatRequest is what the judge sends (the tests read it back).
+type chatRequest = llmclient.ChatRequest
 
-// ask runs the attempts and returns the parsed points.
+// ask runs the attempts (llmclient: per-attempt timeout, retries with
+// backoff, a bound on requests in flight) and returns the parsed points;
+// an answer without a valid grade line is a failed attempt.
 func (j *LLMJudge) ask(ctx context.Context, sys, user string) (float64, error) {
 	j.init()
-	select {
-	case j.sem <- struct{}{}:
-		defer func() { <-j.sem }()
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
-	backoff := j.Backoff
-	if backoff <= 0 {
-		backoff = 500 * time.Millisecond
-	}
-	var last error
-	for attempt := 0; attempt <= max(0, j.Retries); attempt++ {
-		if attempt > 0 {
-			wait := backoff<<(attempt-1) + time.Duration(rand.Int64N(int64(backoff)/2+1))
-			wait = min(wait, 10*time.Second)
-			if d, ok := ctx.Deadline(); ok && time.Until(d) <= wait {
-				break // no attempt could start before the budget ends
-			}
-			j.stats.retries.Add(1)
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return 0, ctx.Err()
-			}
-		}
-		j.stats.requests.Add(1)
-		text, err := j.complete(ctx, sys, user)
-		if err == nil {
-			var p int
-			if p, err = ParseGrade(text); err == nil {
-				return float64(p), nil
-			}
-		}
-		last = err
-		if errors.Is(err, errPermanent) || ctx.Err() != nil {
-			break
-		}
-	}
-	return 0, last
-}
-
-// chatRequest and chatResponse are the parts of the OpenAI chat API used.
-type chatRequest struct {
-	Model       string        `json:"model"`
-	Messages    []chatMessage `json:"messages"`
-	Temperature float64       `json:"temperature"`
-	MaxTokens   int           `json:"max_tokens,omitempty"`
-}
-
-type chatMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message chatMessage `json:"message"`
-	} `json:"choices"`
-}
-
-// maxJudgeResponse caps what is read from the judge server.
-const maxJudgeResponse = 4 << 20
-
-// complete sends one chat completion request and returns the answer text.
-func (j *LLMJudge) complete(ctx context.Context, sys, user string) (string, error) {
-	timeout := j.Timeout
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	maxTokens := j.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = 512
-	}
-	body, err := json.Marshal(chatRequest{
-		Model:     j.Model,
-		Messages:  []chatMessage{{Role: "system", Content: sys}, {Role: "user", Content: user}},
-		MaxTokens: maxTokens,
+	var p int
+	_, err := j.client.Chat(ctx, []llmclient.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}}, func(text string) error {
+		var err error
+		p, err = ParseGrade(text)
+		return err
 	})
 	if err != nil {
-		return "", fmt.Errorf("encode judge request: %w", err)
+		return 0, fmt.Errorf("judge: %w", err)
 	}
-	url := strings.TrimRight(j.BaseURL, "/") + "/chat/completions"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return "", fmt.Errorf("judge request %s: %w: %w", url, errPermanent, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if j.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+j.APIKey)
-	}
-	client := j.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("judge %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxJudgeResponse))
-	if err != nil {
-		return "", fmt.Errorf("judge %s: reading answer: %w", url, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("judge %s: HTTP %d: %s", url, resp.StatusCode, abbreviate(string(raw), 200))
-		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusRequestTimeout {
-			err = fmt.Errorf("%w: %w", errPermanent, err)
-		}
-		return "", err
-	}
-	var cr chatResponse
-	if err := json.Unmarshal(raw, &cr); err != nil {
-		return "", fmt.Errorf("judge %s: answer is not a chat completion: %w", url, err)
-	}
-	if len(cr.Choices) == 0 {
-		return "", fmt.Errorf("judge %s: answer has no choices", url)
-	}
-	return cr.Choices[0].Message.Content, nil
+	return float64(p), nil
 }
 
 // gradeLine is the only accepted form of the judge's final line.
@@ -454,13 +344,7 @@ func oneLine(s string, n int) string {
 }
 
 // abbreviate cuts s to at most n runes, marking the cut.
-func abbreviate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
-}
+func abbreviate(s string, n int) string { return llmclient.Abbreviate(s, n) }
 
 // stripComments removes SQL comments, keeping everything else verbatim.
 func stripComments(sql string) string {

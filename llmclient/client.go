@@ -1,0 +1,232 @@
+// Package llmclient is sqlrl's one client for OpenAI-compatible chat
+// servers (vLLM, llama.cpp, Ollama, OpenAI): the LLM judge of package
+// reward grades with it and `sqlrl serve` writes SQL with it. Both sit in
+// front of a caller with a deadline (a trainer's reward request, a user
+// waiting on a page), so the client is built around not overstaying one:
+// each attempt has its own timeout, failures a retry can fix are retried
+// with exponential backoff and jitter, a retry that could not start before
+// the caller's deadline is not waited for, requests in flight to the
+// server are bounded, and what is read back is capped. It is plain
+// net/http: no SDK, no dependency.
+package llmclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// Defaults of Client.
+const (
+	DefaultTimeout       = 60 * time.Second
+	DefaultBackoff       = 500 * time.Millisecond
+	MaxBackoff           = 10 * time.Second
+	DefaultMaxConcurrent = 16
+	DefaultMaxTokens     = 512
+	// MaxResponseBytes caps what is read from the server: a chat answer is
+	// a few KiB, and a broken or hostile server must not fill memory.
+	MaxResponseBytes = 4 << 20
+)
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ChatRequest is the part of OpenAI's chat completions request the client
+// sends.
+type ChatRequest struct {
+	Model       string    `json:"model"`
+	Messages    []Message `json:"messages"`
+	Temperature float64   `json:"temperature"`
+	MaxTokens   int       `json:"max_tokens,omitempty"`
+	Stop        []string  `json:"stop,omitempty"`
+}
+
+type chatResponse struct {
+	Choices []struct {
+		Message Message `json:"message"`
+	} `json:"choices"`
+}
+
+// ErrPermanent is wrapped by failures a retry cannot fix (a 4xx other than
+// 408 and 429: a wrong model name, a bad key, a malformed URL): the client
+// stops retrying on them.
+var ErrPermanent = errors.New("permanent")
+
+// Client sends chat completion requests to {BaseURL}/chat/completions. Set
+// its fields before the first call; it is safe for concurrent use after.
+type Client struct {
+	// BaseURL is the API root, e.g. http://localhost:8000/v1 (as in
+	// OPENAI_BASE_URL).
+	BaseURL string
+	Model   string
+	// APIKey is sent as a Bearer token when set.
+	APIKey string
+	// HTTP defaults to http.DefaultClient (no overall timeout: Timeout
+	// bounds each attempt).
+	HTTP *http.Client
+	// Timeout bounds one attempt; default DefaultTimeout. The caller's
+	// context bounds every attempt too.
+	Timeout time.Duration
+	// Retries is the number of attempts after the first; 0 means none.
+	Retries int
+	// Backoff is the wait before the first retry, doubled each time, with
+	// jitter; default DefaultBackoff, capped at MaxBackoff.
+	Backoff time.Duration
+	// MaxConcurrent bounds requests in flight to the server; default
+	// DefaultMaxConcurrent. Waiting for a slot counts against the
+	// caller's context.
+	MaxConcurrent int
+	// MaxTokens caps an answer; default DefaultMaxTokens.
+	MaxTokens int
+	// Temperature of the answers; 0 (greedy) by default.
+	Temperature float64
+	// Stop sequences, sent when set.
+	Stop []string
+
+	once              sync.Once
+	sem               chan struct{}
+	requests, retries atomic.Int64
+}
+
+// Requests is the number of attempts sent since start (for metrics).
+func (c *Client) Requests() int64 { return c.requests.Load() }
+
+// RetryCount is the number of attempts that were retries of a failed one.
+func (c *Client) RetryCount() int64 { return c.retries.Load() }
+
+func (c *Client) init() {
+	c.once.Do(func() {
+		n := c.MaxConcurrent
+		if n <= 0 {
+			n = DefaultMaxConcurrent
+		}
+		c.sem = make(chan struct{}, n)
+	})
+}
+
+// Chat sends msgs and returns the first choice's text. accept, when set,
+// checks an answer (a judge's grade line, a reply that holds SQL); an
+// answer it refuses counts as a failed attempt and is retried like a
+// server error. The last attempt's error is returned when none succeeds.
+func (c *Client) Chat(ctx context.Context, msgs []Message, accept func(string) error) (string, error) {
+	c.init()
+	select {
+	case c.sem <- struct{}{}:
+		defer func() { <-c.sem }()
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	backoff := c.Backoff
+	if backoff <= 0 {
+		backoff = DefaultBackoff
+	}
+	var last error
+	for attempt := 0; attempt <= max(0, c.Retries); attempt++ {
+		if attempt > 0 {
+			wait := backoff<<(attempt-1) + time.Duration(rand.Int64N(int64(backoff)/2+1))
+			wait = min(wait, MaxBackoff)
+			if d, ok := ctx.Deadline(); ok && time.Until(d) <= wait {
+				break // no attempt could start before the caller's deadline
+			}
+			c.retries.Add(1)
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return "", ctx.Err()
+			}
+		}
+		c.requests.Add(1)
+		text, err := c.complete(ctx, msgs)
+		if err == nil && accept != nil {
+			err = accept(text)
+		}
+		if err == nil {
+			return text, nil
+		}
+		last = err
+		if errors.Is(err, ErrPermanent) || ctx.Err() != nil {
+			break
+		}
+	}
+	return "", last
+}
+
+// complete sends one chat completion request and returns the answer text.
+func (c *Client) complete(ctx context.Context, msgs []Message) (string, error) {
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	maxTokens := c.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	body, err := json.Marshal(ChatRequest{Model: c.Model, Messages: msgs, Temperature: c.Temperature, MaxTokens: maxTokens, Stop: c.Stop})
+	if err != nil {
+		return "", fmt.Errorf("encode chat request: %w", err)
+	}
+	url := strings.TrimRight(c.BaseURL, "/") + "/chat/completions"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return "", fmt.Errorf("chat request %s: %w: %w", url, ErrPermanent, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.APIKey)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes))
+	if err != nil {
+		return "", fmt.Errorf("%s: reading answer: %w", url, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		err := fmt.Errorf("%s: HTTP %d: %s", url, resp.StatusCode, Abbreviate(string(raw), 200))
+		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusRequestTimeout {
+			err = fmt.Errorf("%w: %w", ErrPermanent, err)
+		}
+		return "", err
+	}
+	var cr chatResponse
+	if err := json.Unmarshal(raw, &cr); err != nil {
+		return "", fmt.Errorf("%s: answer is not a chat completion: %w", url, err)
+	}
+	if len(cr.Choices) == 0 {
+		return "", fmt.Errorf("%s: answer has no choices", url)
+	}
+	return cr.Choices[0].Message.Content, nil
+}
+
+// Abbreviate cuts s to at most n runes, marking the cut: for error
+// messages that quote a server's answer.
+func Abbreviate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
