@@ -1,0 +1,226 @@
+package askserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sqlrl/sqlrl/prompt"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// database is one configured database: the engine that runs its SQL and
+// the name that engine knows it by (a SQLite file, a PostgreSQL schema).
+type database struct {
+	name    string
+	kind    string // "sqlite" or "postgres"
+	eng     sqlexec.Engine
+	target  string
+	dialect prompt.Dialect
+}
+
+// router is an sqlexec.Engine over the configured databases by their
+// configured names: prompt's catalog and the native prompter read schemas
+// through it, and every query of the server goes through it, so that a
+// user's db can only ever name a configured database.
+type router struct {
+	dbs     map[string]*database
+	engines []sqlexec.Engine
+}
+
+var errUnknownDB = errors.New("no such database")
+
+// Query implements sqlexec.Engine.
+func (r *router) Query(ctx context.Context, db, sql string) (*sqlexec.Result, error) {
+	d := r.dbs[db]
+	if d == nil {
+		return nil, &sqlexec.Error{Class: sqlexec.ClassNoDatabase, Msg: fmt.Sprintf("no database %q", db), Err: errUnknownDB}
+	}
+	return d.eng.Query(ctx, d.target, sql)
+}
+
+// rowQuerier is an engine that streams rows (SQLite): a result past the
+// row cap is cut there instead of failing.
+type rowQuerier interface {
+	QueryRows(ctx context.Context, db, sql string, fn func(cols []string, row []sqlexec.Value) bool) (*sqlexec.Result, error)
+}
+
+// run runs sql on db keeping at most maxRows rows and maxBytes bytes; a
+// larger result is cut (truncated) where the engine can stream, and fails
+// with result_too_large where it cannot (PostgreSQL).
+func (r *router) run(ctx context.Context, db, sql string, maxRows, maxBytes int) (res *sqlexec.Result, truncated bool, err error) {
+	d := r.dbs[db]
+	if d == nil {
+		return nil, false, &sqlexec.Error{Class: sqlexec.ClassNoDatabase, Msg: fmt.Sprintf("no database %q", db), Err: errUnknownDB}
+	}
+	rq, ok := d.eng.(rowQuerier)
+	if !ok {
+		res, err := d.eng.Query(ctx, d.target, sql)
+		return res, false, err
+	}
+	var rows [][]sqlexec.Value
+	bytes := 0
+	res, err = rq.QueryRows(ctx, d.target, sql, func(_ []string, row []sqlexec.Value) bool {
+		if row == nil {
+			return true
+		}
+		if len(rows) >= maxRows {
+			truncated = true
+			return false
+		}
+		cp := make([]sqlexec.Value, len(row))
+		copy(cp, row)
+		size := sqlexec.RowOverhead(len(row))
+		for _, v := range row {
+			size += 8 + len(v.S)
+		}
+		if bytes+size > maxBytes {
+			truncated = true
+			return false
+		}
+		bytes += size
+		rows = append(rows, cp)
+		return true
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	res.Rows, res.Bytes = rows, bytes
+	return res, truncated, nil
+}
+
+// Close closes every engine.
+func (r *router) Close() error {
+	var first error
+	for _, e := range r.engines {
+		if err := e.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// openDatabases opens an engine per SQLite file set and per PostgreSQL DSN.
+func openDatabases(ctx context.Context, c *Config) (*router, error) {
+	lim := sqlexec.Limits{Timeout: time.Duration(c.Limits.StatementTimeout), MaxBytes: c.Limits.MaxBytes}
+	r := &router{dbs: map[string]*database{}}
+	sqlite := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Limits: lim})
+	r.engines = append(r.engines, sqlite)
+	pg := map[string]*sqlexec.Postgres{}
+	for _, name := range c.DatabaseNames() {
+		dc := c.Databases[name]
+		d := &database{name: name}
+		if dc.SQLite != "" {
+			if err := sqlite.Check(dc.SQLite); err != nil {
+				r.Close()
+				return nil, fmt.Errorf("serve config %s: databases.%s: %w", c.path, name, err)
+			}
+			d.kind, d.eng, d.target, d.dialect = "sqlite", sqlite, dc.SQLite, prompt.SQLite
+		} else {
+			e := pg[dc.Postgres]
+			if e == nil {
+				var err error
+				plim := lim
+				plim.MaxRows = c.Limits.MaxRows
+				e, err = sqlexec.NewPostgres(ctx, sqlexec.PostgresOptions{DSN: dc.Postgres, Limits: plim})
+				if err != nil {
+					r.Close()
+					return nil, fmt.Errorf("serve config %s: databases.%s: %w", c.path, name, err)
+				}
+				pg[dc.Postgres] = e
+				r.engines = append(r.engines, e)
+			}
+			d.kind, d.eng, d.target, d.dialect = "postgres", e, dc.Schema, prompt.PostgreSQL
+		}
+		r.dbs[name] = d
+	}
+	return r, nil
+}
+
+// schemas is the schemas as read at start or at the last reload, and the
+// prompt builder over them.
+type schemas struct {
+	builder *prompt.Builder
+	byDB    map[string]*prompt.Schema
+	errs    map[string]error
+}
+
+// schemaCache reads schemas and swaps them whole on reload.
+type schemaCache struct {
+	r            *router
+	promptTokens int
+	mu           sync.RWMutex
+	cur          *schemas
+}
+
+func (s *schemaCache) get() *schemas {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.cur
+}
+
+// load reads the schema of every database (of only, when set) and
+// publishes them.
+func (s *schemaCache) load(ctx context.Context, only string) (*schemas, error) {
+	cat := prompt.NewCatalog(s.r, prompt.CatalogOptions{})
+	b, err := prompt.NewBuilder(cat, prompt.Options{Budget: s.promptTokens})
+	if err != nil {
+		return nil, err
+	}
+	next := &schemas{builder: b, byDB: map[string]*prompt.Schema{}, errs: map[string]error{}}
+	old := s.get()
+	for name, d := range s.r.dbs {
+		if only != "" && name != only && old != nil {
+			next.byDB[name], next.errs[name] = old.byDB[name], old.errs[name]
+			continue
+		}
+		var sc *prompt.Schema
+		var err error
+		if d.kind == "sqlite" {
+			sc, err = cat.Schema(ctx, name)
+		} else {
+			sc, err = postgresSchema(ctx, d)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			next.errs[name] = err
+			continue
+		}
+		next.byDB[name] = sc
+	}
+	s.mu.Lock()
+	s.cur = next
+	s.mu.Unlock()
+	return next, nil
+}
+
+// postgresSchema reads a PostgreSQL schema's tables and columns from
+// information_schema (package prompt's catalog reads SQLite only).
+func postgresSchema(ctx context.Context, d *database) (*prompt.Schema, error) {
+	lit := "'" + strings.ReplaceAll(d.target, "'", "''") + "'"
+	res, err := d.eng.Query(ctx, d.target, `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = `+lit+` ORDER BY table_name, ordinal_position`)
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", d.name, err)
+	}
+	s := &prompt.Schema{DBID: d.name}
+	var t *prompt.Table
+	for _, row := range res.Rows {
+		if len(row) < 4 {
+			continue
+		}
+		if t == nil || t.Name != row[0].S {
+			t = &prompt.Table{Name: row[0].S}
+			s.Tables = append(s.Tables, t)
+		}
+		t.Columns = append(t.Columns, prompt.Column{Name: row[1].S, Type: row[2].S, NotNull: row[3].S == "NO"})
+	}
+	if len(s.Tables) == 0 {
+		return nil, fmt.Errorf("schema of %s: no tables in schema %s", d.name, d.target)
+	}
+	return s, nil
+}

@@ -1,0 +1,145 @@
+package askserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/llmclient"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/prompt"
+	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// Question is what a Generator is asked: a user's question on one
+// database, with the schema read from it. The question and evidence are
+// data for the prompt; the SQL the generator returns is the only SQL that
+// runs.
+type Question struct {
+	DB       string
+	Question string
+	Evidence string
+	Dialect  prompt.Dialect
+	// Schema is the database's schema as last read (start or reload).
+	Schema *prompt.Schema
+	// Prompt is the chat prompt package prompt writes for the question
+	// (SQLite databases; nil where the schema cannot be read by package
+	// prompt's catalog, as for PostgreSQL).
+	Prompt *prompt.Prompt
+}
+
+// Generator writes the SQL that answers a question: the native policy, a
+// model behind an OpenAI-compatible server, or a test's fake.
+type Generator interface {
+	Generate(ctx context.Context, q Question) (string, error)
+	// Name is recorded with each answer, so that feedback on one model is
+	// not taken as feedback on another.
+	Name() string
+}
+
+// OpenAI writes SQL with a chat model behind an OpenAI-compatible server,
+// prompted with package prompt's chat form (what `data prepare` trains
+// on). The SQL is taken out of the answer as the reward's extractor does
+// (fences, reasoning, prose).
+type OpenAI struct {
+	Client *llmclient.Client
+}
+
+// Name implements Generator.
+func (g *OpenAI) Name() string { return "openai:" + g.Client.Model }
+
+// Generate implements Generator.
+func (g *OpenAI) Generate(ctx context.Context, q Question) (string, error) {
+	var msgs []llmclient.Message
+	if q.Prompt != nil {
+		for _, m := range q.Prompt.Messages() {
+			msgs = append(msgs, llmclient.Message{Role: m.Role, Content: m.Content})
+		}
+	} else {
+		if q.Schema == nil {
+			return "", fmt.Errorf("no schema for %s", q.DB)
+		}
+		name := q.Dialect.Name()
+		f := policy.Format{Kind: policy.FormatCompact, Types: true}
+		msgs = []llmclient.Message{
+			{Role: "system", Content: "You are an expert " + name + " developer. Given a database schema (one table a line: its columns, then the table's name), a question and evidence, write one " + name + " query that answers the question. Reply with the SQL query only."},
+			{Role: "user", Content: f.Compact(q.Schema, q.Question, q.Evidence)},
+		}
+	}
+	var sql string
+	_, err := g.Client.Chat(ctx, msgs, func(text string) error {
+		sql = reward.ExtractSQL(text)
+		if sql == "" {
+			return errors.New("the model's answer holds no SQL")
+		}
+		return nil
+	})
+	return sql, err
+}
+
+// Native writes SQL with the native policy: prompts in the checkpoint's
+// format fitted to its context (policy.Prompter.Fit), decoding guided by
+// the tables the prompt shows (policy.FitGuides), and concurrent requests
+// decoded together (policy.Batcher). It reads schemas through its own
+// prompter over eng, which Reload replaces.
+type Native struct {
+	Policy    *policy.Policy
+	MaxTokens int
+	Label     string
+
+	eng     sqlexec.Engine
+	batcher *policy.Batcher
+	mu      sync.Mutex
+	pr      *policy.Prompter
+}
+
+// NewNative returns the native generator over eng (whose database names
+// are the server's), decoding up to slots sequences at once.
+func NewNative(pol *policy.Policy, eng sqlexec.Engine, label string, slots, maxTokens int) (*Native, error) {
+	pr, err := policy.NewPrompter(eng, "", pol.Info.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	return &Native{Policy: pol, MaxTokens: maxTokens, Label: label, eng: eng, batcher: pol.NewBatcher(slots), pr: pr}, nil
+}
+
+// Name implements Generator.
+func (g *Native) Name() string { return "native:" + g.Label }
+
+// Reload forgets the schemas read so far.
+func (g *Native) Reload() error {
+	pr, err := policy.NewPrompter(g.eng, "", g.Policy.Info.Prompt)
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	g.pr = pr
+	g.mu.Unlock()
+	return nil
+}
+
+// Close stops the batcher.
+func (g *Native) Close() { g.batcher.Close() }
+
+// Generate implements Generator.
+func (g *Native) Generate(ctx context.Context, q Question) (string, error) {
+	g.mu.Lock()
+	pr := g.pr
+	g.mu.Unlock()
+	fit, err := pr.Fit(ctx, dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}, g.Policy.FitOptions(g.MaxTokens))
+	if err != nil {
+		return "", err
+	}
+	con := policy.FitGuides([]*policy.Fitted{fit}, g.Policy.Info.SQLWords)
+	outs, _, err := g.batcher.Generate(ctx, []string{fit.Text}, policy.SampleOptions{N: 1, MaxTokens: fit.MaxTokens, Constrain: con})
+	if err != nil {
+		return "", err
+	}
+	if len(outs) != 1 || len(outs[0]) != 1 {
+		return "", errors.New("the policy returned no completion")
+	}
+	return outs[0][0].Text, nil
+}
