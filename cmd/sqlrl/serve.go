@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/askserver"
+)
+
+// dbFlags collects repeated -db NAME=PATH flags.
+type dbFlags map[string]string
+
+func (d dbFlags) String() string {
+	var out []string
+	for k, v := range d {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ",")
+}
+
+func (d dbFlags) Set(s string) error {
+	name, path, ok := strings.Cut(s, "=")
+	if !ok || name == "" || path == "" {
+		return fmt.Errorf("want NAME=PATH, got %q", s)
+	}
+	if _, dup := d[name]; dup {
+		return fmt.Errorf("database %q given twice", name)
+	}
+	d[name] = path
+	return nil
+}
+
+func init() {
+	register(&command{
+		name:    "serve",
+		summary: "answer questions over your databases: a JSON API and a web page that record every answer and verdict",
+		usage:   "-config FILE [-addr HOST:PORT]",
+		help: `Serves a web page on / and a JSON API under /api/ (docs/serve.md):
+POST /api/ask {db, question, evidence?} writes SQL with the configured
+generator (the native policy or an OpenAI-compatible server), runs it
+read-only and answers with the SQL, the first page of the result, the
+execution error if any and a chart for one label and one number column;
+GET /api/answers/{id}/rows?page=N; POST /api/answers/{id}/feedback
+{verdict, corrected_sql?, comment?} (API key); GET /api/history, /api/stats,
+/api/databases; POST /api/admin/reload (API key). GET /healthz and /metrics
+watch it; SIGINT/SIGTERM drain requests in flight.
+
+Every answer is recorded in the feedback store before it is sent, and an
+acknowledged feedback is durable; 'sqlrl data from-feedback' turns the store
+into training data. 'sqlrl serve init -db NAME=PATH ...' writes a starter
+config.`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			config := fs.String("config", "", "config file (JSON; required; 'sqlrl serve init' writes one)")
+			addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+			threads := fs.Int("threads", 2, "threads for the native policy")
+			quiet := fs.Bool("quiet", false, "do not log failed requests and generator errors")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %v", args)
+				}
+				if *config == "" {
+					return usagef("-config is required ('sqlrl serve init -db NAME=PATH > serve.json' writes one)")
+				}
+				cfg, err := askserver.LoadConfig(*config)
+				if err != nil {
+					return err
+				}
+				o := askserver.Options{Threads: *threads}
+				if !*quiet {
+					o.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+				}
+				s, err := askserver.New(ctx, cfg, o)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				ln, err := net.Listen("tcp", *addr)
+				if err != nil {
+					return fmt.Errorf("listen: %w", err)
+				}
+				fmt.Fprintf(os.Stderr, "serving %d databases on http://%s/ (store %s)\n", len(cfg.Databases), ln.Addr(), storeName(cfg.Store))
+				return s.Serve(ctx, ln)
+			}
+		},
+	})
+	register(&command{
+		name:    "serve init",
+		summary: "write a starter config for 'sqlrl serve' to stdout",
+		usage:   "-db NAME=PATH [-db NAME=PATH ...] > serve.json",
+		help: `Writes a config with the SQLite databases given (paths made absolute), a
+placeholder OpenAI-compatible generator at http://127.0.0.1:8000/v1 (what
+'sqlrl serve-model' serves), the store feedback.sqlite beside the config, an
+API key named admin read from $SQLRL_SERVE_KEY, and the default limits. Edit
+it, then: SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			dbs := dbFlags{}
+			fs.Var(dbs, "db", "a database, NAME=PATH to a SQLite file (repeatable)")
+			return func(_ context.Context, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %v", args)
+				}
+				if len(dbs) == 0 {
+					return usagef("give at least one -db NAME=PATH")
+				}
+				abs := map[string]string{}
+				for name, p := range dbs {
+					a, err := filepath.Abs(p)
+					if err != nil {
+						return err
+					}
+					if st, err := os.Stat(a); err != nil || !st.Mode().IsRegular() {
+						return fmt.Errorf("-db %s=%s: no such file", name, p)
+					}
+					abs[name] = a
+				}
+				b, err := askserver.StarterConfig(abs)
+				if err != nil {
+					return err
+				}
+				_, err = os.Stdout.Write(b)
+				return err
+			}
+		},
+	})
+}
+
+// storeName is a store location fit for a log line: a DSN's password is
+// left out.
+func storeName(loc string) string {
+	if i := strings.Index(loc, "@"); i > 0 && strings.Contains(loc, "://") {
+		return loc[:strings.Index(loc, "://")+3] + "…" + loc[i:]
+	}
+	return loc
+}
