@@ -146,6 +146,10 @@ type ExtraTensors interface {
 	Extra() map[string][]float32
 }
 
+// MetricUpdateS is the metric of a step's update seconds: the objective's
+// loss and backward plus the loop's optimizer step (StepStats.Metrics).
+const MetricUpdateS = "update_s"
+
 // StepStats is what one Step reports for the log.
 type StepStats struct {
 	// Loss is the step's loss, logged and kept in state.json.
@@ -156,7 +160,10 @@ type StepStats struct {
 	Epoch int
 	// Metrics are the objective's own figures (reward mean, KL, share of
 	// desirable samples...), written to train_log.jsonl and to the
-	// progress line.
+	// progress line. An objective that splits its step's time reports its
+	// loss and backward as MetricUpdateS; the loop adds the optimizer's
+	// part (zeroing, clipping, AdamW), which the objective cannot see, so
+	// that the split adds up to the step.
 	Metrics map[string]float64
 	// NoUpdate says the step computed no gradient (every example of its
 	// batch was left out): the optimizer does not move, as if the step
@@ -438,16 +445,22 @@ func (r *runner) loop(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 		step := r.st.Step
+		t0 := time.Now()
 		m.ZeroGrads()
+		zeroS := time.Since(t0).Seconds()
 		lr := r.sched.At(step)
 		ss, err := r.obj.Step(ctx, step)
 		if err != nil {
 			return nil, err
 		}
 		var gn float64
+		t0 = time.Now()
 		if !ss.NoUpdate {
 			gn = nn.ClipGrads(m.Grads, o.Clip)
 			r.opt.Update(m.Params, m.Grads, lr)
+		}
+		if _, ok := ss.Metrics[MetricUpdateS]; ok {
+			ss.Metrics[MetricUpdateS] += zeroS + time.Since(t0).Seconds()
 		}
 		r.st.Step++
 		r.st.AdamStep = r.opt.Step

@@ -272,3 +272,43 @@ func TestLoopExtraName(t *testing.T) {
 		t.Errorf("error %v, want one naming the tensor", err)
 	}
 }
+
+// timedObjective reports its own update time, as RL does.
+type timedObjective struct{ quadObjective }
+
+func (q *timedObjective) Step(ctx context.Context, step int64) (StepStats, error) {
+	ss, err := q.quadObjective.Step(ctx, step)
+	if ss.Metrics == nil {
+		ss.Metrics = map[string]float64{}
+	}
+	ss.Metrics[MetricUpdateS] = 1
+	return ss, err
+}
+
+// TestLoopUpdateTime checks that the loop adds its optimizer step to an
+// objective's update_s (the objective's 1 s plus some time, on steps
+// with and without an update) and adds no update_s to an objective that
+// does not split its time.
+func TestLoopUpdateTime(t *testing.T) {
+	tmp := t.TempDir()
+	init := filepath.Join(tmp, "sft")
+	savedPolicy(t, init, 1)
+	out := filepath.Join(tmp, "timed")
+	if _, err := Loop(context.Background(), nil, quadOptions(out, init), &timedObjective{quadObjective{steps: 3, empty: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range readLogLines(t, out) {
+		if got := l.Metrics[MetricUpdateS]; !(got > 1) {
+			t.Errorf("step %d: update_s %v, want the objective's 1 s plus the optimizer's time", l.Step, got)
+		}
+	}
+	out = filepath.Join(tmp, "plain")
+	if _, err := Loop(context.Background(), nil, quadOptions(out, init), &quadObjective{steps: 2, empty: -1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range readLogLines(t, out) {
+		if v, ok := l.Metrics[MetricUpdateS]; ok {
+			t.Errorf("step %d: update_s %v in the log of an objective that does not report it", l.Step, v)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/policy"
@@ -79,9 +80,20 @@ func (t *offline) Start(ctx context.Context, p *policy.Policy) error {
 	if err := t.start(p); err != nil {
 		return err
 	}
+	// The completions' tokens, once: the tokenizer is the run's and a
+	// group is drawn again and again.
+	eot := t.pol.Tok.EOT()
+	maxT := t.pol.Model.Cfg.MaxSeq
 	for _, g := range t.groups {
 		if t.ptoks[g[0].Prompt] == nil {
 			return fmt.Errorf("%s: question %d's prompt does not fit the model's context", t.o.OfflineFile, t.pool[g[0].Prompt].QuestionID)
+		}
+		for i := range g {
+			s := &g[i]
+			s.Tokens = append(t.pol.Tok.Encode(s.Completion), eot)
+			if room := maxT - len(t.ptoks[s.Prompt]); len(s.Tokens) > room {
+				s.Tokens = s.Tokens[:room]
+			}
 		}
 	}
 	return nil
@@ -91,21 +103,15 @@ func (t *offline) Start(ctx context.Context, p *policy.Policy) error {
 func (t *offline) Step(ctx context.Context, step int64) (StepStats, error) {
 	ro := &rollout{Step: step, K: 2}
 	pick := drawN(t.o.Seed^0x0ff1, step, len(t.groups), t.o.Prompts)
-	eot := t.pol.Tok.EOT()
-	maxT := t.pol.Model.Cfg.MaxSeq
 	for _, g := range pick {
-		for _, s := range t.groups[g] {
-			s.Tokens = append(t.pol.Tok.Encode(s.Completion), eot)
-			if room := maxT - len(t.ptoks[s.Prompt]); len(s.Tokens) > room {
-				s.Tokens = s.Tokens[:room]
-			}
-			ro.Samples = append(ro.Samples, s)
-		}
+		ro.Samples = append(ro.Samples, t.groups[g]...)
 	}
+	start := time.Now()
 	if _, err := t.refSc.LogProbs(t.seqs(ro)); err != nil {
 		return StepStats{}, fmt.Errorf("rl step %d: reference: %w", step, err)
 	}
 	ro.RefTok = Float64Tokens(t.refSc.TokenLogProbs())
+	ro.RefS = time.Since(start).Seconds()
 	return t.update(ctx, step, ro, true)
 }
 

@@ -250,7 +250,8 @@ func (o *RLOptions) check() error {
 // step's metrics: reward_mean, share_correct, share_desirable (kto),
 // kl_ref (mean per token of logπ - logπ_ref over the samples), and the
 // time split sample_s, reward_s, score_s (forward passes of the policy
-// and the reference) and update_s (loss and backward).
+// and the reference) and update_s (loss, backward and the optimizer
+// step), whose sum is the step's time but for the rollout's bookkeeping.
 func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 	o.defaults()
 	if err := o.check(); err != nil {
@@ -276,7 +277,7 @@ func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 			return nil, err
 		}
 	}
-	var obj rlStepper
+	var obj Objective
 	if o.Online {
 		obj = newOnline(d, o, pool, ref)
 	} else {
@@ -285,10 +286,6 @@ func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 		}
 	}
 	return Loop(ctx, d, o.LoopOptions, obj)
-}
-
-type rlStepper interface {
-	Objective
 }
 
 // checkInit refuses a reference (the Init checkpoint) that was trained on
@@ -587,9 +584,10 @@ func (t *online) Step(ctx context.Context, step int64) (StepStats, error) {
 			return ss, err
 		}
 	}
-	ss.Metrics["sample_s"], ss.Metrics["reward_s"] = ro.SampleS, ro.RewardS
-	if !fresh {
-		ss.Metrics["sample_s"], ss.Metrics["reward_s"] = 0, 0
+	// A later epoch on the rollout samples nothing: its time is all update.
+	ss.Metrics["sample_s"], ss.Metrics["reward_s"] = 0, 0
+	if fresh {
+		ss.Metrics["sample_s"], ss.Metrics["reward_s"] = ro.SampleS, ro.RewardS
 	}
 	return ss, nil
 }
@@ -714,6 +712,7 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 	if n == 0 {
 		ss.NoUpdate = true
 		ss.Metrics["skipped_prompts"] = float64(ro.Skipped)
+		ss.Metrics["score_s"], ss.Metrics[MetricUpdateS] = 0, 0
 		return ss, nil
 	}
 	rewards := make([]float64, n)
@@ -803,7 +802,7 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 		ss.Metrics["pairs"] = float64(len(pairs))
 		if len(pairs) == 0 {
 			ss.NoUpdate = true
-			ss.Metrics["update_s"] = 0
+			ss.Metrics[MetricUpdateS] = 0
 			return ss, nil
 		}
 		if o.Algo == AlgoDPO {
@@ -867,7 +866,7 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 	for k, v := range g.Stats {
 		ss.Metrics[o.Algo+"_"+k] = v
 	}
-	ss.Metrics["update_s"] = time.Since(start).Seconds()
+	ss.Metrics[MetricUpdateS] = time.Since(start).Seconds()
 	return ss, nil
 }
 
