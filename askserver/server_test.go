@@ -82,8 +82,14 @@ func newTest(t *testing.T, gen *fakeGen, mutate func(*Config)) (*Server, *httpte
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
+	return serveTest(t, s)
+}
+
+// serveTest serves s on a test server closed at the end of the test.
+func serveTest(t *testing.T, s *Server) (*Server, *httptest.Server) {
 	ts := httptest.NewServer(s.Handler())
-	t.Cleanup(func() { ts.Close(); s.Close() })
+	t.Cleanup(ts.Close)
 	return s, ts
 }
 

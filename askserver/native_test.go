@@ -1,0 +1,74 @@
+package askserver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/tokenizer"
+)
+
+// TestNativeGenerator serves a tiny random policy saved as a checkpoint:
+// concurrent questions are decoded through the batcher, guided to the
+// schema, and every answer is recorded with the native model's name.
+func TestNativeGenerator(t *testing.T) {
+	corpus := []string{"SELECT COUNT(*) FROM superhero WHERE id = 1", "superhero: id integer key, superhero_name text", "question: how many heroes?"}
+	var texts []string
+	for range 20 {
+		texts = append(texts, corpus...)
+	}
+	tok, err := tokenizer.Train(texts, tokenizer.TrainOptions{VocabSize: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 1024}
+	pol, err := policy.New(tok, "", cfg, policy.Format{Kind: policy.FormatCompact}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "ckpt")
+	if err := pol.Save(ckpt); err != nil {
+		t.Fatal(err)
+	}
+	conf := fmt.Sprintf(`{"databases": {"superhero": {"sqlite": %q}}, "generator": {"native": "ckpt", "max_tokens": 16, "slots": 4}}`, benchDB(t, "superhero"))
+	path := filepath.Join(dir, "serve.json")
+	os.WriteFile(path, []byte(conf), 0o644)
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, ts := serveTest(t, s)
+	var wg sync.WaitGroup
+	outs := make([]map[string]any, 4)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, outs[i] = call(t, ts, "POST", "/api/ask", "", map[string]string{"db": "superhero", "question": fmt.Sprintf("how many heroes %d?", i)})
+		}()
+	}
+	wg.Wait()
+	for i, out := range outs {
+		if id, _ := out["answer_id"].(float64); id <= 0 || !strings.HasPrefix(out["model"].(string), "native:") {
+			t.Errorf("question %d: %v", i, out)
+		}
+		if e, _ := out["error"].(map[string]any); e != nil && (strings.HasPrefix(e["class"].(string), "generation") || e["class"] == ClassSchema || out["sql"] == "") {
+			t.Errorf("question %d: the policy failed: %v", i, e)
+		}
+	}
+	if code, out := call(t, ts, "POST", "/api/admin/reload", "", nil); code != 401 {
+		t.Errorf("reload without key: %d %v", code, out)
+	}
+}
