@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -134,30 +132,21 @@ type Change struct {
 // the same cached, resumable runner as Execute, then writes report.md,
 // report.json and the plots to o.Out. Done.Flywheel holds the report.
 func ExecuteFlywheel(ctx context.Context, o Options) (*Done, error) {
-	splits, err := DevSplits(o.Bench)
-	if err != nil {
-		return nil, err
-	}
-	// The in-run dev samples use the benchmark's first split when it has
-	// no "dev".
-	if !slices.Contains(splits, o.Preset.SFT.DevSplit) {
-		o.Preset.SFT.DevSplit = splits[0]
-	}
-	if !slices.Contains(splits, o.Preset.RL.DevSplit) {
-		o.Preset.RL.DevSplit = splits[0]
-	}
 	o.Studies = []string{StudyFlywheel}
-	pl, err := o.prepare()
-	if err != nil {
-		return nil, err
-	}
-	start := o.Now()
-	done, results, err := runAll(ctx, o, pl)
+	done, rep, results, err := execute(ctx, o, func(o *Options, splits []string) {
+		// The in-run dev samples use the benchmark's first split when it
+		// has no "dev".
+		if !slices.Contains(splits, o.Preset.SFT.DevSplit) {
+			o.Preset.SFT.DevSplit = splits[0]
+		}
+		if !slices.Contains(splits, o.Preset.RL.DevSplit) {
+			o.Preset.RL.DevSplit = splits[0]
+		}
+	})
 	if err != nil {
 		return done, err
 	}
-	rep := o.report(pl, results, start)
-	fr := NewFlywheelReport(pl, rep, results)
+	fr := NewFlywheelReport(done.Plan, rep, results)
 	if err := fr.Write(o.Out); err != nil {
 		return done, err
 	}
@@ -217,20 +206,7 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 
 // Write writes report.json, report.md and the plots into dir.
 func (fr *FlywheelReport) Write(dir string) error {
-	if err := writeJSON(filepath.Join(dir, "report.json"), fr); err != nil {
-		return err
-	}
-	names := make([]string, 0, len(fr.plots))
-	for n := range fr.plots {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if err := writeFile(filepath.Join(dir, n), fr.plots[n]); err != nil {
-			return err
-		}
-	}
-	return writeFile(filepath.Join(dir, "report.md"), fr.Markdown())
+	return writeReport(dir, fr, fr.plots, fr.Markdown())
 }
 
 func (fr *FlywheelReport) cell(s Stat) string {
@@ -244,16 +220,8 @@ func (fr *FlywheelReport) cell(s Stat) string {
 func (fr *FlywheelReport) Markdown() []byte {
 	var b bytes.Buffer
 	p := fr.Preset
-	fmt.Fprintf(&b, "# The flywheel: SFT-75, then online KTO on the 25%% holdout\n\n")
-	fmt.Fprintf(&b, "Command: `%s`\n\n", fr.Command)
-	fmt.Fprintf(&b, "Machine: %d CPUs, %s/%s. Preset %s; seeds %s; dev splits %s.\n\n", fr.Machine.CPUs, fr.Machine.GOOS, fr.Machine.GOARCH,
-		p.Name, joinSeeds(fr.Seeds), strings.Join(fr.Splits, ", "))
-	model := p.SFT.Preset
-	if p.SFT.Model != nil {
-		m := p.SFT.Model
-		model = fmt.Sprintf("custom d%d L%d H%d ffn %d", m.Dim, m.Layers, m.Heads, m.Hidden)
-	}
-	fmt.Fprintf(&b, "1. SFT-75: model %s, vocab %d, %d epochs", model, p.SFT.Vocab, p.SFT.Epochs)
+	writeHeader(&b, "The flywheel: SFT-75, then online KTO on the 25% holdout", fr.Command, fr.Machine, p, fr.Seeds, fr.Splits)
+	fmt.Fprintf(&b, "1. SFT-75: model %s, vocab %d, %d epochs", modelText(p.SFT), p.SFT.Vocab, p.SFT.Epochs)
 	if p.SFT.MaxSteps > 0 {
 		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)
 	}

@@ -243,10 +243,15 @@ func readCurve(path string) (Curve, error) {
 
 // Write writes report.json, report.md and the SVG plots into dir.
 func (rep *Report) Write(dir string) error {
-	if err := writeJSON(filepath.Join(dir, "report.json"), rep); err != nil {
+	return writeReport(dir, rep, rep.Plots(), rep.Markdown())
+}
+
+// writeReport writes a report's JSON, its plots in name order and, last,
+// report.md, so that a report.md is only there with what it links to.
+func writeReport(dir string, v any, plots map[string][]byte, md []byte) error {
+	if err := writeJSON(filepath.Join(dir, "report.json"), v); err != nil {
 		return err
 	}
-	plots := rep.Plots()
 	names := make([]string, 0, len(plots))
 	for n := range plots {
 		names = append(names, n)
@@ -257,23 +262,31 @@ func (rep *Report) Write(dir string) error {
 			return err
 		}
 	}
-	return writeFile(filepath.Join(dir, "report.md"), rep.Markdown())
+	return writeFile(filepath.Join(dir, "report.md"), md)
+}
+
+// writeHeader writes a report.md's title, command line and machine line.
+func writeHeader(b *bytes.Buffer, title, command string, m Machine, p Preset, seeds []uint64, splits []string) {
+	fmt.Fprintf(b, "# %s\n\n", title)
+	fmt.Fprintf(b, "Command: `%s`\n\n", command)
+	fmt.Fprintf(b, "Machine: %d CPUs, %s/%s. Preset %s; seeds %s; dev splits %s.\n\n", m.CPUs, m.GOOS, m.GOARCH,
+		p.Name, joinSeeds(seeds), strings.Join(splits, ", "))
+}
+
+// modelText names the SFT model: its preset, or a custom model's shape.
+func modelText(s SFTConfig) string {
+	if m := s.Model; m != nil {
+		return fmt.Sprintf("custom d%d L%d H%d ffn %d", m.Dim, m.Layers, m.Heads, m.Hidden)
+	}
+	return s.Preset
 }
 
 // Markdown renders report.md.
 func (rep *Report) Markdown() []byte {
 	var b bytes.Buffer
 	p := rep.Preset
-	fmt.Fprintf(&b, "# OKTO studies\n\n")
-	fmt.Fprintf(&b, "Command: `%s`\n\n", rep.Command)
-	fmt.Fprintf(&b, "Machine: %d CPUs, %s/%s. Preset %s; seeds %s; dev splits %s.\n\n", rep.Machine.CPUs, rep.Machine.GOOS, rep.Machine.GOARCH,
-		p.Name, joinSeeds(rep.Seeds), strings.Join(rep.Splits, ", "))
-	model := p.SFT.Preset
-	if p.SFT.Model != nil {
-		m := p.SFT.Model
-		model = fmt.Sprintf("custom d%d L%d H%d ffn %d", m.Dim, m.Layers, m.Heads, m.Hidden)
-	}
-	fmt.Fprintf(&b, "- SFT: model %s, vocab %d, %d epochs", model, p.SFT.Vocab, p.SFT.Epochs)
+	writeHeader(&b, "OKTO studies", rep.Command, rep.Machine, p, rep.Seeds, rep.Splits)
+	fmt.Fprintf(&b, "- SFT: model %s, vocab %d, %d epochs", modelText(p.SFT), p.SFT.Vocab, p.SFT.Epochs)
 	if p.SFT.MaxSteps > 0 {
 		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)
 	}

@@ -101,16 +101,10 @@ type Done struct {
 // cancelled context stops at the current run, which resumes on the next
 // Execute with the same options.
 func Execute(ctx context.Context, o Options) (*Done, error) {
-	pl, err := o.prepare()
-	if err != nil {
-		return nil, err
-	}
-	start := o.Now()
-	done, results, err := runAll(ctx, o, pl)
+	done, rep, _, err := execute(ctx, o, nil)
 	if err != nil {
 		return done, err
 	}
-	rep := o.report(pl, results, start)
 	if err := rep.Write(o.Out); err != nil {
 		return done, err
 	}
@@ -118,9 +112,11 @@ func Execute(ctx context.Context, o Options) (*Done, error) {
 	return done, nil
 }
 
-// prepare fills in o's defaults and plans its studies on the benchmark's
-// dev splits.
-func (o *Options) prepare() (*Plan, error) {
+// execute is what both commands (okto, flywheel) do before they write
+// their reports: fill in o's defaults, plan its studies on the
+// benchmark's dev splits (after adjust, when given, has seen them and
+// changed o's preset), do the runs and aggregate the studies' report.
+func execute(ctx context.Context, o Options, adjust func(o *Options, splits []string)) (*Done, *Report, map[string]*Result, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -129,13 +125,25 @@ func (o *Options) prepare() (*Plan, error) {
 	}
 	splits, err := DevSplits(o.Bench)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
+	}
+	if adjust != nil {
+		adjust(&o, splits)
 	}
 	fp, err := Fingerprint(o.Bench)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	return NewPlan(o.Preset, fp, o.Seeds, splits, o.Studies)
+	pl, err := NewPlan(o.Preset, fp, o.Seeds, splits, o.Studies)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	start := o.Now()
+	done, results, err := runAll(ctx, o, pl)
+	if err != nil {
+		return done, nil, nil, err
+	}
+	return done, o.report(pl, results, start), results, nil
 }
 
 // runAll does every run of pl that is not finished, in order, and returns
