@@ -49,19 +49,10 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 			epochs := fs.Int("epochs", 16, "passes over the training data")
 			maxSteps := fs.Int("max-steps", 0, "stop after this many steps (0: epochs decide)")
 			batch := fs.Int("batch", 16, "sequences per step")
-			lr := fs.Float64("lr", 2e-3, "peak learning rate")
-			warmup := fs.Int("warmup", 0, "warmup steps (0: 5% of the run)")
-			wd := fs.Float64("weight-decay", 0.1, "AdamW weight decay")
-			clip := fs.Float64("clip", 1, "gradient norm clip")
+			loop := loopFlags(fs, 2e-3, 200)
 			rename := fs.Float64("rename", 1, "share of examples whose schema names are renamed at random")
 			renameEach := fs.Float64("rename-each", 0.9, "probability that each name of such an example is renamed")
 			promptLoss := fs.Float64("prompt-loss", 0, "weight of an auxiliary NLL on prompt tokens (0: completion-only loss)")
-			saveEvery := fs.Int("save-every", 200, "checkpoint every N steps")
-			keep := fs.Int("keep", 2, "checkpoints kept")
-			evalEvery := fs.Int("eval-every", 0, "dev evaluation every N steps (0: at the end only; -1: never)")
-			evalN := fs.Int("eval-n", 100, "dev questions per evaluation (0: all)")
-			restart := fs.Bool("restart", false, "start over even if -out holds a checkpoint")
-			threads := fs.Int("threads", 2, "threads")
 			frac := fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "SFT share of the train split (as in 'sqlrl data prepare')")
 			splitSeed := fs.Uint64("split-seed", 1, "seed of the SFT/holdout split (as 'sqlrl data prepare -seed')")
 			trainSplit := fs.String("train-split", "train", "benchmark split to train on")
@@ -71,9 +62,7 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 			dim := fs.Int("dim", 0, "model width (overrides the preset's)")
 			layers := fs.Int("layers", 0, "transformer layers (overrides the preset's)")
 			heads := fs.Int("heads", 0, "attention heads (overrides the preset's)")
-			quiet := fs.Bool("q", false, "no progress on stderr")
 			group := fs.Int("group", 8, "questions on one database trained together on one draw of renamed names, sharing the schema's computation (1: none)")
-			noGuide := fs.Bool("no-guide", false, "decode dev questions without the schema guide")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return usagef("want one DATA argument, got %d", len(args))
@@ -100,12 +89,8 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 				}
 				defer data.Close()
 				opts := train.SFTOptions{
-					LoopOptions: train.LoopOptions{
-						Out: *out, Seed: *seed, LR: *lr, Warmup: *warmup, WeightDecay: *wd, Clip: *clip,
-						SaveEvery: *saveEvery, Keep: *keep, EvalEvery: *evalEvery, EvalN: *evalN, NoGuide: *noGuide,
-						Restart: *restart, Threads: *threads,
-					},
-					Preset: *preset, VocabSize: *vocab, Epochs: *epochs, MaxSteps: *maxSteps, BatchSize: *batch,
+					LoopOptions: loop.options(*out, *seed),
+					Preset:      *preset, VocabSize: *vocab, Epochs: *epochs, MaxSteps: *maxSteps, BatchSize: *batch,
 					Rename: *rename, RenameEach: *renameEach, PromptLoss: *promptLoss, Group: *group,
 				}
 				if *dim > 0 || *layers > 0 || *heads > 0 {
@@ -124,22 +109,12 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 				if *rename == 0 {
 					opts.Rename = -1
 				}
-				if !*quiet {
-					opts.Progress = os.Stderr
-				}
 				start := time.Now()
 				res, err := train.SFT(ctx, data, opts)
-				if errors.Is(err, context.Canceled) {
-					return fmt.Errorf("interrupted; run again with the same -out to resume from the last checkpoint")
-				}
 				if err != nil {
-					return err
+					return trainErr(err)
 				}
-				fmt.Printf("trained %s: step %d, loss %.4f, %d tokens, %.0fs training (%s wall)\n", res.Checkpoint, res.State.Step,
-					res.State.Loss, res.State.Tokens, res.State.ElapsedSec, time.Since(start).Round(time.Second))
-				if res.LastEval != nil {
-					fmt.Println(res.LastEval)
-				}
+				printTrained(res, start)
 				if res.Skipped > 0 {
 					fmt.Printf("%d examples longer than the model's context were skipped\n", res.Skipped)
 				}
@@ -147,4 +122,59 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 			}
 		},
 	})
+}
+
+// trainFlags are the training loop's flags that train sft and the RL
+// commands share; the learning rate's and checkpoint interval's defaults
+// are each command's.
+type trainFlags struct {
+	lr, wd, clip                                   *float64
+	warmup, saveEvery, keep, evalEvery, evalN, thr *int
+	noGuide, restart, quiet                        *bool
+}
+
+func loopFlags(fs *flag.FlagSet, lr float64, saveEvery int) *trainFlags {
+	return &trainFlags{
+		lr:        fs.Float64("lr", lr, "peak learning rate"),
+		warmup:    fs.Int("warmup", 0, "warmup steps (0: 5% of the run)"),
+		wd:        fs.Float64("weight-decay", 0.1, "AdamW weight decay"),
+		clip:      fs.Float64("clip", 1, "gradient norm clip"),
+		saveEvery: fs.Int("save-every", saveEvery, "checkpoint every N steps"),
+		keep:      fs.Int("keep", 2, "checkpoints kept"),
+		evalEvery: fs.Int("eval-every", 0, "dev evaluation every N steps (0: at the end only; -1: never)"),
+		evalN:     fs.Int("eval-n", 100, "dev questions per evaluation (0: all)"),
+		noGuide:   fs.Bool("no-guide", false, "decode dev questions without the schema guide"),
+		restart:   fs.Bool("restart", false, "start over even if -out holds a checkpoint"),
+		thr:       fs.Int("threads", 2, "threads"),
+		quiet:     fs.Bool("q", false, "no progress on stderr"),
+	}
+}
+
+// options are the loop's options from the flags; progress goes to stderr
+// unless -q.
+func (f *trainFlags) options(out string, seed uint64) train.LoopOptions {
+	o := train.LoopOptions{Out: out, Seed: seed, LR: *f.lr, Warmup: *f.warmup, WeightDecay: *f.wd, Clip: *f.clip,
+		SaveEvery: *f.saveEvery, Keep: *f.keep, EvalEvery: *f.evalEvery, EvalN: *f.evalN, NoGuide: *f.noGuide,
+		Restart: *f.restart, Threads: *f.thr}
+	if !*f.quiet {
+		o.Progress = os.Stderr
+	}
+	return o
+}
+
+// trainErr says how to resume a run that a signal stopped.
+func trainErr(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted; run again with the same -out to resume from the last checkpoint")
+	}
+	return err
+}
+
+// printTrained is a finished run's summary on stdout.
+func printTrained(res *train.Result, start time.Time) {
+	fmt.Printf("trained %s: step %d, loss %.4f, %d tokens, %.0fs training (%s wall)\n", res.Checkpoint, res.State.Step,
+		res.State.Loss, res.State.Tokens, res.State.ElapsedSec, time.Since(start).Round(time.Second))
+	if res.LastEval != nil {
+		fmt.Println(res.LastEval)
+	}
 }

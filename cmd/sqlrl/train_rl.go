@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -122,10 +121,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	k := fs.Int("k", 4, "samples per prompt")
 	prompts := fs.Int("prompts", 8, "prompts per step")
 	steps := fs.Int("steps", 100, "optimizer steps")
-	lr := fs.Float64("lr", 2e-5, "peak learning rate")
-	warmup := fs.Int("warmup", 0, "warmup steps (0: 5% of the run)")
-	wd := fs.Float64("weight-decay", 0.1, "AdamW weight decay")
-	clip := fs.Float64("clip", 1, "gradient norm clip")
+	loop := loopFlags(fs, 2e-5, 50)
 	beta := fs.Float64("beta", 0.1, "KTO/DPO beta")
 	orpoLambda := fs.Float64("orpo-lambda", 0.1, "ORPO odds-ratio weight")
 	klCoef := fs.Float64("kl-coef", 0, "KL-to-reference coefficient: PPO per-token penalty (default 0.05), GRPO k3 (0.04), RLOO reward shaping (0); negative: none")
@@ -138,19 +134,11 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	temp := fs.Float64("temperature", 1, "sampling temperature (1: on-policy)")
 	maxTokens := fs.Int("max-tokens", 128, "completion budget of a sample")
 	seed := fs.Uint64("seed", 1, "seed of prompt draws and sampling")
-	saveEvery := fs.Int("save-every", 50, "checkpoint every N steps")
-	keep := fs.Int("keep", 2, "checkpoints kept")
-	evalEvery := fs.Int("eval-every", 0, "dev evaluation every N steps (0: at the end only; -1: never)")
-	evalN := fs.Int("eval-n", 100, "dev questions per evaluation (0: all)")
-	noGuide := fs.Bool("no-guide", false, "decode dev questions without the schema guide")
-	restart := fs.Bool("restart", false, "start over even if -out holds a checkpoint")
-	threads := fs.Int("threads", 2, "threads")
 	frac := fs.Float64("sft-fraction", 0, "SFT share of the train split (default: the -init run's)")
 	splitSeed := fs.Uint64("split-seed", 0, "seed of the SFT/holdout split (default: the -init run's)")
 	trainSplit := fs.String("train-split", "train", "benchmark split SFT trained on")
 	devSplit := fs.String("dev-split", "dev", "benchmark split to evaluate on ('-': none)")
 	rolloutsOut := fs.String("rollouts-out", "", "also append every scored sample of an online run to this rollouts file")
-	quiet := fs.Bool("q", false, "no progress on stderr")
 	// the reward's own flags are 'sqlrl reward serve''s (stackFlags); the
 	// benchmark and the kind come from BENCH_DIR and -reward
 	sub := flag.NewFlagSet("reward", flag.ContinueOnError)
@@ -199,16 +187,14 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			return err
 		}
 		defer data.Close()
+		lo := loop.options(*out, *seed)
+		lo.Init, lo.LogEvery = *initDir, 1
 		o := train.RLOptions{
-			LoopOptions: train.LoopOptions{Out: *out, Init: *initDir, Seed: *seed, LR: *lr, Warmup: *warmup, WeightDecay: *wd, Clip: *clip,
-				SaveEvery: *saveEvery, Keep: *keep, EvalEvery: *evalEvery, EvalN: *evalN, NoGuide: *noGuide, Restart: *restart, Threads: *threads, LogEvery: 1},
-			Algo: algo, Online: *online, OfflineFile: *offlineFile, Steps: *steps, Prompts: *prompts, K: *k, Temperature: *temp,
+			LoopOptions: lo,
+			Algo:        algo, Online: *online, OfflineFile: *offlineFile, Steps: *steps, Prompts: *prompts, K: *k, Temperature: *temp,
 			MaxTokens: *maxTokens, RLOn: *rlOn, Beta: *beta, ORPOLambda: *orpoLambda, KLCoef: *klCoef, KTOThreshold: *ktoThreshold,
 			ClipEps: *clipEps, Epochs: *epochs, Gamma: *gamma, Lambda: *gaeLambda, ValueLR: *valueLR, RolloutsOut: *rolloutsOut,
 			CorrectLevel: correctLevel(kind, sub),
-		}
-		if !*quiet {
-			o.Progress = os.Stderr
 		}
 		if *online || *sampleOnly {
 			if *rewardURL != "" {
@@ -241,17 +227,10 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			return nil
 		}
 		res, err := train.RL(ctx, data, o)
-		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted; run again with the same -out to resume from the last checkpoint")
-		}
 		if err != nil {
-			return err
+			return trainErr(err)
 		}
-		fmt.Printf("trained %s: step %d, loss %.4f, %d tokens, %.0fs training (%s wall)\n", res.Checkpoint, res.State.Step,
-			res.State.Loss, res.State.Tokens, res.State.ElapsedSec, time.Since(start).Round(time.Second))
-		if res.LastEval != nil {
-			fmt.Println(res.LastEval)
-		}
+		printTrained(res, start)
 		return nil
 	}
 }
