@@ -16,41 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sqlrl/sqlrl/nn"
-	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/internal/policytest"
 	"github.com/sqlrl/sqlrl/sqlparse"
-	"github.com/sqlrl/sqlrl/tokenizer"
 )
-
-// texts are the test policy's corpus; texts[0] is a compact prompt.
-var texts = []string{
-	"customer: customer_id integer key, first_name text\nquestion: How many customers?\nSQL: ",
-	"SELECT COUNT(*) FROM customer",
-	"SELECT first_name FROM customer WHERE customer_id = 7",
-}
-
-// testPolicy is a tiny policy (as policy's tests build it) whose sampling
-// distributions are peaked enough for the guide to matter.
-func testPolicy(t testing.TB) *policy.Policy {
-	t.Helper()
-	var corpus []string
-	for range 10 {
-		corpus = append(corpus, texts...)
-	}
-	tok, err := tokenizer.Train(corpus, tokenizer.TrainOptions{VocabSize: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 2, Heads: 2, Hidden: 32, MaxSeq: 96, PrevToken: true, Copy: true}
-	p, err := policy.New(tok, "", cfg, policy.Format{Kind: policy.FormatCompact}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range p.Model.Params {
-		p.Model.Params[i] *= 8
-	}
-	return p
-}
 
 func post(t *testing.T, url, body string) (int, map[string]any) {
 	t.Helper()
@@ -67,7 +35,7 @@ func post(t *testing.T, url, body string) (int, map[string]any) {
 }
 
 func TestServer(t *testing.T) {
-	srv := httptest.NewServer((&Server{Policy: testPolicy(t), Name: "m"}).Handler())
+	srv := httptest.NewServer((&Server{Policy: policytest.Peaked(t), Name: "m"}).Handler())
 	defer srv.Close()
 	code, v := post(t, srv.URL+"/v1/chat/completions", `{"model":"x","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"question: q"}]}],"n":3,"temperature":0.8,"top_p":0.9,"max_tokens":8,"seed":1}`)
 	if code != 200 {
@@ -125,7 +93,7 @@ func TestOpenAINodeClient(t *testing.T) {
 	if mods == "" || err != nil {
 		t.Skip("set SQLRL_OPENAI_NODE_MODULES to a node_modules directory holding openai, with node on PATH")
 	}
-	srv := httptest.NewServer((&Server{Policy: testPolicy(t), Name: "sqlrl-test"}).Handler())
+	srv := httptest.NewServer((&Server{Policy: policytest.Peaked(t), Name: "sqlrl-test"}).Handler())
 	defer srv.Close()
 	script, _ := filepath.Abs("testdata/openai_client.mjs")
 	cmd := exec.Command(node, script)
@@ -143,14 +111,14 @@ func TestOpenAINodeClient(t *testing.T) {
 // A compact prompt is answered under its schema's guide unless the request
 // turns it off.
 func TestServerGuide(t *testing.T) {
-	srv := httptest.NewServer((&Server{Policy: testPolicy(t), Name: "m"}).Handler())
+	srv := httptest.NewServer((&Server{Policy: policytest.Peaked(t), Name: "m"}).Handler())
 	defer srv.Close()
 	guided := func(sql string) bool {
 		g := sqlparse.NewGuide(map[string][]string{"customer": {"customer_id", "first_name"}}, nil)
 		st := g.Start()
 		return st.Allow(sql, false)
 	}
-	prompt, _ := json.Marshal(texts[0])
+	prompt, _ := json.Marshal(policytest.Texts[0])
 	for _, guide := range []string{"", `,"guide":false`} {
 		code, v := post(t, srv.URL+"/v1/completions", `{"prompt":`+string(prompt)+`,"n":6,"temperature":1,"max_tokens":12,"seed":3`+guide+`}`)
 		if code != 200 {
@@ -177,7 +145,7 @@ func TestServerGuide(t *testing.T) {
 // slot taken (with one slot, the next request is decoded), and every
 // answer is counted on /metrics.
 func TestLimits(t *testing.T) {
-	pol := testPolicy(t)
+	pol := policytest.Peaked(t)
 	// s has a deadline no request meets; ok decodes with one slot.
 	s := &Server{Policy: pol, Name: "m", Slots: 1, MaxBodyBytes: 256, RequestTimeout: time.Nanosecond}
 	ok := &Server{Policy: pol, Name: "m", Slots: 1, MaxBodyBytes: 256}
@@ -270,7 +238,7 @@ func wantMetrics(t *testing.T, url string, series ...string) {
 // afterwards is told the server is shutting down); /health and /healthz
 // answer while it runs.
 func TestServeShutsDown(t *testing.T) {
-	s := &Server{Policy: testPolicy(t), Name: "m"}
+	s := &Server{Policy: policytest.Peaked(t), Name: "m"}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

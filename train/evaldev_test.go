@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/internal/policytest"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
-	"github.com/sqlrl/sqlrl/tokenizer"
 )
 
 // tinyPolicy returns an untrained policy whose context is maxSeq tokens,
@@ -27,15 +27,8 @@ func tinyPolicy(t *testing.T, d *Data, maxSeq int) *policy.Policy {
 		}
 		corpus = append(corpus, p, c)
 	}
-	tok, err := tokenizer.Train(corpus, tokenizer.TrainOptions{VocabSize: 400})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := nn.Config{Dim: 32, Layers: 1, Heads: 2, Hidden: 64, MaxSeq: maxSeq, Vocab: tok.VocabSize()}
-	p, err := policy.New(tok, "custom", cfg, d.Format, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := policytest.New(t, policytest.Options{Corpus: corpus, Vocab: 400, Preset: "custom",
+		Config: nn.Config{Dim: 32, Layers: 1, Heads: 2, Hidden: 64, MaxSeq: maxSeq}, Format: d.Format, Seed: 1})
 	p.Info.SQLWords = d.SQLWords
 	return p
 }

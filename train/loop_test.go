@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/internal/policytest"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
-	"github.com/sqlrl/sqlrl/tokenizer"
 )
 
 // TestSchedule checks the learning rate along a run: linear warmup (5% of
@@ -99,15 +99,8 @@ func (q *quadObjective) Step(ctx context.Context, step int64) (StepStats, error)
 // takes from SFT) into dir.
 func savedPolicy(t *testing.T, dir string, step int64) {
 	t.Helper()
-	tok, err := tokenizer.Train([]string{"select name from users where id = 1", "select count(*) from orders"}, tokenizer.TrainOptions{VocabSize: 270})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := nn.Config{Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 64, Vocab: tok.VocabSize()}
-	p, err := policy.New(tok, "custom", cfg, policy.Format{Kind: policy.FormatCompact}, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := policytest.New(t, policytest.Options{Corpus: []string{"select name from users where id = 1", "select count(*) from orders"}, Vocab: 270,
+		Preset: "custom", Config: nn.Config{Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 64}, Format: policy.Format{Kind: policy.FormatCompact}, Seed: 3})
 	p.Info.Step = step
 	if err := p.Save(dir); err != nil {
 		t.Fatal(err)

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/internal/policytest"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
-	"github.com/sqlrl/sqlrl/tokenizer"
 )
 
 // tinyCheckpoint saves a policy with random weights, a byte-level-ish
@@ -23,15 +23,8 @@ func tinyCheckpoint(t *testing.T, maxSeq int) string {
 	for range 10 {
 		corpus = append(corpus, "superhero: id integer key, superhero_name text\nquestion: How many heroes?\nSQL: ", "SELECT COUNT(*) FROM superhero")
 	}
-	tok, err := tokenizer.Train(corpus, tokenizer.TrainOptions{VocabSize: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: maxSeq}
-	p, err := policy.New(tok, "", cfg, policy.Format{Kind: policy.FormatCompact, Descriptions: true}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := policytest.New(t, policytest.Options{Corpus: corpus, Vocab: 300, Seed: 1,
+		Config: nn.Config{Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: maxSeq}, Format: policy.Format{Kind: policy.FormatCompact, Descriptions: true}})
 	dir := filepath.Join(t.TempDir(), "ck")
 	if err := p.Save(dir); err != nil {
 		t.Fatal(err)
