@@ -25,23 +25,14 @@ func TestExperimentOktoQuick(t *testing.T) {
 		t.Skip("trains every study's runs")
 	}
 	dir := t.TempDir()
-	b := filepath.Join(dir, "bench")
-	if _, err := bench.Generate(context.Background(), bench.Options{Preset: "tiny", Seed: 1, Out: b}); err != nil {
-		t.Fatal(err)
-	}
+	b := tinyBench(t, dir)
 	out := filepath.Join(dir, "okto")
 	args := []string{"experiment", "okto", "-quick", "-q", "-out", out, b}
 	if _, stderr, code := sqlrl(t, args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var rep experiment.Report
-	raw, err := os.ReadFile(filepath.Join(out, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readJSONFile(t, filepath.Join(out, "report.json"), &rep)
 	if len(rep.Studies) != len(experiment.StudyNames()) || len(rep.Splits) == 0 {
 		t.Fatalf("report: %d studies on splits %v; want %d on at least dev", len(rep.Studies), rep.Splits, len(experiment.StudyNames()))
 	}
@@ -90,31 +81,12 @@ func TestExperimentOktoQuick(t *testing.T) {
 	}
 	// The rerun finds every run finished: no file in a run's directory
 	// is written again.
-	stamp := map[string]time.Time{}
-	filepath.Walk(filepath.Join(out, "runs"), func(p string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			stamp[p] = fi.ModTime()
-		}
-		return nil
-	})
+	stamp := fileTimes(filepath.Join(out, "runs"))
 	if _, stderr, code := sqlrl(t, args...); code != 0 {
 		t.Fatalf("rerun: exit %d: %s", code, stderr)
 	}
-	n := 0
-	filepath.Walk(filepath.Join(out, "runs"), func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return nil
-		}
-		n++
-		if old, ok := stamp[p]; !ok || !old.Equal(fi.ModTime()) {
-			t.Errorf("rerun wrote %s", p)
-		}
-		return nil
-	})
+	n := checkNotWritten(t, filepath.Join(out, "runs"), stamp)
 	t.Logf("%d runs, %d files in their directories", len(rep.Runs), n)
-	if n != len(stamp) {
-		t.Errorf("rerun: %d files in the runs, before %d", n, len(stamp))
-	}
 }
 
 // TestExperimentFlywheelQuick runs the main job's -quick preset end to end
@@ -128,10 +100,7 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 		t.Skip("trains SFT and KTO")
 	}
 	dir := t.TempDir()
-	b := filepath.Join(dir, "bench")
-	if _, err := bench.Generate(context.Background(), bench.Options{Preset: "tiny", Seed: 1, Out: b}); err != nil {
-		t.Fatal(err)
-	}
+	b := tinyBench(t, dir)
 	out := filepath.Join(dir, "flywheel")
 	args := []string{"experiment", "flywheel", "-quick", "-q", "-kto-steps", "3", "-out", out, b}
 	stdout, stderr, code := sqlrlOS(t, args...)
@@ -139,13 +108,7 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	var rep experiment.FlywheelReport
-	raw, err := os.ReadFile(filepath.Join(out, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	readJSONFile(t, filepath.Join(out, "report.json"), &rep)
 	if rep.Preset.RL.Steps != 3 || rep.Preset.RL.Algo != "kto" || rep.Preset.RL.Reward != "gate" || rep.Preset.RL.Augment != 4 {
 		t.Errorf("KTO settings %+v; want -kto-steps 3 over the quick preset, kto, gate, x4", rep.Preset.RL)
 	}
@@ -198,13 +161,7 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
-	stamp := map[string]time.Time{}
-	filepath.Walk(filepath.Join(out, "runs"), func(p string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			stamp[p] = fi.ModTime()
-		}
-		return nil
-	})
+	stamp := fileTimes(filepath.Join(out, "runs"))
 	stdout, stderr, code = sqlrlOS(t, args...)
 	if code != 0 {
 		t.Fatalf("rerun: exit %d: %s", code, stderr)
@@ -212,20 +169,7 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 	if want := fmt.Sprintf("(0 now, %d done before)", len(rep.Stages)); !strings.Contains(stdout, want) {
 		t.Errorf("rerun: stdout lacks %q:\n%s", want, stdout)
 	}
-	n := 0
-	filepath.Walk(filepath.Join(out, "runs"), func(p string, fi os.FileInfo, err error) error {
-		if err != nil || fi.IsDir() {
-			return nil
-		}
-		n++
-		if old, ok := stamp[p]; !ok || !old.Equal(fi.ModTime()) {
-			t.Errorf("rerun wrote %s", p)
-		}
-		return nil
-	})
-	if n != len(stamp) {
-		t.Errorf("rerun: %d files in the runs, before %d", n, len(stamp))
-	}
+	checkNotWritten(t, filepath.Join(out, "runs"), stamp)
 }
 
 // TestExperimentFlywheelBadFlags: a setting that cannot train is refused
@@ -245,4 +189,58 @@ func TestExperimentFlywheelBadFlags(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("refused flags left %s: %v", out, err)
 	}
+}
+
+// tinyBench generates the generator's tiny benchmark into dir/bench.
+func tinyBench(t *testing.T, dir string) string {
+	t.Helper()
+	b := filepath.Join(dir, "bench")
+	if _, err := bench.Generate(context.Background(), bench.Options{Preset: "tiny", Seed: 1, Out: b}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func readJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// fileTimes is the modification time of every file under root.
+func fileTimes(root string) map[string]time.Time {
+	stamp := map[string]time.Time{}
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			stamp[p] = fi.ModTime()
+		}
+		return nil
+	})
+	return stamp
+}
+
+// checkNotWritten fails the test for every file under root that is new
+// or written since stamp (fileTimes) and returns how many files there are.
+func checkNotWritten(t *testing.T, root string, stamp map[string]time.Time) int {
+	t.Helper()
+	n := 0
+	filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return nil
+		}
+		n++
+		if old, ok := stamp[p]; !ok || !old.Equal(fi.ModTime()) {
+			t.Errorf("rerun wrote %s", p)
+		}
+		return nil
+	})
+	if n != len(stamp) {
+		t.Errorf("rerun: %d files under %s, before %d", n, root, len(stamp))
+	}
+	return n
 }

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/sqlrl/sqlrl/bench"
 )
 
 // TestTrainRLCommands trains a tiny SFT run on the generator's tiny
@@ -20,10 +17,7 @@ func TestTrainRLCommands(t *testing.T) {
 		t.Skip("trains")
 	}
 	dir := t.TempDir()
-	b := filepath.Join(dir, "bench")
-	if _, err := bench.Generate(context.Background(), bench.Options{Preset: "tiny", Seed: 1, Out: b}); err != nil {
-		t.Fatal(err)
-	}
+	b := tinyBench(t, dir)
 	sft := func(out string, extra ...string) {
 		args := append([]string{"train", "sft", "-q", "-out", out, "-preset", "tiny", "-dim", "32", "-layers", "1", "-heads", "2",
 			"-vocab", "400", "-max-steps", "2", "-eval-every", "-1", "-threads", "1"}, extra...)
