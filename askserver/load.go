@@ -1,0 +1,602 @@
+package askserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sqlrl/sqlrl/feedback"
+)
+
+// LoadQuestion is one question a load run asks, with the SQL the fake
+// model (FakeModel) answers it with. SQL is ignored when the servers use
+// a real generator.
+type LoadQuestion struct {
+	DB       string `json:"db"`
+	Question string `json:"question"`
+	Evidence string `json:"evidence,omitempty"`
+	SQL      string `json:"sql,omitempty"`
+}
+
+// ReadLoadQuestions reads a JSONL file of LoadQuestions.
+func ReadLoadQuestions(path string) ([]LoadQuestion, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load questions: %w", err)
+	}
+	defer f.Close()
+	var out []LoadQuestion
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var q LoadQuestion
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&q); err != nil {
+			return nil, fmt.Errorf("load questions %s:%d: %w", path, n, err)
+		}
+		if q.DB == "" || strings.TrimSpace(q.Question) == "" {
+			return nil, fmt.Errorf("load questions %s:%d: want \"db\" and \"question\"", path, n)
+		}
+		out = append(out, q)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("load questions %s: %w", path, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("load questions %s: no questions", path)
+	}
+	return out, nil
+}
+
+// BuiltinLoadQuestions returns questions over the tables of each database
+// (name -> table names, as GET /api/databases lists them) that exercise
+// every outcome a server records: counts and a page of rows (ok), an
+// unknown column (an execution error), a write (refused read-only, recorded
+// as write_attempt) and a question that reads as SQL injection (only the
+// model's SQL runs). At most three tables a database are used.
+func BuiltinLoadQuestions(tables map[string][]string) []LoadQuestion {
+	var out []LoadQuestion
+	for _, db := range sortedKeys(tables) {
+		ts := tables[db]
+		for i, t := range ts[:min(3, len(ts))] {
+			q := `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+			out = append(out,
+				LoadQuestion{DB: db, Question: fmt.Sprintf("How many rows does table %s have? (load %s/%d)", t, db, i), SQL: "SELECT COUNT(*) FROM " + q},
+				LoadQuestion{DB: db, Question: fmt.Sprintf("List the first 20 rows of table %s (load %s/%d)", t, db, i), SQL: "SELECT * FROM " + q + " LIMIT 20"},
+			)
+			if i == 0 {
+				out = append(out,
+					LoadQuestion{DB: db, Question: fmt.Sprintf("Show the column no_such_column of %s (load %s/%d)", t, db, i), SQL: "SELECT no_such_column FROM " + q},
+					LoadQuestion{DB: db, Question: fmt.Sprintf("Delete every row of %s (load %s/%d)", t, db, i), SQL: "DELETE FROM " + q},
+					LoadQuestion{DB: db, Question: fmt.Sprintf("'; DROP TABLE %s; -- (load %s/%d)", t, db, i), SQL: "SELECT COUNT(*) FROM " + q},
+				)
+			}
+		}
+	}
+	return out
+}
+
+// FakeModel is an OpenAI-compatible chat server (POST .../chat/completions)
+// that answers each known question with its SQL, found by the question's
+// text in the prompt (longest match first), and "SELECT 1" otherwise. It
+// costs next to nothing, so a load run measures the server, not a model;
+// the server still builds the real prompt and runs the real SQL. Set its
+// questions with SetQuestions before or while it serves.
+type FakeModel struct {
+	mu sync.RWMutex
+	qs []LoadQuestion // longest question first
+}
+
+// SetQuestions replaces the questions the fake knows.
+func (m *FakeModel) SetQuestions(qs []LoadQuestion) {
+	sorted := make([]LoadQuestion, len(qs))
+	for i, q := range qs {
+		q.Question = normSpace(q.Question)
+		sorted[i] = q
+	}
+	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i].Question) > len(sorted[j].Question) })
+	m.mu.Lock()
+	m.qs = sorted
+	m.mu.Unlock()
+}
+
+func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// ServeHTTP implements http.Handler.
+func (m *FakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages []struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.Error(w, `{"error": "POST .../chat/completions"}`, http.StatusNotFound)
+		return
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, `{"error": "malformed request"}`, http.StatusBadRequest)
+		return
+	}
+	user := ""
+	for _, msg := range req.Messages {
+		if msg.Role == "user" {
+			user = normSpace(msg.Content)
+		}
+	}
+	sql := "SELECT 1"
+	m.mu.RLock()
+	for _, q := range m.qs {
+		if q.SQL != "" && strings.Contains(user, q.Question) {
+			sql = q.SQL
+			break
+		}
+	}
+	m.mu.RUnlock()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"choices": []map[string]any{{"message": map[string]string{"role": "assistant", "content": sql}}}})
+}
+
+// LoadOptions configure RunLoad.
+type LoadOptions struct {
+	// Targets are the servers' base URLs (http://host:port); request n of
+	// a client goes to Targets[(client+n) % len], so an answer is often
+	// given feedback through another replica than the one that wrote it.
+	Targets []string
+	// Key is an API key the servers accept; feedback needs it.
+	Key       string
+	Questions []LoadQuestion
+	// Clients ask concurrently; default 50.
+	Clients int
+	// Duration of the run; default 60 s. Requests in flight at its end
+	// finish.
+	Duration time.Duration
+	// FeedbackShare is the share of answers given feedback (a thumb, a
+	// correction or a comment, in turn).
+	FeedbackShare float64
+	Seed          uint64
+	// Disrupt, when set, is called once DisruptAfter into the run while the
+	// clients go on (a bench SIGKILLs a server there and restarts it).
+	Disrupt      func(ctx context.Context) error
+	DisruptAfter time.Duration
+	// Log gets progress lines; nil discards.
+	Log io.Writer
+}
+
+// RouteReport is one route's figures. Latencies are of requests answered
+// 200, from sending to the whole body read.
+type RouteReport struct {
+	Requests int64 `json:"requests"`
+	OK       int64 `json:"ok"`
+	// Errors counts HTTP answers other than 200 by status: the servers'
+	// failures, which must be zero.
+	Errors map[int]int64 `json:"errors,omitempty"`
+	// ConnErrors counts requests that got no HTTP answer (refused, reset,
+	// cut mid-body): expected while a server is killed; each is retried.
+	ConnErrors int64   `json:"conn_errors"`
+	PerSecond  float64 `json:"ok_per_second"`
+	P50MS      float64 `json:"p50_ms"`
+	P99MS      float64 `json:"p99_ms"`
+	MaxMS      float64 `json:"max_ms"`
+	FirstError string  `json:"first_error,omitempty"`
+	lat        []time.Duration
+}
+
+// HTTPErrors is the number of non-200 answers.
+func (r *RouteReport) HTTPErrors() int64 {
+	var n int64
+	for _, c := range r.Errors {
+		n += c
+	}
+	return n
+}
+
+// LoadReport is what RunLoad measured and, once Verify ran, what the store
+// holds of it.
+type LoadReport struct {
+	Clients  int                     `json:"clients"`
+	Targets  int                     `json:"targets"`
+	Seconds  float64                 `json:"seconds"`
+	Routes   map[string]*RouteReport `json:"routes"`
+	Outcomes map[string]int64        `json:"outcomes"` // acknowledged answers by outcome or error class
+	// Disrupted is when Disrupt ran (seconds into the run) and its error.
+	Disrupted     float64 `json:"disrupted_at_s,omitempty"`
+	DisruptError  string  `json:"disrupt_error,omitempty"`
+	AckedAnswers  int     `json:"acked_answers"`
+	AckedFeedback int     `json:"acked_feedback"`
+	// Verified: Verify ran. Lost counts acknowledged answers and feedback
+	// missing from the store or stored with other content; LostSample
+	// describes the first few.
+	Verified   bool     `json:"verified"`
+	Lost       int      `json:"lost"`
+	LostSample []string `json:"lost_sample,omitempty"`
+
+	answers  []ackedAnswer
+	feedback []ackedFeedback
+}
+
+type ackedAnswer struct {
+	id                                   int64
+	db, question, model, sql, errorClass string
+	outcome                              feedback.Outcome
+}
+
+type ackedFeedback struct {
+	id, answer                  int64
+	verdict, author, correction string
+	correctedSQL, comment       string
+}
+
+// Routes a load run uses.
+const (
+	RouteAsk      = "ask"
+	RouteFeedback = "feedback"
+)
+
+// loadClient is one client's state; only its goroutine touches it.
+type loadClient struct {
+	o        *LoadOptions
+	http     *http.Client
+	n        int // requests sent, to pick the target
+	id       int
+	rng      *rand.Rand
+	routes   map[string]*RouteReport
+	outcomes map[string]int64
+	answers  []ackedAnswer
+	feedback []ackedFeedback
+}
+
+// RunLoad runs Clients clients for Duration against Targets: each asks a
+// random question and gives feedback on FeedbackShare of the answers,
+// recording every acknowledged answer and feedback for Verify. A request
+// that gets no HTTP answer is retried (on the next target) until the run
+// ends; one that gets a non-200 answer is counted and not retried.
+func RunLoad(ctx context.Context, o LoadOptions) (*LoadReport, error) {
+	if len(o.Targets) == 0 || len(o.Questions) == 0 {
+		return nil, errors.New("load: no targets or no questions")
+	}
+	if o.FeedbackShare > 0 && o.Key == "" {
+		return nil, errors.New("load: feedback needs an API key")
+	}
+	if o.Clients <= 0 {
+		o.Clients = 50
+	}
+	if o.Duration <= 0 {
+		o.Duration = 60 * time.Second
+	}
+	logw := o.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	tr := &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxConnsPerHost: o.Clients}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, Timeout: 5 * time.Minute}
+	runCtx, cancel := context.WithTimeout(ctx, o.Duration)
+	defer cancel()
+	rep := &LoadReport{Clients: o.Clients, Targets: len(o.Targets), Routes: map[string]*RouteReport{}, Outcomes: map[string]int64{}}
+	clients := make([]*loadClient, o.Clients)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range clients {
+		c := &loadClient{o: &o, http: hc, id: i, rng: rand.New(rand.NewPCG(o.Seed, uint64(i))),
+			routes: map[string]*RouteReport{RouteAsk: {Errors: map[int]int64{}}, RouteFeedback: {Errors: map[int]int64{}}}, outcomes: map[string]int64{}}
+		clients[i] = c
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.run(runCtx)
+		}()
+	}
+	if o.Disrupt != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-runCtx.Done():
+				return
+			case <-time.After(o.DisruptAfter):
+			}
+			rep.Disrupted = time.Since(start).Seconds()
+			fmt.Fprintf(logw, "load: disrupting at %.1fs\n", rep.Disrupted)
+			if err := o.Disrupt(runCtx); err != nil {
+				rep.DisruptError = err.Error()
+				fmt.Fprintf(logw, "load: disrupt: %v\n", err)
+			}
+		}()
+	}
+	wg.Wait()
+	rep.Seconds = time.Since(start).Seconds()
+	for _, c := range clients {
+		for name, r := range c.routes {
+			agg := rep.Routes[name]
+			if agg == nil {
+				agg = &RouteReport{Errors: map[int]int64{}}
+				rep.Routes[name] = agg
+			}
+			agg.Requests += r.Requests
+			agg.OK += r.OK
+			agg.ConnErrors += r.ConnErrors
+			for code, n := range r.Errors {
+				agg.Errors[code] += n
+			}
+			if agg.FirstError == "" {
+				agg.FirstError = r.FirstError
+			}
+			agg.lat = append(agg.lat, r.lat...)
+		}
+		for k, n := range c.outcomes {
+			rep.Outcomes[k] += n
+		}
+		rep.answers = append(rep.answers, c.answers...)
+		rep.feedback = append(rep.feedback, c.feedback...)
+	}
+	for _, r := range rep.Routes {
+		r.P50MS, r.P99MS, r.MaxMS = Percentiles(r.lat)
+		r.PerSecond = float64(r.OK) / rep.Seconds
+		r.lat = nil
+	}
+	rep.AckedAnswers, rep.AckedFeedback = len(rep.answers), len(rep.feedback)
+	return rep, ctx.Err()
+}
+
+// Percentiles returns the 50th and 99th percentiles and the maximum of ds
+// in milliseconds (nearest rank, as `sqlrl reward bench` reports them); ds
+// is sorted in place.
+func Percentiles(ds []time.Duration) (p50, p99, max float64) {
+	n := len(ds)
+	if n == 0 {
+		return 0, 0, 0
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return ms(ds[n/2]), ms(ds[min(n-1, n*99/100)]), ms(ds[n-1])
+}
+
+func (c *loadClient) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		q := c.o.Questions[c.rng.IntN(len(c.o.Questions))]
+		var a AskResponse
+		if !c.call(ctx, RouteAsk, "/api/ask", "", askRequest{DB: q.DB, Question: q.Question, Evidence: q.Evidence}, &a) {
+			continue
+		}
+		ack := ackedAnswer{id: a.AnswerID, db: a.DB, question: a.Question, model: a.Model, sql: a.SQL, outcome: feedback.OutcomeOK}
+		if a.Error != nil {
+			ack.outcome, ack.errorClass = feedback.OutcomeError, a.Error.Class
+			c.outcomes[a.Error.Class]++
+		} else {
+			c.outcomes[string(feedback.OutcomeOK)]++
+		}
+		c.answers = append(c.answers, ack)
+		if c.rng.Float64() >= c.o.FeedbackShare || ctx.Err() != nil {
+			continue
+		}
+		fb := feedbackRequest{Comment: fmt.Sprintf("load client %d answer %d", c.id, a.AnswerID)}
+		switch len(c.feedback) % 3 {
+		case 0:
+			fb.Verdict = "up"
+		case 1:
+			// A correction that runs: the answer's own SQL when it ran, a
+			// trivial query otherwise.
+			fb.Verdict, fb.CorrectedSQL = "down", "SELECT 1"
+			if a.Error == nil && a.SQL != "" {
+				fb.CorrectedSQL = a.SQL
+			}
+		default:
+			fb.Verdict = ""
+		}
+		var f FeedbackResponse
+		if c.call(ctx, RouteFeedback, fmt.Sprintf("/api/answers/%d/feedback", a.AnswerID), c.o.Key, fb, &f) {
+			c.feedback = append(c.feedback, ackedFeedback{id: f.FeedbackID, answer: f.AnswerID, verdict: f.Verdict, author: f.Author,
+				correction: f.Correction, correctedSQL: strings.TrimSpace(fb.CorrectedSQL), comment: fb.Comment})
+		}
+	}
+}
+
+// call sends one request, retrying on the next target while it gets no
+// HTTP answer and the run lasts, and decodes a 200 answer into out.
+func (c *loadClient) call(ctx context.Context, route, path, key string, body, out any) bool {
+	r := c.routes[route]
+	raw, _ := json.Marshal(body)
+	backoff := 10 * time.Millisecond
+	for {
+		target := c.o.Targets[(c.id+c.n)%len(c.o.Targets)]
+		c.n++
+		r.Requests++
+		t0 := time.Now()
+		code, resp, err := c.post(target+path, key, raw)
+		el := time.Since(t0)
+		switch {
+		case err != nil:
+			r.ConnErrors++
+			if r.FirstError == "" {
+				r.FirstError = err.Error()
+			}
+			if ctx.Err() != nil {
+				return false
+			}
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 200*time.Millisecond)
+			continue
+		case code != http.StatusOK:
+			r.Errors[code]++
+			if r.FirstError == "" {
+				r.FirstError = fmt.Sprintf("HTTP %d: %s", code, clip(string(resp), 200))
+			}
+			return false
+		}
+		if err := json.Unmarshal(resp, out); err != nil {
+			// Counted under 200: an answer the client cannot read.
+			r.Errors[code]++
+			if r.FirstError == "" {
+				r.FirstError = fmt.Sprintf("decoding a 200 answer: %v", err)
+			}
+			return false
+		}
+		r.OK++
+		r.lat = append(r.lat, el)
+		return true
+	}
+}
+
+// post sends a request that is allowed to finish after the run's end (a
+// request cut there would look lost); an error is a transport failure.
+func (c *loadClient) post(url, key string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("X-API-Key", key)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, nil, err
+	}
+	return resp.StatusCode, raw, nil
+}
+
+// Verify looks up every acknowledged answer and feedback in st and counts
+// those missing or stored with other content than the server acknowledged
+// (Lost, which must be zero: an acknowledged write is durable, whatever
+// happened to the server after).
+func (rep *LoadReport) Verify(ctx context.Context, st feedback.Store) error {
+	byAnswer := map[int64][]ackedFeedback{}
+	for _, f := range rep.feedback {
+		byAnswer[f.answer] = append(byAnswer[f.answer], f)
+	}
+	rep.Lost, rep.LostSample = 0, nil
+	lost := func(format string, args ...any) {
+		rep.Lost++
+		if len(rep.LostSample) < 10 {
+			rep.LostSample = append(rep.LostSample, fmt.Sprintf(format, args...))
+		}
+	}
+	seen := map[int64]bool{}
+	for _, a := range rep.answers {
+		e, err := st.Answer(ctx, a.id)
+		if errors.Is(err, feedback.ErrNotFound) {
+			lost("answer %d (%s: %q) is not in the store", a.id, a.db, a.question)
+			if seen[a.id] {
+				continue
+			}
+			seen[a.id] = true
+			for _, f := range byAnswer[a.id] {
+				lost("feedback %d on answer %d is not in the store", f.id, a.id)
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("verify answer %d: %w", a.id, err)
+		}
+		if e.DBID != a.db || e.Question != a.question || e.Model != a.model || e.SQL != a.sql || e.Outcome != a.outcome || e.ErrorClass != a.errorClass {
+			lost("answer %d stored as {%s %q %s %q %s %s}, acknowledged as {%s %q %s %q %s %s}", a.id,
+				e.DBID, e.Question, e.Model, e.SQL, e.Outcome, e.ErrorClass, a.db, a.question, a.model, a.sql, a.outcome, a.errorClass)
+		}
+		if seen[a.id] {
+			continue
+		}
+		seen[a.id] = true
+		stored := map[int64]feedback.Feedback{}
+		for _, f := range e.Feedback {
+			stored[f.ID] = f
+		}
+		for _, f := range byAnswer[a.id] {
+			s, ok := stored[f.id]
+			switch {
+			case !ok:
+				lost("feedback %d on answer %d is not in the store", f.id, a.id)
+			case string(s.Verdict) != f.verdict || s.Author != f.author || string(s.Correction) != f.correction ||
+				s.CorrectedSQL != f.correctedSQL || s.Comment != f.comment:
+				lost("feedback %d on answer %d stored as {%s %s %s %q %q}, acknowledged as {%s %s %s %q %q}", f.id, a.id,
+					s.Verdict, s.Author, s.Correction, s.CorrectedSQL, s.Comment, f.verdict, f.author, f.correction, f.correctedSQL, f.comment)
+			}
+		}
+	}
+	// Feedback acknowledged on an answer this run did not see
+	// acknowledged cannot happen (feedback follows an answer), but is
+	// counted if it does.
+	for id, fs := range byAnswer {
+		if !seen[id] {
+			for _, f := range fs {
+				lost("feedback %d on answer %d, an answer never acknowledged", f.id, id)
+			}
+		}
+	}
+	rep.Verified = true
+	return nil
+}
+
+// WriteText prints the report for people.
+func (rep *LoadReport) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "load: %d clients on %d server(s) for %.1fs\n", rep.Clients, rep.Targets, rep.Seconds)
+	for _, name := range []string{RouteAsk, RouteFeedback} {
+		r := rep.Routes[name]
+		if r == nil {
+			continue
+		}
+		codes := make([]int, 0, len(r.Errors))
+		for code := range r.Errors {
+			codes = append(codes, code)
+		}
+		sort.Ints(codes)
+		var errs []string
+		for _, code := range codes {
+			errs = append(errs, fmt.Sprintf("%d: %d", code, r.Errors[code]))
+		}
+		es := "none"
+		if len(errs) > 0 {
+			es = strings.Join(errs, ", ")
+		}
+		fmt.Fprintf(w, "  %-8s %7d requests, %7d ok (%.1f/s), HTTP errors %s, connection errors %d; latency p50 %.1fms p99 %.1fms max %.1fms\n",
+			name, r.Requests, r.OK, r.PerSecond, es, r.ConnErrors, r.P50MS, r.P99MS, r.MaxMS)
+		if r.FirstError != "" {
+			fmt.Fprintf(w, "           first error: %s\n", r.FirstError)
+		}
+	}
+	var oc []string
+	for _, k := range sortedKeys(rep.Outcomes) {
+		oc = append(oc, fmt.Sprintf("%s %d", k, rep.Outcomes[k]))
+	}
+	fmt.Fprintf(w, "  answers by outcome: %s\n", strings.Join(oc, ", "))
+	if rep.Disrupted > 0 {
+		fmt.Fprintf(w, "  server killed and restarted at %.1fs", rep.Disrupted)
+		if rep.DisruptError != "" {
+			fmt.Fprintf(w, " (failed: %s)", rep.DisruptError)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "  acknowledged: %d answers, %d feedback", rep.AckedAnswers, rep.AckedFeedback)
+	if rep.Verified {
+		fmt.Fprintf(w, "; lost or altered in the store: %d", rep.Lost)
+	}
+	fmt.Fprintln(w)
+	for _, s := range rep.LostSample {
+		fmt.Fprintf(w, "    %s\n", s)
+	}
+}
