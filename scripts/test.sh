@@ -16,6 +16,14 @@ if [ -z "${SQLRL_PG_DSN:-}" ]; then
   eval "$pg_env"
   trap 'scripts/postgres.sh stop "$SQLRL_PG_DIR"' EXIT
 fi
+# Headless Chromium and chromedriver from Debian for the page's browser test
+# (askserver, which skips without $SQLRL_CHROMIUM); its screenshots and the
+# driver's log go to out/artifacts (git-ignored), kept after the run.
+if [ -z "${SQLRL_CHROMIUM:-}" ]; then
+  browser_env=$(scripts/browser.sh)
+  eval "$browser_env"
+fi
+export SQLRL_ARTIFACTS="${SQLRL_ARTIFACTS:-$PWD/out/artifacts}"
 go test -count=1 -timeout 15m ./...
 # The numeric packages again on the other gemm paths: float32 sums round
 # differently with each kernel, so a tolerance that only holds for this CPU's
