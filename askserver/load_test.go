@@ -198,8 +198,10 @@ func TestReadLoadQuestions(t *testing.T) {
 // and TestInjectionThroughQuestion check the messages item by item; this
 // adds what they leave out: the database's bytes and the store's contents
 // compared before and after every item, XSS through a question and through
-// result cells, injection through evidence, and keys in every header form
-// on both key routes.
+// result cells, injection through evidence and the database name, bad keys
+// in several forms (a prefix, a suffix, Basic auth; reload too), and
+// corrections that write in other guises (a CTE, ATTACH, PRAGMA, a second
+// statement).
 func TestHostileInput(t *testing.T) {
 	gen := &fakeGen{sql: map[string]string{
 		"xss data":      `SELECT '<script>alert(1)</script>' AS "<img src=x onerror=alert(2)>", 1 AS n`,
