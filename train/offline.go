@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/policy"
@@ -106,12 +105,9 @@ func (t *offline) Step(ctx context.Context, step int64) (StepStats, error) {
 	for _, g := range pick {
 		ro.Samples = append(ro.Samples, t.groups[g]...)
 	}
-	start := time.Now()
-	if _, err := t.refSc.LogProbs(t.seqs(ro)); err != nil {
-		return StepStats{}, fmt.Errorf("rl step %d: reference: %w", step, err)
+	if err := t.scoreRef(ro); err != nil {
+		return StepStats{}, err
 	}
-	ro.RefTok = Float64Tokens(t.refSc.TokenLogProbs())
-	ro.RefS = time.Since(start).Seconds()
 	return t.update(ctx, step, ro, true)
 }
 

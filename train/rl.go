@@ -109,6 +109,16 @@ type RLOptions struct {
 	// and logs (the command's -reward).
 	Reward     RewardSource
 	RewardName string
+	// ScoreBatch is the number of sequences per forward pass when a step
+	// is scored (default DefaultScoreBatch; a prompt's samples are kept
+	// together): the policy, the reference and KTO's mismatched pairs run
+	// micro-batch by micro-batch, and the policy's gradient is accumulated
+	// over its micro-batches, each forwarded again for its Backward once the
+	// loss's derivatives are known. The loss is the same function of the
+	// same log-probs; only float rounding depends on it, so it is part of
+	// the fingerprint. A batch of at most ScoreBatch sequences runs in one
+	// pass, without the re-forward.
+	ScoreBatch int
 	// RolloutsOut, when set, receives every scored sample of an online
 	// run (export.ReadRollouts' format, plus step), which offline runs
 	// can train on. It is appended to: a resumed run repeats the samples
@@ -179,6 +189,9 @@ func (o *RLOptions) defaults() {
 	if o.RewardName == "" {
 		o.RewardName = "custom"
 	}
+	if o.ScoreBatch == 0 {
+		o.ScoreBatch = DefaultScoreBatch
+	}
 }
 
 // check refuses options that cannot run, before any work.
@@ -207,8 +220,8 @@ func (o *RLOptions) check() error {
 	} else if o.Reward == nil {
 		return errors.New("train: online RL needs a reward")
 	}
-	if o.K < 1 || o.Prompts < 1 || o.Steps < 1 || o.MaxTokens < 1 || o.Temperature <= 0 || o.Epochs < 1 {
-		return fmt.Errorf("train: RL needs K, prompts, steps, max tokens, epochs >= 1 and temperature > 0")
+	if o.K < 1 || o.Prompts < 1 || o.Steps < 1 || o.MaxTokens < 1 || o.Temperature <= 0 || o.Epochs < 1 || o.ScoreBatch < 1 {
+		return fmt.Errorf("train: RL needs K, prompts, steps, max tokens, epochs, score batch >= 1 and temperature > 0")
 	}
 	if o.Online && o.K < 2 && o.Algo != AlgoKTO && o.Algo != AlgoPPO {
 		return fmt.Errorf("train: %s compares the samples of a prompt: K = %d (want >= 2)", o.Algo, o.K)
@@ -250,8 +263,10 @@ func (o *RLOptions) check() error {
 // step's metrics: reward_mean, share_correct, share_desirable (kto),
 // kl_ref (mean per token of logπ - logπ_ref over the samples), and the
 // time split sample_s, reward_s, score_s (forward passes of the policy
-// and the reference) and update_s (loss, backward and the optimizer
-// step), whose sum is the step's time but for the rollout's bookkeeping.
+// and the reference) and update_s (loss, backward, with the second
+// forward pass of the policy's micro-batches but the last (ScoreBatch),
+// and the optimizer step), whose sum is the step's time but for the
+// rollout's bookkeeping.
 func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 	o.defaults()
 	if err := o.check(); err != nil {
@@ -333,7 +348,7 @@ func (b *rlBase) fingerprint() map[string]string {
 		"beta": fmt.Sprint(o.Beta), "orpo_lambda": fmt.Sprint(o.ORPOLambda), "kl_coef": fmt.Sprint(o.KLCoef),
 		"kto_threshold": fmt.Sprint(o.KTOThreshold), "clip_eps": fmt.Sprint(o.ClipEps), "epochs": fmt.Sprint(o.Epochs),
 		"gamma": fmt.Sprint(o.Gamma), "gae_lambda": fmt.Sprint(o.Lambda), "value_lr": fmt.Sprint(o.ValueLR),
-		"reward": o.RewardName,
+		"reward": o.RewardName, "score_batch": fmt.Sprint(o.ScoreBatch),
 	}
 	if !o.Online {
 		f["offline_file"] = o.OfflineFile
@@ -656,14 +671,25 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 		}
 	}
 	if len(ro.Samples) > 0 {
-		start = time.Now()
-		if _, err := t.refSc.LogProbs(t.seqs(ro)); err != nil {
-			return nil, fmt.Errorf("rl step %d: reference: %w", step, err)
+		if err := t.scoreRef(ro); err != nil {
+			return nil, err
 		}
-		ro.RefTok = Float64Tokens(t.refSc.TokenLogProbs())
-		ro.RefS = time.Since(start).Seconds()
 	}
 	return ro, nil
+}
+
+// scoreRef sets ro's reference log-probs (RefTok, RefS), micro-batch by
+// micro-batch.
+func (b *rlBase) scoreRef(ro *rollout) error {
+	start := time.Now()
+	seqs := b.seqs(ro)
+	r, err := scoreChunks(b.refSc, seqs, microBatches(seqs, b.o.ScoreBatch))
+	if err != nil {
+		return fmt.Errorf("rl step %d: reference: %w", ro.Step, err)
+	}
+	ro.RefTok = r.tok
+	ro.RefS = time.Since(start).Seconds()
+	return nil
 }
 
 func (t *online) saveRollout(ro *rollout) error {
@@ -729,6 +755,7 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 		ss.Metrics["skipped_prompts"] = float64(ro.Skipped)
 	}
 	seqs := t.seqs(ro)
+	spans := microBatches(seqs, o.ScoreBatch)
 	start := time.Now()
 	// KTO's z0 first: the main forward pass must be the last before
 	// Backward.
@@ -739,22 +766,16 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 			return ss, err
 		}
 	}
-	var lps []policy.SeqLogProb
-	var err error
+	var pol tokenScorer = t.sc
 	if t.vs != nil {
 		t.head.ZeroGrads()
-		lps, err = t.vs.LogProbs(seqs)
-	} else {
-		lps, err = t.sc.LogProbs(seqs)
+		pol = t.vs
 	}
+	sc, err := scoreChunks(pol, seqs, spans)
 	if err != nil {
 		return ss, fmt.Errorf("rl step %d: score: %w", step, err)
 	}
-	newTok := Float64Tokens(t.sc.TokenLogProbs())
-	var values [][]float64
-	if t.vs != nil {
-		values = Float64Tokens(t.vs.TokenValues())
-	}
+	lps, newTok, values := sc.lps, sc.tok, sc.values
 	if fresh {
 		ro.OldTok = newTok
 		if values != nil {
@@ -851,12 +872,7 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 	if math.IsNaN(g.Loss) || math.IsInf(g.Loss, 0) {
 		return ss, fmt.Errorf("rl step %d: %s loss is %v", step, o.Algo, g.Loss)
 	}
-	if t.vs != nil {
-		err = g.BackwardValue(t.vs)
-	} else {
-		err = g.Backward(t.sc)
-	}
-	if err != nil {
+	if err := t.backward(g, seqs, spans); err != nil {
 		return ss, fmt.Errorf("rl step %d: backward: %w", step, err)
 	}
 	if t.vs != nil {
@@ -868,6 +884,42 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 	}
 	ss.Metrics[MetricUpdateS] = time.Since(start).Seconds()
 	return ss, nil
+}
+
+// backward adds g's gradient into the policy (and PPO's value head),
+// micro-batch by micro-batch: the last span's activations are still in
+// the scorer from scoreChunks, the others are forwarded again (the same
+// pass on the same weights, so the same values the loss was computed
+// from) just before their Backward. Gradients accumulate; the order of
+// the spans is fixed, so a step is reproducible.
+func (b *rlBase) backward(g LossGrad, seqs []policy.Sequence, spans []span) error {
+	last := len(spans) - 1
+	for k := range spans {
+		s := spans[last] // the last span first, then the others in order
+		if k > 0 {
+			s = spans[k-1]
+			var err error
+			if b.vs != nil {
+				_, err = b.vs.LogProbs(seqs[s.lo:s.hi])
+			} else {
+				_, err = b.sc.LogProbs(seqs[s.lo:s.hi])
+			}
+			if err != nil {
+				return fmt.Errorf("forward again sequences %d-%d: %w", s.lo, s.hi-1, err)
+			}
+		}
+		sg := sliceGrad(g, s)
+		var err error
+		if b.vs != nil {
+			err = sg.BackwardValue(b.vs)
+		} else {
+			err = sg.Backward(b.sc)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // mismatched scores each sample of ro under the next different prompt of
@@ -893,17 +945,18 @@ func (b *rlBase) mismatched(ro *rollout, seqs []policy.Sequence) (pol, ref []flo
 		}
 		mm[i] = policy.Sequence{Tokens: toks, PromptLen: len(pt)}
 	}
-	pl, err := b.sc.LogProbs(mm)
+	spans := microBatches(mm, b.o.ScoreBatch)
+	pl, err := scoreChunks(b.sc, mm, spans)
 	if err != nil {
 		return nil, nil, fmt.Errorf("kto mismatched pairs: %w", err)
 	}
-	rl, err := b.refSc.LogProbs(mm)
+	rl, err := scoreChunks(b.refSc, mm, spans)
 	if err != nil {
 		return nil, nil, fmt.Errorf("kto mismatched pairs (reference): %w", err)
 	}
 	pol, ref = make([]float64, len(mm)), make([]float64, len(mm))
 	for i := range mm {
-		pol[i], ref[i] = pl[i].Sum, rl[i].Sum
+		pol[i], ref[i] = pl.lps[i].Sum, rl.lps[i].Sum
 	}
 	return pol, ref, nil
 }

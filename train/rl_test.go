@@ -69,6 +69,10 @@ func rlOptions(t *testing.T, algo, out string, src RewardSource) RLOptions {
 	return RLOptions{
 		LoopOptions: LoopOptions{Out: out, Init: rlInit(t), Seed: 3, LR: 1e-3, SaveEvery: 2, EvalEvery: -1},
 		Algo:        algo, Online: true, Steps: 3, Prompts: 2, K: 2, MaxTokens: 12, Reward: src, RewardName: "arctic",
+		// a step's 4 samples in two micro-batches (and KTO's 4 mismatched
+		// pairs in 3 + 1), so that every RL test, exact resume included,
+		// runs the micro-batched scoring and backward
+		ScoreBatch: 3,
 	}
 }
 
