@@ -20,7 +20,8 @@ import (
 const rlHelp = `Reinforcement learning from execution feedback after SFT, as the OKTO
 recipe does it: SFT on 75%% of the train split (sqlrl train sft), then RL on
 the 25%% holdout SFT never saw, its prompts augmented x4 by shuffling the
-order of the schema's tables (-augment 4), with a hybrid reward (the
+order of the schema's tables (-augment 4, the default; -augment 1 keeps
+each question's original schema order only), with a hybrid reward (the
 executor gates, a judge grades the rest out of 50: -reward gate).
 
 BENCH_DIR is the benchmark the -init run trained on; its train split is cut
@@ -53,6 +54,23 @@ the SFT policy with -sample-only -out FILE (-k samples of every prompt).
 -reward exec is BIRD EX (1 match, else 0); judge, gate and sum are the
 reward package's kinds (any kind 'sqlrl reward serve --reward' accepts works
 too), with the judge flags of 'sqlrl reward serve'.
+
+-query-timeout (default 30s, BIRD's limit for a completion and its gold
+together) is the reward server's, so that a training reward is the one
+'sqlrl reward serve' and 'sqlrl eval' give. A runaway sample (a cross join)
+then holds up its step until the limit: the step waits for all its rewards.
+A shorter limit (say -query-timeout 5s) bounds that stall, but a completion
+slower than it scores as a failure where the server would have run it to
+its verdict, and a prompt whose gold is slower is skipped for the step.
+
+Each step is scored -score-batch sequences per forward pass (default 8, a
+prompt's -k samples kept together): the policy, the reference and KTO's
+mismatched pairs. The model keeps every layer's activations for the
+sequences of a pass, so this bounds memory (the small preset's 8 x 4
+samples of ~480 tokens in one pass peaked near 6 GB); the policy's
+micro-batches are forwarded once more for their backward pass. The loss is
+the same; float rounding depends on -score-batch, so a run resumes only
+with the same value.
 
 -out receives checkpoints and train_log.jsonl; running again with the same
 -out resumes exactly (same samples, same losses); -restart starts over.`
@@ -116,7 +134,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	sampleOnly := fs.Bool("sample-only", false, "write a rollouts file of -k samples of every prompt from -init to -out, and stop")
 	rewardName := fs.String("reward", reward.KindGate, "reward: exec (BIRD EX), judge, gate (the recipe's hybrid), sum")
 	rewardURL := fs.String("reward-url", "", "score with a running 'sqlrl reward serve' at this URL instead of in process")
-	augment := fs.Int("augment", 1, "prompts per question: 1 = original schema order, 4 = the recipe's x4 table shuffles")
+	augment := fs.Int("augment", 4, "prompts per question: 4 = the recipe's x4 table shuffles, 1 = original schema order only")
 	rlOn := fs.String("rl-on", train.RLOnHoldout, "RL prompts: holdout (questions SFT left out) or train (SFT's own)")
 	k := fs.Int("k", 4, "samples per prompt")
 	prompts := fs.Int("prompts", 8, "prompts per step")
@@ -133,6 +151,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	valueLR := fs.Float64("value-lr", 1e-3, "PPO value head learning rate")
 	temp := fs.Float64("temperature", 1, "sampling temperature (1: on-policy)")
 	maxTokens := fs.Int("max-tokens", 128, "completion budget of a sample")
+	scoreBatch := fs.Int("score-batch", train.DefaultScoreBatch, "sequences per forward pass when a step is scored (bounds memory; part of a run's settings)")
 	seed := fs.Uint64("seed", 1, "seed of prompt draws and sampling")
 	frac := fs.Float64("sft-fraction", 0, "SFT share of the train split (default: the -init run's)")
 	splitSeed := fs.Uint64("split-seed", 0, "seed of the SFT/holdout split (default: the -init run's)")
@@ -194,6 +213,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			Algo:        algo, Online: *online, OfflineFile: *offlineFile, Steps: *steps, Prompts: *prompts, K: *k, Temperature: *temp,
 			MaxTokens: *maxTokens, RLOn: *rlOn, Beta: *beta, ORPOLambda: *orpoLambda, KLCoef: *klCoef, KTOThreshold: *ktoThreshold,
 			ClipEps: *clipEps, Epochs: *epochs, Gamma: *gamma, Lambda: *gaeLambda, ValueLR: *valueLR, RolloutsOut: *rolloutsOut,
+			ScoreBatch:   *scoreBatch,
 			CorrectLevel: correctLevel(kind, sub),
 		}
 		if *online || *sampleOnly {

@@ -33,11 +33,16 @@ func TestTrainRLCommands(t *testing.T) {
 		_, stderr, code := sqlrl(t, append(append(append([]string{"train", algo}, small...), args...), b)...)
 		return stderr, code
 	}
-	if stderr, code := rl("kto", "-init", init, "-out", filepath.Join(dir, "kto"), "-reward", "exec", "-augment", "4"); code != 0 {
+	if stderr, code := rl("kto", "-init", init, "-out", filepath.Join(dir, "kto"), "-reward", "exec"); code != 0 {
 		t.Fatalf("kto: exit %d: %s", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "kto", "train_log.jsonl")); err != nil {
 		t.Fatal(err)
+	}
+	// the recipe's settings by default: x4 schema orders, micro-batched scoring
+	fp := runFingerprint(t, filepath.Join(dir, "kto"))
+	if fp["augment"] != "4" || fp["score_batch"] != "8" {
+		t.Errorf("default augment %q, score batch %q; want 4 and 8", fp["augment"], fp["score_batch"])
 	}
 	roll := filepath.Join(dir, "rollouts.jsonl")
 	if stderr, code := rl("kto", "-init", init, "-out", roll, "-sample-only"); code != 0 {
@@ -77,5 +82,33 @@ func TestTrainRLCommands(t *testing.T) {
 				t.Error("a checkpoint was written")
 			}
 		})
+	}
+}
+
+// runFingerprint reads the settings a run's latest checkpoint records.
+func runFingerprint(t *testing.T, run string) map[string]string {
+	t.Helper()
+	ck, err := os.ReadFile(filepath.Join(run, "latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Fingerprint map[string]string `json:"fingerprint"`
+	}
+	readJSONFile(t, filepath.Join(run, strings.TrimSpace(string(ck)), "state.json"), &st)
+	return st.Fingerprint
+}
+
+// TestTrainRLHelp: --help says what the defaults are and how to bound a
+// step's reward time (-query-timeout) and its memory (-score-batch).
+func TestTrainRLHelp(t *testing.T) {
+	_, stderr, code := sqlrl(t, "train", "kto", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"-augment 4, the default", "-query-timeout", "runaway sample", "-score-batch", "(default 8"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("--help does not say %q", want)
+		}
 	}
 }
