@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/feedback"
+	"github.com/sqlrl/sqlrl/httpserve"
 )
 
 // LoadQuestion is one question a load run asks, with the SQL the fake
@@ -347,25 +348,12 @@ func RunLoad(ctx context.Context, o LoadOptions) (*LoadReport, error) {
 		rep.feedback = append(rep.feedback, c.feedback...)
 	}
 	for _, r := range rep.Routes {
-		r.P50MS, r.P99MS, r.MaxMS = Percentiles(r.lat)
+		r.P50MS, r.P99MS, r.MaxMS = httpserve.Percentiles(r.lat)
 		r.PerSecond = float64(r.OK) / rep.Seconds
 		r.lat = nil
 	}
 	rep.AckedAnswers, rep.AckedFeedback = len(rep.answers), len(rep.feedback)
 	return rep, ctx.Err()
-}
-
-// Percentiles returns the 50th and 99th percentiles and the maximum of ds
-// in milliseconds (nearest rank, as `sqlrl reward bench` reports them); ds
-// is sorted in place.
-func Percentiles(ds []time.Duration) (p50, p99, max float64) {
-	n := len(ds)
-	if n == 0 {
-		return 0, 0, 0
-	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	return ms(ds[n/2]), ms(ds[min(n-1, n*99/100)]), ms(ds[n-1])
 }
 
 func (c *loadClient) run(ctx context.Context) {

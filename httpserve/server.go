@@ -294,6 +294,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, method, endpoint 
 		return
 	}
 	sw.Header().Set("Content-Type", "application/json")
+	sw.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	enc := json.NewEncoder(sw)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
@@ -330,6 +332,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, endpoint string, e
 // retry in a second.
 func WriteJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if code == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
@@ -345,6 +348,7 @@ func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
 		h[k] = v
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	json.NewEncoder(w).Encode(h)
 }
 

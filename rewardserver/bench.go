@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/httpserve"
 	"github.com/sqlrl/sqlrl/mutate"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -412,11 +413,7 @@ func load(ctx context.Context, client *http.Client, url string, qs []benchQuesti
 	for _, l := range lat {
 		all = append(all, l...)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
-	if n := len(all); n > 0 {
-		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-		lr.P50MS, lr.P99MS, lr.MaxMS = ms(all[n/2]), ms(all[min(n-1, n*99/100)]), ms(all[n-1])
-	}
+	lr.P50MS, lr.P99MS, lr.MaxMS = httpserve.Percentiles(all)
 	lr.CompletionsPerS = float64(lr.Completions) / lr.Seconds
 	lr.RequestsPerS = float64(lr.Requests-lr.Errors) / lr.Seconds
 	return lr
