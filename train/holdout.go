@@ -3,9 +3,12 @@ package train
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
+	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
 // Where RL draws its prompts from (RLOptions.RLOn).
@@ -123,4 +126,60 @@ func permuteSchema(s *prompt.Schema, p dataset.Permutation) (*prompt.Schema, err
 		out.Tables[k] = t
 	}
 	return out, nil
+}
+
+// NoteRLQuestions is the Data.Notes key UseQuestions sets to the question
+// file's path, so that a run's fingerprint and its errors name the file
+// its prompts came from.
+const NoteRLQuestions = "rl_questions"
+
+// UseQuestions makes the questions of a BIRD-layout question file the RL
+// prompt pool: RLPrompts then renders exactly those (in d.Format, over the
+// databases of dbRoot, as <dbRoot>/<db_id>/<db_id>.sqlite), in their
+// original schema order only (variant 0), with no split involved. It is for
+// a file whose questions no benchmark split holds, the case of `sqlrl data
+// from-feedback`'s feedback.json, whose question_ids are the feedback
+// store's answer ids: offline RL on its rollouts.jsonl must find those ids
+// in the pool. It replaces d.Holdout and d.TrainPrompter (RL's only uses of
+// them) and leaves the dev split as it was, so that a run still evaluates
+// on a benchmark's dev split when d came from LoadBench. Every question's
+// database is read here, so that a missing one fails before any training,
+// naming its question.
+func (d *Data) UseQuestions(ctx context.Context, path, dbRoot string) error {
+	b, err := dataset.LoadQuestions(path)
+	if err != nil {
+		return fmt.Errorf("RL questions: %w", err)
+	}
+	if len(b.Examples) == 0 {
+		return fmt.Errorf("RL questions %s: no questions", path)
+	}
+	if dbRoot == "" {
+		return fmt.Errorf("RL questions %s: no database root to render their prompts from", path)
+	}
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: dbRoot, Limits: sqlexec.Limits{Timeout: time.Minute}})
+	p, err := policy.NewPrompter(eng, dbRoot, d.Format)
+	if err != nil {
+		eng.Close()
+		return fmt.Errorf("RL questions %s: %w", path, err)
+	}
+	exs := make([]Example, 0, len(b.Examples))
+	read := map[string]bool{}
+	for _, ex := range b.Examples {
+		if !read[ex.DBID] {
+			if _, err := p.Schema(ctx, ex.DBID); err != nil {
+				eng.Close()
+				return fmt.Errorf("RL questions %s: question %d: database %s under %s: %w", path, ex.QuestionID, ex.DBID, dbRoot, err)
+			}
+			read[ex.DBID] = true
+		}
+		exs = append(exs, Example{Example: ex})
+	}
+	d.engines = append(d.engines, eng)
+	d.TrainPrompter, d.Holdout, d.HoldoutAugment = p, exs, 1
+	if d.Notes == nil {
+		d.Notes = map[string]string{}
+	}
+	d.Notes[NoteRLQuestions] = path
+	d.Notes["rl_db_root"] = dbRoot
+	return nil
 }

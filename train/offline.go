@@ -14,7 +14,9 @@ import (
 // the same losses as online (kto, dpo, orpo), on samples that an earlier
 // policy wrote. Prompts are rebuilt from the benchmark by (question_id,
 // variant), so the file must come from the same split, augmentation and
-// seed (SampleRollouts or `sqlrl data prepare` plus a sampler).
+// seed (SampleRollouts or `sqlrl data prepare` plus a sampler), or, after
+// Data.UseQuestions, from the question file given there (a feedback
+// export's rollouts.jsonl and its feedback.json).
 type offline struct {
 	rlBase
 	groups [][]sample // per prompt of the file, its samples
@@ -38,6 +40,10 @@ func newOffline(ctx context.Context, d *Data, o RLOptions, pool []RLPrompt, ref 
 	for _, r := range rolls {
 		pi, ok := at[key{r.QuestionID, r.Variant}]
 		if !ok {
+			if q := d.Notes[NoteRLQuestions]; q != "" {
+				return nil, fmt.Errorf("%s: line %d: question %d variant %d is not among the %d questions of %s (variant 0 each): another export's questions?",
+					o.OfflineFile, r.Line, r.QuestionID, r.Variant, len(pool), q)
+			}
 			return nil, fmt.Errorf("%s: line %d: question %d variant %d is not among the %d RL prompts (%s, x%d schema orders): another split or augmentation?",
 				o.OfflineFile, r.Line, r.QuestionID, r.Variant, len(pool), o.RLOn, d.HoldoutAugment)
 		}

@@ -3,13 +3,16 @@ package train
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/export"
+	"github.com/sqlrl/sqlrl/feedback"
 )
 
 // TestOfflineKTODPO samples a small rollouts file from the SFT policy
@@ -61,5 +64,156 @@ func TestOfflineKTODPO(t *testing.T) {
 	o.Online, o.OfflineFile = false, lab
 	if _, err := RL(context.Background(), d, o); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// feedbackExport plays a served model's users over the tiny bench's
+// holdout questions: the first n get an answer each in a feedback store,
+// alternately wrong (thumbs down and the gold as the correction that ran)
+// and right (thumbs up), and `sqlrl data from-feedback`'s Export writes the
+// store's training files to a folder it returns, with the train split's
+// database root.
+func feedbackExport(t *testing.T, d *Data, n int) (dir, dbRoot string) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := dataset.Load(tinyBench(t), "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := feedback.OpenSQLite(ctx, filepath.Join(t.TempDir(), "feedback.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, ex := range d.Holdout[:n] {
+		a := feedback.Answer{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, Model: "tiny", SQL: ex.SQL, Outcome: feedback.OutcomeOK}
+		f := feedback.Feedback{Verdict: feedback.VerdictUp, Author: "test"}
+		if i%2 == 0 {
+			a.SQL = "SELECT 1"
+			f = feedback.Feedback{Verdict: feedback.VerdictDown, CorrectedSQL: ex.SQL, Correction: feedback.CorrectionOK, Author: "test"}
+		}
+		if a, err = st.RecordAnswer(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		f.AnswerID = a.ID
+		if _, err := st.RecordFeedback(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir = filepath.Join(t.TempDir(), "fb")
+	if _, err := feedback.Export(ctx, st, feedback.ExportOptions{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, b.DBRoot
+}
+
+// TestOfflineOnFeedbackExport trains offline KTO on a feedback export
+// (rollouts.jsonl) with its questions (feedback.json) as the prompt pool,
+// as `sqlrl train kto -online=false -offline DIR/rollouts.jsonl -questions
+// DIR/feedback.json -db-root DBROOT` does: the answer ids are in no split,
+// yet the pool is exactly the file's questions, rendered as the benchmark
+// renders them, and the weights move. A rollout naming a question the file
+// does not hold is refused with its line.
+func TestOfflineOnFeedbackExport(t *testing.T) {
+	ctx := context.Background()
+	bench := rlData(t)
+	const n = 6
+	dir, dbRoot := feedbackExport(t, bench, n)
+	questions, rollouts := filepath.Join(dir, "feedback.json"), filepath.Join(dir, "rollouts.jsonl")
+
+	d := &Data{Format: bench.Format}
+	t.Cleanup(d.Close)
+	if err := d.UseQuestions(ctx, questions, dbRoot); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := d.RLPrompts(ctx, RLOnHoldout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pool) != n {
+		t.Fatalf("%d prompts from %d questions", len(pool), n)
+	}
+	for i, p := range pool {
+		// answer ids 1..n, in the holdout's order; the prompt is the
+		// benchmark's own for that question
+		h := bench.Holdout[i]
+		s, err := bench.TrainPrompter.Schema(ctx, h.DBID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.QuestionID != i+1 || p.Variant != 0 || p.Text != bench.Format.Compact(s, h.Question, h.Evidence) {
+			t.Errorf("prompt %d: question %d variant %d, text %q; want question %d variant 0, the prompt of holdout question %d", i, p.QuestionID, p.Variant, p.Text, i+1, h.QuestionID)
+		}
+	}
+
+	init := weightsOf(t, rlInit(t))
+	out := t.TempDir()
+	o := rlOptions(t, AlgoKTO, out, nil)
+	o.Online, o.OfflineFile = false, rollouts
+	res, err := RL(ctx, d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State.Step != 3 {
+		t.Fatalf("state %+v", res.State)
+	}
+	if slices.Equal(init, weightsOf(t, out)) {
+		t.Error("the weights did not move")
+	}
+
+	// a line naming no question of the file is refused with its number
+	b, err := os.ReadFile(rollouts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(b), "\n")
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	extra := fmt.Sprintf(`{"question_id": %d, "variant": 0, "completion": "SELECT 2", "label": true}`+"\n", n+100)
+	if err := os.WriteFile(bad, append(b, extra...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = rlOptions(t, AlgoKTO, t.TempDir(), nil)
+	o.Online, o.OfflineFile = false, bad
+	_, err = RL(ctx, d, o)
+	want := fmt.Sprintf("line %d: question %d variant 0 is not among the %d questions of %s", lines+1, n+100, n, questions)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want an error saying %q", err, want)
+	}
+}
+
+// TestUseQuestionsErrors: a question file that cannot be the pool fails
+// before any training, naming the file and the question.
+func TestUseQuestionsErrors(t *testing.T) {
+	ctx := context.Background()
+	bench := rlData(t)
+	b, err := dataset.Load(tinyBench(t), "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(v any) string {
+		p := filepath.Join(t.TempDir(), "q.json")
+		raw, _ := json.Marshal(v)
+		if err := os.WriteFile(p, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	h := bench.Holdout[0]
+	for _, c := range []struct {
+		name, path, dbRoot, want string
+	}{
+		{"missing database", write([]map[string]any{{"question_id": 7, "db_id": "no_such_db", "question": "q", "SQL": ""}}), b.DBRoot, "question 7: database no_such_db"},
+		{"no questions", write([]map[string]any{}), b.DBRoot, "no questions"},
+		{"no database root", write([]map[string]any{{"question_id": 7, "db_id": h.DBID, "question": "q", "SQL": ""}}), "", "no database root"},
+		{"not BIRD", write([]map[string]any{{"question_id": 7, "question": "q", "SQL": ""}}), b.DBRoot, "missing db_id"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := &Data{Format: bench.Format}
+			defer d.Close()
+			err := d.UseQuestions(ctx, c.path, c.dbRoot)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
+				t.Fatalf("got %v, want an error naming %s and saying %q", err, c.path, c.want)
+			}
+		})
 	}
 }
