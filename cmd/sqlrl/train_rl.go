@@ -51,6 +51,17 @@ rollouts file (question_id, variant, completion, reward or label), whose
 prompts are rebuilt from BENCH_DIR with the same -augment. Make one from
 the SFT policy with -sample-only -out FILE (-k samples of every prompt).
 
+Offline on questions of your own (-questions FILE -db-root DIR): the prompt
+pool is exactly FILE's questions (BIRD's JSON layout), rendered in the
+-init checkpoint's prompt format over DIR/<db_id>/<db_id>.sqlite, in their
+original schema order (variant 0), with no split involved. This is how the
+production feedback trains the next model:
+  sqlrl data from-feedback -store serve/feedback.sqlite -out fb
+  sqlrl train kto -init SFT -online=false -offline fb/rollouts.jsonl \
+    -questions fb/feedback.json -db-root DBROOT -out OUT [BENCH_DIR]
+BENCH_DIR is then optional: given, its -dev-split is evaluated during the
+run; its train split is not used.
+
 -reward exec is BIRD EX (1 match, else 0); judge, gate and sum are the
 reward package's kinds (any kind 'sqlrl reward serve --reward' accepts works
 too), with the judge flags of 'sqlrl reward serve'.
@@ -80,7 +91,7 @@ func init() {
 		register(&command{
 			name:    "train " + algo,
 			summary: rlSummary(algo),
-			usage:   "-init SFT_RUN -out DIR [flags] BENCH_DIR",
+			usage:   "-init SFT_RUN -out DIR [flags] BENCH_DIR | -online=false -offline FILE -questions FILE -db-root DIR [BENCH_DIR]",
 			help:    fmt.Sprintf(rlHelp),
 			flags:   func(fs *flag.FlagSet) func(context.Context, []string) error { return rlFlags(fs, algo) },
 		})
@@ -158,6 +169,8 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	trainSplit := fs.String("train-split", "train", "benchmark split SFT trained on")
 	devSplit := fs.String("dev-split", "dev", "benchmark split to evaluate on ('-': none)")
 	rolloutsOut := fs.String("rollouts-out", "", "also append every scored sample of an online run to this rollouts file")
+	questions := fs.String("questions", "", "offline: the RL prompts are this BIRD-layout question file's (a feedback export's feedback.json), not a split's")
+	dbRoot := fs.String("db-root", "", "with -questions: the databases, as DIR/<db_id>/<db_id>.sqlite")
 	// the reward's own flags are 'sqlrl reward serve''s (stackFlags); the
 	// benchmark and the kind come from BENCH_DIR and -reward
 	sub := flag.NewFlagSet("reward", flag.ContinueOnError)
@@ -170,6 +183,39 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 		fs.Var(f.Value, f.Name, f.Usage)
 	})
 	return func(ctx context.Context, args []string) error {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if *questions != "" || *dbRoot != "" {
+			if *out == "" || *initDir == "" {
+				return usagef("-init and -out are required")
+			}
+			if *online || *offlineFile == "" || *sampleOnly {
+				return usagef("-questions trains offline: give -online=false -offline FILE (a feedback export's rollouts.jsonl)")
+			}
+			kind, err := rewardKind(*rewardName)
+			if err != nil {
+				return err
+			}
+			data, err := questionsData(ctx, args, *questions, *dbRoot, *initDir, *trainSplit, *devSplit, set)
+			if err != nil {
+				return err
+			}
+			defer data.Close()
+			lo := loop.options(*out, *seed)
+			lo.Init, lo.LogEvery = *initDir, 1
+			o := train.RLOptions{
+				LoopOptions: lo, Algo: algo, OfflineFile: *offlineFile, Steps: *steps, Prompts: *prompts, K: *k,
+				MaxTokens: *maxTokens, Beta: *beta, ORPOLambda: *orpoLambda, KTOThreshold: *ktoThreshold,
+				ScoreBatch: *scoreBatch, CorrectLevel: correctLevel(kind, sub),
+			}
+			start := time.Now()
+			res, err := train.RL(ctx, data, o)
+			if err != nil {
+				return trainErr(err)
+			}
+			printTrained(res, start)
+			return nil
+		}
 		if len(args) != 1 {
 			return usagef("want one BENCH_DIR argument, got %d", len(args))
 		}
@@ -190,8 +236,6 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 		if err != nil {
 			return err
 		}
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		// the split SFT trained on: RL on its holdout must cut the same
 		fraction, sseed, err := initSplit(info, set["sft-fraction"], *frac, set["split-seed"], *splitSeed)
 		if err != nil {
@@ -299,4 +343,50 @@ func initSplit(info *policy.Info, fracSet bool, frac float64, seedSet bool, seed
 		s = seed
 	}
 	return f, s, nil
+}
+
+// questionsData loads the data of an offline run on a question file
+// (-questions, -db-root; train.Data.UseQuestions): the questions of a
+// feedback export, which no split holds. BENCH_DIR is optional: given, its
+// dev split is loaded for the run's dev evaluation (its train split is cut
+// as -init's, but RL draws nothing from it). Flags that shape a split's
+// pool or an online reward are refused rather than ignored.
+func questionsData(ctx context.Context, args []string, questions, dbRoot, initDir, trainSplit, devSplit string, set map[string]bool) (*train.Data, error) {
+	if len(args) > 1 {
+		return nil, usagef("-questions: want at most one BENCH_DIR argument (for its dev split), got %d", len(args))
+	}
+	if questions == "" || dbRoot == "" {
+		return nil, usagef("-questions and -db-root go together: the questions' prompts are rendered over the databases of -db-root")
+	}
+	for _, name := range []string{"augment", "rl-on", "sft-fraction", "split-seed", "reward-url", "rollouts-out"} {
+		if set[name] {
+			return nil, usagef("-%s: -questions takes its prompts from the file, one schema order each, with no split or reward", name)
+		}
+	}
+	if st, err := os.Stat(dbRoot); err != nil || !st.IsDir() {
+		return nil, usagef("-db-root %s is not a directory", dbRoot)
+	}
+	info, err := initInfo(initDir)
+	if err != nil {
+		return nil, err
+	}
+	data := &train.Data{Format: info.Prompt, Notes: map[string]string{}}
+	if len(args) == 1 && devSplit != "-" {
+		if err := checkSplit(args[0], trainSplit); err != nil {
+			return nil, err
+		}
+		fraction, sseed, err := initSplit(info, false, 0, false, 0)
+		if err != nil {
+			return nil, err
+		}
+		if data, err = train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: trainSplit, SFTFraction: fraction, Seed: sseed,
+			DevSplit: devSplit, Format: info.Prompt}); err != nil {
+			return nil, err
+		}
+	}
+	if err := data.UseQuestions(ctx, questions, dbRoot); err != nil {
+		data.Close()
+		return nil, err
+	}
+	return data, nil
 }

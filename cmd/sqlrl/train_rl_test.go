@@ -1,11 +1,17 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/feedback"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 // TestTrainRLCommands trains a tiny SFT run on the generator's tiny
@@ -110,5 +116,104 @@ func TestTrainRLHelp(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("--help does not say %q", want)
 		}
+	}
+}
+
+// TestTrainKTOOnFeedbackExport closes the flywheel through the commands:
+// answers and verdicts on questions of the tiny benchmark go into a
+// feedback store, `data from-feedback` exports them, and `train kto
+// -online=false -offline rollouts.jsonl -questions feedback.json -db-root`
+// trains on them (the answer ids are in no split); flags that would shape a
+// split's pool are refused, as is a rollout of no question of the file.
+func TestTrainKTOOnFeedbackExport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	b := tinyBench(t, dir)
+	init := filepath.Join(dir, "sft")
+	if _, stderr, code := sqlrl(t, "train", "sft", "-q", "-out", init, "-preset", "tiny", "-dim", "32", "-layers", "1", "-heads", "2",
+		"-vocab", "400", "-max-steps", "2", "-eval-every", "-1", "-threads", "1", b); code != 0 {
+		t.Fatalf("sft: exit %d: %s", code, stderr)
+	}
+	bench, err := dataset.Load(b, "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	storePath := filepath.Join(dir, "feedback.sqlite")
+	st, err := feedback.OpenSQLite(ctx, storePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 5
+	for i, ex := range bench.Examples[:n] {
+		a := feedback.Answer{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, Model: "sft", SQL: ex.SQL, Outcome: feedback.OutcomeOK}
+		f := feedback.Feedback{Verdict: feedback.VerdictUp, Author: "test"}
+		if i%2 == 1 {
+			a.SQL = "SELECT 1"
+			f = feedback.Feedback{Verdict: feedback.VerdictDown, CorrectedSQL: ex.SQL, Correction: feedback.CorrectionOK, Author: "test"}
+		}
+		if a, err = st.RecordAnswer(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		f.AnswerID = a.ID
+		if _, err := st.RecordFeedback(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fb := filepath.Join(dir, "fb")
+	if _, stderr, code := sqlrl(t, "data", "from-feedback", "-q", "-store", storePath, "-out", fb); code != 0 {
+		t.Fatalf("from-feedback: exit %d: %s", code, stderr)
+	}
+	questions, rollouts := filepath.Join(fb, "feedback.json"), filepath.Join(fb, "rollouts.jsonl")
+	offline := []string{"train", "kto", "-init", init, "-online=false", "-offline", rollouts, "-questions", questions, "-db-root", bench.DBRoot,
+		"-steps", "2", "-prompts", "2", "-max-tokens", "8", "-eval-every", "-1", "-threads", "1", "-q"}
+	out := filepath.Join(dir, "kto")
+	if _, stderr, code := sqlrl(t, append(offline, "-out", out)...); code != 0 {
+		t.Fatalf("kto on the feedback export: exit %d: %s", code, stderr)
+	}
+	fp := runFingerprint(t, out)
+	if fp["pool"] != fmt.Sprint(n) || fp["data."+train.NoteRLQuestions] != questions || fp["augment"] != "1" {
+		t.Errorf("fingerprint pool %q, questions %q, augment %q; want %d prompts of %s, one schema order", fp["pool"], fp["data."+train.NoteRLQuestions], fp["augment"], n, questions)
+	}
+	// with BENCH_DIR, its dev split is there for the run's evaluation
+	if _, stderr, code := sqlrl(t, append(offline, "-out", filepath.Join(dir, "kto-dev"), b)...); code != 0 {
+		t.Fatalf("kto on the feedback export with BENCH_DIR: exit %d: %s", code, stderr)
+	}
+
+	bad := filepath.Join(dir, "bad.jsonl")
+	raw, err := os.ReadFile(rollouts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(raw), "\n")
+	if err := os.WriteFile(bad, append(raw, `{"question_id": 999, "completion": "SELECT 2", "label": false}`+"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"online", []string{"-init", init, "-questions", questions, "-db-root", bench.DBRoot}, "-questions trains offline"},
+		{"no db root", []string{"-init", init, "-online=false", "-offline", rollouts, "-questions", questions}, "-questions and -db-root go together"},
+		{"augment", []string{"-init", init, "-online=false", "-offline", rollouts, "-questions", questions, "-db-root", bench.DBRoot, "-augment", "4"}, "-augment: -questions takes its prompts from the file"},
+		{"rollout of another question", []string{"-init", init, "-online=false", "-offline", bad, "-questions", questions, "-db-root", bench.DBRoot},
+			fmt.Sprintf("line %d: question 999 variant 0 is not among the %d questions of %s", lines+1, n, questions)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run")
+			_, stderr, code := sqlrl(t, append(append([]string{"train", "kto", "-q", "-steps", "1", "-out", out}, c.args...), b)...)
+			if code == 0 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want %q", code, stderr, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(out, "latest")); err == nil {
+				t.Error("a checkpoint was written")
+			}
+		})
 	}
 }
