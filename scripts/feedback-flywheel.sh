@@ -10,7 +10,7 @@
 # bench generate --preset small` when missing). Environment: N (questions,
 # default 200), STEPS (offline KTO steps, default 100), PROMPTS (questions a
 # step, default 8), LR (default 2e-5, RL's), PORT (default 18080), BENCH
-# (default data/bench).
+# (default data/bench), SEED (the offline run's draws, default 1).
 #
 #  1. The split -init used: `sqlrl data prepare` with the checkpoint's split
 #     seed and SFT fraction (its config's notes) writes holdout.jsonl, the
@@ -37,6 +37,7 @@ n=${N:-200}
 steps=${STEPS:-100}
 prompts=${PROMPTS:-8}
 lr=${LR:-2e-5}
+seed=${SEED:-1}
 port=${PORT:-18080}
 bench=${BENCH:-data/bench}
 py=${PYTHON:-python3}
@@ -53,7 +54,7 @@ dbroot=$(cd "$bench/train_databases" && pwd)
 log() { echo "== $(date -u +%H:%M:%S) $*" >&2; }
 
 # 1. the holdout of the checkpoint's split, and the N questions
-read -r frac seed < <("$py" - "$ck" <<'PY'
+read -r frac splitseed < <("$py" - "$ck" <<'PY'
 import json, os, sys
 d = sys.argv[1]
 if os.path.exists(os.path.join(d, 'latest')):
@@ -62,8 +63,8 @@ notes = json.load(open(os.path.join(d, 'config.json'))).get('notes', {})
 print(notes.get('sft_fraction', '0.75'), notes.get('split_seed', '1'))
 PY
 )
-log "split: sft fraction $frac, seed $seed"
-"$bin" data prepare -q -out "$work/prep" -seed "$seed" -sft-fraction "$frac" -augment 1 -examples 0 "$bench" >/dev/null
+log "split: sft fraction $frac, seed $splitseed"
+"$bin" data prepare -q -out "$work/prep" -seed "$splitseed" -sft-fraction "$frac" -augment 1 -examples 0 "$bench" >/dev/null
 mkdir -p "$work/q"
 ln -sfn "$dbroot" "$work/q/fb_databases"
 "$py" - "$work" "$bench" "$n" <<'PY'
@@ -145,7 +146,7 @@ log "server stopped; exporting the store"
 "$bin" data from-feedback -store "$work/serve/feedback.sqlite" -out "$work/fb" -db-root "$dbroot"
 log "offline KTO: $steps steps of $prompts questions"
 "$bin" train kto -init "$ck" -online=false -offline "$work/fb/rollouts.jsonl" -questions "$work/fb/feedback.json" \
-	-db-root "$dbroot" -out "$work/kto" -restart -steps "$steps" -prompts "$prompts" -lr "$lr" -eval-every -1 -q
+	-db-root "$dbroot" -out "$work/kto" -restart -steps "$steps" -prompts "$prompts" -lr "$lr" -seed "$seed" -eval-every -1 -q
 
 # 5. before and after
 score() { # model split dir name
@@ -157,9 +158,9 @@ score "$ck" fb "$work/q" fb_before
 score "$work/kto" fb "$work/q" fb_after
 score "$ck" dev "$bench" dev_before
 score "$work/kto" dev "$bench" dev_after
-"$py" - "$work" "$n" "$steps" "$prompts" "$lr" <<'PY' | tee "$work/table.md"
+"$py" - "$work" "$n" "$steps" "$prompts" "$lr" "$seed" <<'PY' | tee "$work/table.md"
 import json, sys
-work, n, steps, prompts, lr = sys.argv[1:]
+work, n, steps, prompts, lr, seed = sys.argv[1:]
 def ex(name):
     r = json.load(open('%s/%s.eval.json' % (work, name)))
     return r['total']['accuracy'], r['total']['correct'], r['total']['count']
@@ -174,5 +175,11 @@ for label, a, b in (('SFT-75', 'fb_before', 'dev_before'), ('SFT-75 + offline KT
 print()
 print('served answers right (thumbs up): %d of %d (%.2f EX as served); export: %s' % (served['correct'], served['count'], served['accuracy'],
       ', '.join('%s %s' % (k, m[k]) for k in ('answers', 'questions', 'desirable', 'undesirable', 'dpo_pairs'))))
-print('offline KTO: %s steps x %s questions, lr %s' % (steps, prompts, lr))
+def verdicts(name):
+    return {q['question_id']: q['correct'] for q in json.load(open('%s/%s.eval.json' % (work, name)))['questions']}
+for part in ('fb', 'dev'):
+    b, a = verdicts(part + '_before'), verdicts(part + '_after')
+    print('%s: %d questions wrong before and right after, %d right before and wrong after' % (
+        'the feedback questions' if part == 'fb' else 'dev', sum(a[q] and not b[q] for q in b), sum(b[q] and not a[q] for q in b)))
+print('offline KTO: %s steps x %s questions, lr %s, seed %s' % (steps, prompts, lr, seed))
 PY
