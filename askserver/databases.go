@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,15 @@ type router struct {
 }
 
 var errUnknownDB = errors.New("no such database")
+
+// descriptionDir is where db's database_description/ would be: beside its
+// SQLite file, as BIRD lays databases out. PostgreSQL databases have none.
+func (r *router) descriptionDir(db string) string {
+	if d := r.dbs[db]; d != nil && d.kind == "sqlite" {
+		return filepath.Dir(d.target)
+	}
+	return ""
+}
 
 // Query implements sqlexec.Engine.
 func (r *router) Query(ctx context.Context, db, sql string) (*sqlexec.Result, error) {

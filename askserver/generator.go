@@ -91,19 +91,31 @@ type Native struct {
 	Label     string
 
 	eng     sqlexec.Engine
+	descDir func(db string) string
 	batcher *policy.Batcher
 	mu      sync.Mutex
 	pr      *policy.Prompter
 }
 
 // NewNative returns the native generator over eng (whose database names
-// are the server's), decoding up to slots sequences at once.
-func NewNative(pol *policy.Policy, eng sqlexec.Engine, label string, slots, maxTokens int) (*Native, error) {
-	pr, err := policy.NewPrompter(eng, "", pol.Info.Prompt)
+// are the server's), decoding up to slots sequences at once. descDir(db)
+// names the folder holding db's database_description/ (nil: none): a model
+// trained with column descriptions in its prompts must be served with them.
+func NewNative(pol *policy.Policy, eng sqlexec.Engine, descDir func(db string) string, label string, slots, maxTokens int) (*Native, error) {
+	g := &Native{Policy: pol, MaxTokens: maxTokens, Label: label, eng: eng, descDir: descDir}
+	pr, err := g.prompter()
 	if err != nil {
 		return nil, err
 	}
-	return &Native{Policy: pol, MaxTokens: maxTokens, Label: label, eng: eng, batcher: pol.NewBatcher(slots), pr: pr}, nil
+	g.pr, g.batcher = pr, pol.NewBatcher(slots)
+	return g, nil
+}
+
+func (g *Native) prompter() (*policy.Prompter, error) {
+	if g.descDir == nil {
+		return policy.NewPrompter(g.eng, "", g.Policy.Info.Prompt)
+	}
+	return policy.NewPrompterDirs(g.eng, g.descDir, g.Policy.Info.Prompt)
 }
 
 // Name implements Generator.
@@ -111,7 +123,7 @@ func (g *Native) Name() string { return "native:" + g.Label }
 
 // Reload forgets the schemas read so far.
 func (g *Native) Reload() error {
-	pr, err := policy.NewPrompter(g.eng, "", g.Policy.Info.Prompt)
+	pr, err := g.prompter()
 	if err != nil {
 		return err
 	}

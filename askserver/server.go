@@ -136,7 +136,7 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 		if err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}
-		n, err := NewNative(pol, s.dbs, g.Native, g.Slots, g.MaxTokens)
+		n, err := NewNative(pol, s.dbs, s.dbs.descriptionDir, g.Native, g.Slots, g.MaxTokens)
 		if err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}

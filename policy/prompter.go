@@ -28,6 +28,17 @@ type Prompter struct {
 // NewPrompter returns a prompter reading schemas through eng; dbRoot holds
 // BIRD's database_description folders (may be empty).
 func NewPrompter(eng sqlexec.Engine, dbRoot string, f Format) (*Prompter, error) {
+	return newPrompter(eng, f, func(o *prompt.CatalogOptions) { o.DescriptionRoot = dbRoot })
+}
+
+// NewPrompterDirs is NewPrompter for databases that are not laid out under
+// one root: descDir(db) names the folder holding db's
+// database_description/ (the folder of its .sqlite file in BIRD's layout).
+func NewPrompterDirs(eng sqlexec.Engine, descDir func(db string) string, f Format) (*Prompter, error) {
+	return newPrompter(eng, f, func(o *prompt.CatalogOptions) { o.DescriptionDir = descDir })
+}
+
+func newPrompter(eng sqlexec.Engine, f Format, descriptions func(*prompt.CatalogOptions)) (*Prompter, error) {
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -37,7 +48,7 @@ func NewPrompter(eng sqlexec.Engine, dbRoot string, f Format) (*Prompter, error)
 		opts = prompt.CatalogOptions{}
 	}
 	if f.Kind == FormatText || f.Descriptions {
-		opts.DescriptionRoot = dbRoot
+		descriptions(&opts)
 	}
 	p := &Prompter{Format: f, cat: prompt.NewCatalog(eng, opts)}
 	if f.Kind == FormatText {
