@@ -250,14 +250,7 @@ func (fr *FlywheelReport) Markdown() []byte {
 		if len(fr.Seeds) == 1 {
 			b.WriteString("One seed: the spread is not measured, so the check below only says whether the gain is positive; `-seeds 1,2,3` measures it.\n\n")
 		}
-		for _, c := range fr.Claims {
-			verdict := "holds"
-			if !c.Holds {
-				verdict = "**differs**"
-			}
-			fmt.Fprintf(&b, "- %s (%s): %s. %s\n", c.Claim, c.Split, verdict, c.Finding)
-		}
-		b.WriteString("\n")
+		writeClaims(&b, fr.Claims)
 	}
 	if len(fr.Curves) > 0 {
 		b.WriteString("## KTO over steps\n\n![reward mean](plot-reward.svg)\n\n")

@@ -314,14 +314,7 @@ func (rep *Report) Markdown() []byte {
 	if len(rep.Claims) == 0 {
 		b.WriteString("No claim could be checked: the studies that test them were not run or did not finish.\n\n")
 	}
-	for _, c := range rep.Claims {
-		verdict := "holds"
-		if !c.Holds {
-			verdict = "**differs**"
-		}
-		fmt.Fprintf(&b, "- %s (%s): %s. %s\n", c.Claim, c.Split, verdict, c.Finding)
-	}
-	b.WriteString("\n")
+	writeClaims(&b, rep.Claims)
 	if len(rep.Curves) > 0 {
 		b.WriteString("## Training curves\n\n![reward mean](plot-reward.svg)\n\n![dev EX during training](plot-devex.svg)\n\n")
 	}
@@ -374,4 +367,18 @@ func (rep *Report) row(key, split string) (Row, bool) {
 		}
 	}
 	return Row{}, false
+}
+
+// writeClaims lists claim checks as Markdown bullets, "differs" in bold
+// where a result does not reproduce the claim: the studies' report and the
+// flywheel's say it the same way.
+func writeClaims(b *bytes.Buffer, claims []Claim) {
+	for _, c := range claims {
+		verdict := "holds"
+		if !c.Holds {
+			verdict = "**differs**"
+		}
+		fmt.Fprintf(b, "- %s (%s): %s. %s\n", c.Claim, c.Split, verdict, c.Finding)
+	}
+	b.WriteString("\n")
 }
