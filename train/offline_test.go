@@ -13,6 +13,7 @@ import (
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/feedback"
+	"github.com/sqlrl/sqlrl/internal/feedbacktest"
 )
 
 // TestOfflineKTODPO samples a small rollouts file from the SFT policy
@@ -85,21 +86,11 @@ func feedbackExport(t *testing.T, d *Data, n int) (dir, dbRoot string) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for i, ex := range d.Holdout[:n] {
-		a := feedback.Answer{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, Model: "tiny", SQL: ex.SQL, Outcome: feedback.OutcomeOK}
-		f := feedback.Feedback{Verdict: feedback.VerdictUp, Author: "test"}
-		if i%2 == 0 {
-			a.SQL = "SELECT 1"
-			f = feedback.Feedback{Verdict: feedback.VerdictDown, CorrectedSQL: ex.SQL, Correction: feedback.CorrectionOK, Author: "test"}
-		}
-		if a, err = st.RecordAnswer(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-		f.AnswerID = a.ID
-		if _, err := st.RecordFeedback(ctx, f); err != nil {
-			t.Fatal(err)
-		}
+	var exs []dataset.Example
+	for _, ex := range d.Holdout[:n] {
+		exs = append(exs, ex.Example)
 	}
+	feedbacktest.Record(t, st, exs, "tiny", func(i int) bool { return i%2 == 0 })
 	dir = filepath.Join(t.TempDir(), "fb")
 	if _, err := feedback.Export(ctx, st, feedback.ExportOptions{Out: dir}); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/feedback"
+	"github.com/sqlrl/sqlrl/internal/feedbacktest"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -147,21 +148,7 @@ func TestTrainKTOOnFeedbackExport(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 5
-	for i, ex := range bench.Examples[:n] {
-		a := feedback.Answer{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, Model: "sft", SQL: ex.SQL, Outcome: feedback.OutcomeOK}
-		f := feedback.Feedback{Verdict: feedback.VerdictUp, Author: "test"}
-		if i%2 == 1 {
-			a.SQL = "SELECT 1"
-			f = feedback.Feedback{Verdict: feedback.VerdictDown, CorrectedSQL: ex.SQL, Correction: feedback.CorrectionOK, Author: "test"}
-		}
-		if a, err = st.RecordAnswer(ctx, a); err != nil {
-			t.Fatal(err)
-		}
-		f.AnswerID = a.ID
-		if _, err := st.RecordFeedback(ctx, f); err != nil {
-			t.Fatal(err)
-		}
-	}
+	feedbacktest.Record(t, st, bench.Examples[:n], "sft", func(i int) bool { return i%2 == 1 })
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
