@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlrl/sqlrl/agents"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/policy"
@@ -93,20 +94,13 @@ func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64,
 	return ev, nil
 }
 
-// generator decodes prompts (policy.Policy; a fake in tests, to see what
-// dev evaluation decodes).
-type generator interface {
-	Generate(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error)
-}
-
 // devPredict decodes exs greedily with their prompts fitted by fo and,
 // when guide is set, guided by the schema each prompt shows and words: the
 // predictions (aligned with exs) and the fitting they were decoded from.
-func devPredict(ctx context.Context, g generator, fo policy.FitOptions, pr *policy.Prompter, exs []dataset.Example, guide bool, words []string) (*policy.FitBatch, []*dataset.Prediction, error) {
-	// The prompts are fitted to the model's context and guided by the
-	// schema they show, as sqlrl generate does (policy.Prompter.FitAll): a
-	// question that cannot fit gets an empty prediction, scored wrong and
-	// counted, and training goes on.
+// The prompts are fitted and decoded as sqlrl generate does
+// (agents.Decode): a question that cannot fit, or fails to decode, gets
+// an empty prediction, scored wrong and counted, and training goes on.
+func devPredict(ctx context.Context, g agents.Generator, fo policy.FitOptions, pr *policy.Prompter, exs []dataset.Example, guide bool, words []string) (*policy.FitBatch, []*dataset.Prediction, error) {
 	fb, err := pr.FitAll(ctx, exs, fo)
 	if err != nil {
 		return nil, nil, err
@@ -116,16 +110,17 @@ func devPredict(ctx context.Context, g generator, fo policy.FitOptions, pr *poli
 		preds[k] = &dataset.Prediction{Index: exs[k].Index, QuestionID: exs[k].QuestionID, DBID: exs[k].DBID}
 	}
 	if len(fb.OK) > 0 {
-		so := policy.SampleOptions{MaxTokens: fo.MaxTokens, Batch: 32}
-		if guide {
-			so.Constrain = fb.GuidesFor(fb.OK, words)
-		}
-		outs, _, err := g.Generate(ctx, fb.Prompts(fb.OK), so)
+		decoded, _, err := agents.Decode(ctx, g, fb, agents.DecodeOptions{Greedy: true, MaxTokens: fo.MaxTokens, Batch: 32, Guide: guide, Words: words})
 		if err != nil {
 			return nil, nil, fmt.Errorf("train: dev evaluation: %w", err)
 		}
-		for k, i := range fb.OK {
-			preds[i].SQL = outs[k][0].Text
+		for k, d := range decoded {
+			preds[k].SQL = d.Best()
+			if d.Err != nil && fb.Errs[k] == nil {
+				// Decoding failed on this question alone: it is scored
+				// wrong and counted with those that did not fit.
+				fb.Failed++
+			}
 		}
 	}
 	return fb, preds, nil

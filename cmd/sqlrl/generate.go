@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sqlrl/sqlrl/agents"
 	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
@@ -122,87 +123,52 @@ field, a warning on stderr and a count in the summary; the run goes on and
 						fail(i, e)
 					}
 				}
-				ok := fb.OK // questions with a prompt, in order
-				var constrain func(int) policy.Constraint
-				if *guide {
-					constrain = fb.Guides(pol.Info.SQLWords)
-				}
 				start := time.Now()
-				var st policy.Stats
-				// decode runs the questions idx (indexes into exs) and fills their
-				// predictions; a failing batch is retried one question at a time
-				// so that one question's failure is only its own.
-				var decode func(idx []int, seed uint64) error
-				decode = func(idx []int, seed uint64) error {
-					prompts := fb.Prompts(idx)
-					var con func(int) policy.Constraint
-					if constrain != nil {
-						con = func(k int) policy.Constraint { return constrain(idx[k]) }
-					}
-					so := policy.SampleOptions{N: *n, Temperature: *temp, TopP: *topP, MaxTokens: *maxTok, Batch: *batch, Seed: seed, Constrain: con}
-					if *temp == 0 && *beams > 1 {
-						so.Beams, so.N = *beams, min(*n, *beams)
-					}
-					outs, s, err := pol.Generate(ctx, prompts, so)
-					var gr [][]policy.Completion
-					if err == nil && *n > 1 && (*greedy || *vote) {
-						var s2 policy.Stats
-						gr, s2, err = pol.Generate(ctx, prompts, policy.SampleOptions{MaxTokens: *maxTok, Batch: *batch, Constrain: con, Beams: *beams})
-						s.CompletionTokens += s2.CompletionTokens
-					}
-					if err != nil {
-						if ctx.Err() != nil {
-							return ctx.Err()
-						}
-						if len(idx) == 1 {
-							fail(idx[0], err)
-							return nil
-						}
-						for k, i := range idx {
-							if err := decode([]int{i}, seed+uint64(k)); err != nil {
-								return err
-							}
-						}
-						return nil
-					}
-					st.PromptTokens += s.PromptTokens
-					st.CompletionTokens += s.CompletionTokens
-					for k, cs := range outs {
-						i := idx[k]
-						p := &preds[i]
-						p.SQL = cs[0].Text
-						if *n > 1 {
-							for _, c := range cs {
-								p.Candidates = append(p.Candidates, c.Text)
-							}
-						}
-						if gr != nil {
-							p.SQL = gr[k][0].Text
-						}
-						if *vote {
-							cands := append([]string{gr[k][0].Text}, p.Candidates...)
-							ch, err := consensus.Pick(ctx, eng, p.DBID, cands, consensus.Options{})
-							if err != nil {
-								if ctx.Err() != nil {
-									return ctx.Err()
-								}
-								fail(i, fmt.Errorf("vote: %w", err))
-								continue
-							}
-							if ch.Index >= 0 {
-								p.SQL = cands[ch.Index]
-							}
-						}
-					}
-					return nil
+				do := agents.DecodeOptions{MaxTokens: *maxTok, Batch: *batch, Seed: *seed, Beams: *beams, Guide: *guide, Words: pol.Info.SQLWords,
+					Progress: func(done, total int, st policy.Stats) {
+						fmt.Fprintf(os.Stderr, "generate: %d/%d questions, %.0f completion tok/s\n", done, total, float64(st.CompletionTokens)/time.Since(start).Seconds())
+					}}
+				switch {
+				case *n == 1 && *temp == 0:
+					do.Greedy = true
+				case *n == 1:
+					do.Samples, do.Temperature, do.TopP = 1, *temp, *topP
+				default:
+					do.Samples, do.Temperature, do.TopP = *n, *temp, *topP
+					do.Greedy = *greedy || *vote
 				}
-				const chunk = 128
-				for lo := 0; lo < len(ok); lo += chunk {
-					hi := min(lo+chunk, len(ok))
-					if err := decode(ok[lo:hi], *seed+uint64(lo)); err != nil {
-						return err
+				decoded, st, err := agents.Decode(ctx, pol, fb, do)
+				if err != nil {
+					return err
+				}
+				for i, d := range decoded {
+					if d.Err != nil {
+						if fb.Errs[i] == nil {
+							fail(i, d.Err)
+						}
+						continue
 					}
-					fmt.Fprintf(os.Stderr, "generate: %d/%d questions, %.0f completion tok/s\n", hi, len(ok), float64(st.CompletionTokens)/time.Since(start).Seconds())
+					p := &preds[i]
+					p.SQL = d.Best()
+					if *n > 1 {
+						for _, c := range d.Samples {
+							p.Candidates = append(p.Candidates, c.Text)
+						}
+					}
+					if *vote && d.Greedy != nil {
+						cands := append([]string{d.Greedy.Text}, p.Candidates...)
+						ch, err := consensus.Pick(ctx, eng, p.DBID, cands, consensus.Options{})
+						if err != nil {
+							if ctx.Err() != nil {
+								return ctx.Err()
+							}
+							fail(i, fmt.Errorf("vote: %w", err))
+							continue
+						}
+						if ch.Index >= 0 {
+							p.SQL = cands[ch.Index]
+						}
+					}
 				}
 				failed := 0
 				for _, e := range errs {
