@@ -52,6 +52,15 @@ type ChatRequest struct {
 	Temperature float64   `json:"temperature"`
 	MaxTokens   int       `json:"max_tokens,omitempty"`
 	Stop        []string  `json:"stop,omitempty"`
+	// Sampling is sent by ChatCompletion's callers (several samples of a
+	// candidate); Chat leaves it unset, and unset fields are not sent.
+	Sampling
+	// Logprobs asks for the sampled tokens' log-probabilities
+	// (choices[].logprobs.content[].logprob).
+	Logprobs bool `json:"logprobs,omitempty"`
+	// Extra holds further request fields (a server's extensions); see
+	// CompletionRequest.Extra.
+	Extra map[string]any `json:"-"`
 }
 
 type chatResponse struct {
@@ -122,21 +131,58 @@ func (c *Client) init() {
 // answer it refuses counts as a failed attempt and is retried like a
 // server error. The last attempt's error is returned when none succeeds.
 func (c *Client) Chat(ctx context.Context, msgs []Message, accept func(string) error) (string, error) {
+	maxTokens := c.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = DefaultMaxTokens
+	}
+	body, err := json.Marshal(ChatRequest{Model: c.Model, Messages: msgs, Temperature: c.Temperature, MaxTokens: maxTokens, Stop: c.Stop})
+	if err != nil {
+		return "", fmt.Errorf("encode chat request: %w", err)
+	}
+	var text string
+	err = c.retry(ctx, func(ctx context.Context) error {
+		var cr chatResponse
+		if err := c.post(ctx, "/chat/completions", body, "chat completion", &cr); err != nil {
+			return err
+		}
+		if len(cr.Choices) == 0 {
+			return fmt.Errorf("%s: answer has no choices", c.url("/chat/completions"))
+		}
+		text = cr.Choices[0].Message.Content
+		if accept != nil {
+			return accept(text)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return text, nil
+}
+
+// retry runs attempt under the client's bound on requests in flight
+// (held across the retries of one call, so that a failing server is not
+// sent more than MaxConcurrent calls' worth of attempts at once) until it
+// succeeds, fails with ErrPermanent, the caller's context ends, or the
+// retries are spent; backoff doubles with jitter, and a retry that could
+// not start before the caller's deadline is not waited for. It returns the
+// last attempt's error.
+func (c *Client) retry(ctx context.Context, attempt func(ctx context.Context) error) error {
 	c.init()
 	select {
 	case c.sem <- struct{}{}:
 		defer func() { <-c.sem }()
 	case <-ctx.Done():
-		return "", ctx.Err()
+		return ctx.Err()
 	}
 	backoff := c.Backoff
 	if backoff <= 0 {
 		backoff = DefaultBackoff
 	}
 	var last error
-	for attempt := 0; attempt <= max(0, c.Retries); attempt++ {
-		if attempt > 0 {
-			wait := backoff<<(attempt-1) + time.Duration(rand.Int64N(int64(backoff)/2+1))
+	for n := 0; n <= max(0, c.Retries); n++ {
+		if n > 0 {
+			wait := backoff<<(n-1) + time.Duration(rand.Int64N(int64(backoff)/2+1))
 			wait = min(wait, MaxBackoff)
 			if d, ok := ctx.Deadline(); ok && time.Until(d) <= wait {
 				break // no attempt could start before the caller's deadline
@@ -147,45 +193,43 @@ func (c *Client) Chat(ctx context.Context, msgs []Message, accept func(string) e
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return "", ctx.Err()
+				return ctx.Err()
 			}
 		}
 		c.requests.Add(1)
-		text, err := c.complete(ctx, msgs)
-		if err == nil && accept != nil {
-			err = accept(text)
-		}
+		err := attempt(ctx)
 		if err == nil {
-			return text, nil
+			return nil
 		}
 		last = err
 		if errors.Is(err, ErrPermanent) || ctx.Err() != nil {
 			break
 		}
 	}
-	return "", last
+	return last
 }
 
-// complete sends one chat completion request and returns the answer text.
-func (c *Client) complete(ctx context.Context, msgs []Message) (string, error) {
+// url is the address of an endpoint below BaseURL ("/completions").
+func (c *Client) url(path string) string {
+	return strings.TrimRight(c.BaseURL, "/") + path
+}
+
+// post sends one request (body, JSON) to the endpoint at path, bounded by
+// the client's per-attempt timeout, and decodes a 200 answer into out;
+// what names the answer's kind in errors. A 4xx other than 408 and 429
+// wraps ErrPermanent; an answer that does not decode does not (a server
+// that garbles one answer may not garble the next).
+func (c *Client) post(ctx context.Context, path string, body []byte, what string, out any) error {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	maxTokens := c.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = DefaultMaxTokens
-	}
-	body, err := json.Marshal(ChatRequest{Model: c.Model, Messages: msgs, Temperature: c.Temperature, MaxTokens: maxTokens, Stop: c.Stop})
-	if err != nil {
-		return "", fmt.Errorf("encode chat request: %w", err)
-	}
-	url := strings.TrimRight(c.BaseURL, "/") + "/chat/completions"
+	url := c.url(path)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return "", fmt.Errorf("chat request %s: %w: %w", url, ErrPermanent, err)
+		return fmt.Errorf("%s request %s: %w: %w", what, url, ErrPermanent, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if c.APIKey != "" {
@@ -197,28 +241,24 @@ func (c *Client) complete(ctx context.Context, msgs []Message) (string, error) {
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", url, err)
+		return fmt.Errorf("%s: %w", url, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes))
 	if err != nil {
-		return "", fmt.Errorf("%s: reading answer: %w", url, err)
+		return fmt.Errorf("%s: reading answer: %w", url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		err := fmt.Errorf("%s: HTTP %d: %s", url, resp.StatusCode, Abbreviate(string(raw), 200))
 		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusRequestTimeout {
 			err = fmt.Errorf("%w: %w", ErrPermanent, err)
 		}
-		return "", err
+		return err
 	}
-	var cr chatResponse
-	if err := json.Unmarshal(raw, &cr); err != nil {
-		return "", fmt.Errorf("%s: answer is not a chat completion: %w", url, err)
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("%s: answer is not a %s (%s): %w", url, what, Abbreviate(string(raw), 80), err)
 	}
-	if len(cr.Choices) == 0 {
-		return "", fmt.Errorf("%s: answer has no choices", url)
-	}
-	return cr.Choices[0].Message.Content, nil
+	return nil
 }
 
 // Abbreviate cuts s to at most n runes, marking the cut: for error
