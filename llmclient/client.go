@@ -1,8 +1,11 @@
-// Package llmclient is sqlrl's one client for OpenAI-compatible chat
-// servers (vLLM, llama.cpp, Ollama, OpenAI): the LLM judge of package
-// reward grades with it and `sqlrl serve` writes SQL with it. Both sit in
-// front of a caller with a deadline (a trainer's reward request, a user
-// waiting on a page), so the client is built around not overstaying one:
+// Package llmclient is sqlrl's one client for OpenAI-compatible servers
+// (vLLM, llama.cpp, Ollama, OpenAI, `sqlrl serve-model`): the LLM judge of
+// package reward grades with it, `sqlrl serve` writes SQL with it (Chat,
+// one answer's text), and the agents' remote backend samples with it
+// (Complete and ChatCompletion, whole answers). All sit in front of a
+// caller with a deadline (a trainer's reward request, a user waiting on a
+// page, a pipeline's question), so the client is built around not
+// overstaying one:
 // each attempt has its own timeout, failures a retry can fix are retried
 // with exponential backoff and jitter, a retry that could not start before
 // the caller's deadline is not waited for, requests in flight to the
