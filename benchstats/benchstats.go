@@ -16,6 +16,8 @@ import (
 	"io"
 	"path/filepath"
 	"time"
+
+	"github.com/sqlrl/sqlrl/dataset"
 )
 
 // Options configure Measure.
@@ -200,10 +202,15 @@ func Measure(ctx context.Context, dir string, opts Options) (*Report, error) {
 		abs = dir
 	}
 	rep := &Report{Name: filepath.Base(abs), Dir: dir, Layout: string(splits[0].bench.Layout)}
+	schemas := make([]map[string]*dataset.Schema, len(splits))
+	for i, ls := range splits {
+		schemas[i] = ls.bench.Schemas
+	}
+	tm := newTemplater(schemas...)
 	var train *measured
 	all := make([]*measured, 0, len(splits))
 	for _, ls := range splits {
-		m, err := measureSplit(ctx, ls, opts)
+		m, err := measureSplit(ctx, ls, tm, opts)
 		if err != nil {
 			return nil, err
 		}

@@ -127,3 +127,13 @@ func isDir(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
 }
+
+// ParseTarget reads a command line's DIR[:split]. A colon followed by a
+// path separator belongs to the directory (C:\bench, a/b:c/d).
+func ParseTarget(v string) (dir, split string) {
+	i := strings.LastIndex(v, ":")
+	if i <= 0 || i == len(v)-1 || strings.ContainsAny(v[i+1:], `/\`) {
+		return v, ""
+	}
+	return v[:i], v[i+1:]
+}

@@ -89,7 +89,7 @@ func WriteMarkdown(w io.Writer, reps []*Report) error {
 	if len(oc) == 0 {
 		fmt.Fprintf(bw, "No benchmark here has a train split.\n")
 	} else {
-		fmt.Fprintf(bw, "Shares of each split's databases or questions found in its benchmark's train split. Wordings: lower-cased, white space collapsed. Skeletons: names and literals masked. Templates: the question with numbers, quoted strings, the gold's literals and the schema's names masked. Schema shapes: each table's column count and foreign keys, names ignored.\n\n")
+		fmt.Fprintf(bw, "Shares of each split's databases or questions found in its benchmark's train split. Wordings: lower-cased, white space collapsed. Skeletons: names and literals masked. Templates: the question with numbers, quoted strings, the gold's literals and any table or column name of the benchmark masked. Schema shapes: each table's column count and foreign keys, names ignored.\n\n")
 		ov := func(get func(o *Overlap) string) func(*Split) string {
 			return func(s *Split) string { return get(s.Overlap) }
 		}

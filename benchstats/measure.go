@@ -40,7 +40,7 @@ type measured struct {
 	warnings  []string
 }
 
-func measureSplit(ctx context.Context, ls loadedSplit, opts Options) (*measured, error) {
+func measureSplit(ctx context.Context, ls loadedSplit, tm *templater, opts Options) (*measured, error) {
 	b := ls.bench
 	m := &measured{split: &Split{Name: ls.name, Questions: len(b.Examples)}, shapes: map[string]string{}}
 	warn := func(format string, args ...any) {
@@ -56,7 +56,6 @@ func measureSplit(ctx context.Context, ls loadedSplit, opts Options) (*measured,
 		m.shapes[id] = schemaShape(s)
 	}
 	qs := make([]question, len(b.Examples))
-	tm := newTemplater(b.Schemas)
 	for i, ex := range b.Examples {
 		q := question{ex: ex, wording: normWording(ex.Question)}
 		if sh, err := analyzeSQL(ex.SQL); err != nil {
@@ -68,7 +67,7 @@ func measureSplit(ctx context.Context, ls loadedSplit, opts Options) (*measured,
 		if q.shape != nil {
 			lits = q.shape.Strings
 		}
-		q.template = tm.template(ex.Question, lits, ex.DBID)
+		q.template = tm.template(ex.Question, lits)
 		qs[i] = q
 	}
 	if !opts.NoExec {

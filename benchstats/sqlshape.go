@@ -15,7 +15,7 @@ type sqlShape struct {
 	Case, Cast, Arithmetic, Aggregates int
 
 	GroupBy, Having, OrderLimit, Distinct bool
-	NullTest, DateFunc, Like           bool
+	NullTest, DateFunc, Like              bool
 
 	// Skeleton is the gold with names and literals masked
 	// (sqlparse.Shape.Skeleton).

@@ -59,7 +59,7 @@ further columns, e.g. the bundled BIRD sample:
 				}
 				targets := []target{{dir: args[0]}}
 				for _, c := range compare {
-					dir, split := splitCompare(c)
+					dir, split := benchstats.ParseTarget(c)
 					t := target{dir: dir}
 					if split != "" {
 						t.splits = []string{split}
@@ -108,14 +108,4 @@ further columns, e.g. the bundled BIRD sample:
 			}
 		},
 	})
-}
-
-// splitCompare reads DIR[:split]; a colon followed by a path separator is
-// part of the directory.
-func splitCompare(v string) (dir, split string) {
-	i := strings.LastIndex(v, ":")
-	if i <= 0 || strings.ContainsAny(v[i+1:], `/\`) {
-		return v, ""
-	}
-	return v[:i], v[i+1:]
 }
