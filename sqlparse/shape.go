@@ -71,6 +71,9 @@ type Shape struct {
 	// terms (ORDER BY of the last arm, where SQLite attaches it); ASC, the
 	// default, is dropped, DESC kept.
 	GroupByCols, OrderByCols []string
+	// TopLimit is the top-level LIMIT clause's text ("1", "1 offset 2"),
+	// empty without one: with ORDER BY it decides which rows come back.
+	TopLimit string
 
 	// Skeleton is the query with every name replaced by "_" and every
 	// literal by "?" (function names and keywords kept, lower-cased,
@@ -276,6 +279,7 @@ func (a *shaper) analyze() *Shape {
 			}
 			sh.OrderByCols = append(sh.OrderByCols, a.render(it, false))
 		}
+		sh.TopLimit = a.render(top[len(top)-1].limit, false)
 	}
 	sh.Skeleton = a.render(span{0, len(a.toks)}, true)
 	return sh

@@ -80,6 +80,7 @@ func TestAnalyze(t *testing.T) {
 			Select:      []string{"income.source"},
 			Conditions:  []string{"income.date_received between '2019-09-01' and '2019-09-30'"},
 			OrderByCols: []string{"income.source desc"},
+			TopLimit:    "1",
 			Skeleton:    "select _ from _ where _ between ? and ? order by _ desc limit ?",
 		}},
 		{"date function", birdDate, Shape{
