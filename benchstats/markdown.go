@@ -56,15 +56,23 @@ func WriteMarkdown(w io.Writer, reps []*Report) error {
 		table(bw, tc, featureRows(func(s *Split) *Group { return tierGroup(s, tier) }))
 	}
 
-	fmt.Fprintf(bw, "\n## Answers of the golds\n\nEvery gold run read-only; shares are of the golds that ran.\n\n")
+	fmt.Fprintf(bw, "\n## Answers of the golds\n\nEvery gold run read-only; shares are of the golds that ran; - where the golds were not run.\n\n")
+	ans := func(get func(a Answers) string) func(*Split) string {
+		return func(s *Split) string {
+			if a := s.All.Answers; a.Executed > 0 || a.Errors > 0 {
+				return get(a)
+			}
+			return "-" // not run
+		}
+	}
 	table(bw, cols, []row{
-		{"ran / failed", func(s *Split) string { return fmt.Sprintf("%d / %d", s.All.Answers.Executed, s.All.Answers.Errors) }},
-		{"rows, median", func(s *Split) string { return num(s.All.Answers.RowsMedian) }},
-		{"rows, max", func(s *Split) string { return fmt.Sprint(s.All.Answers.RowsMax) }},
-		{"empty", func(s *Split) string { return pct(s.All.Answers.Empty) }},
-		{"one row", func(s *Split) string { return pct(s.All.Answers.OneRow) }},
-		{"columns, mean", func(s *Split) string { return num(s.All.Answers.ColumnsMean) }},
-		{"one column", func(s *Split) string { return pct(s.All.Answers.OneColumn) }},
+		{"ran / failed", ans(func(a Answers) string { return fmt.Sprintf("%d / %d", a.Executed, a.Errors) })},
+		{"rows, median", ans(func(a Answers) string { return num(a.RowsMedian) })},
+		{"rows, max", ans(func(a Answers) string { return fmt.Sprint(a.RowsMax) })},
+		{"empty", ans(func(a Answers) string { return pct(a.Empty) })},
+		{"one row", ans(func(a Answers) string { return pct(a.OneRow) })},
+		{"columns, mean", ans(func(a Answers) string { return num(a.ColumnsMean) })},
+		{"one column", ans(func(a Answers) string { return pct(a.OneColumn) })},
 	})
 
 	fmt.Fprintf(bw, "\n## Literals and evidence\n\nA gold string literal is covered when it occurs verbatim (any case) in the question or evidence. Evidence is SQL when it has SQL syntax (a comparison, a function call, LIKE, a qualified or quoted name), a schema name with an underscore, or a schema name right after \"refers to\"; knowledge otherwise.\n\n")
