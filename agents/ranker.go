@@ -1,0 +1,252 @@
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+)
+
+// Ranker is a learned selection strategy: a linear score over cheap
+// features of each candidate (agreement, log-probability, validator
+// verdicts, result shape, tournament wins), trained on rollouts of
+// questions with a gold so that the candidates it scores highest are the
+// correct ones. The score is a conditional logit: softmax over one
+// question's candidates, trained to put its mass on the correct ones, so
+// only differences between a question's candidates matter (no bias, no
+// calibration across questions needed).
+//
+// Vote and validator vote fix their trade-offs by hand; the ranker learns
+// them (how much a validator's "incorrect" is worth against three more
+// votes, whether the greedy decode deserves a bonus) from data the policy
+// was not trained on.
+type Ranker struct {
+	Features []string  `json:"features"`
+	Weights  []float64 `json:"weights"`
+	// Questions and Candidates count what it was trained on; Informative
+	// the questions with both a correct and a wrong candidate.
+	Questions   int `json:"questions"`
+	Candidates  int `json:"candidates"`
+	Informative int `json:"informative"`
+	// Loss is the final mean negative log-likelihood of the correct set.
+	Loss float64 `json:"loss"`
+}
+
+// RankerFeatures names the features, in order.
+var RankerFeatures = []string{
+	"failed", "empty", "vote_share", "top_group", "greedy", "fix",
+	"mean_logprob", "log_rows", "one_column",
+	"validator_share", "selection", "condition", "join", "bad_feedback",
+	"tournament_wins",
+}
+
+// features computes candidate i's features.
+func features(r *Record, i int) []float64 {
+	c := r.Candidates[i]
+	x := make([]float64, len(RankerFeatures))
+	set := func(name string, v float64) { x[slices.Index(RankerFeatures, name)] = v }
+	b2f := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	if !c.Exec.OK {
+		set("failed", 1)
+	} else {
+		ok, size := 0, map[int]int{}
+		for _, d := range r.Candidates {
+			if d.Exec.OK && d.Exec.Group >= 0 {
+				ok++
+				size[d.Exec.Group]++
+			}
+		}
+		top := 0
+		for _, n := range size {
+			top = max(top, n)
+		}
+		set("empty", b2f(c.Exec.NRows == 0))
+		set("vote_share", float64(size[c.Exec.Group])/float64(max(ok, 1)))
+		set("top_group", b2f(size[c.Exec.Group] == top))
+		set("log_rows", math.Log1p(float64(c.Exec.NRows)))
+		set("one_column", b2f(len(c.Exec.Columns) == 1))
+	}
+	set("greedy", b2f(c.Source == SourceGreedy))
+	set("fix", b2f(c.Source == SourceFix))
+	if c.Tokens > 0 {
+		set("mean_logprob", c.LogProb/float64(c.Tokens))
+	}
+	vs := r.validations(i)
+	if len(vs) > 0 {
+		set("validator_share", validatorShare(r, i)-0.5)
+	}
+	for _, v := range vs {
+		switch v.Verdict {
+		case VerdictCorrect:
+			set(v.Kind, 1)
+		case VerdictIncorrect:
+			set(v.Kind, -1)
+		default:
+			set("bad_feedback", 1)
+		}
+	}
+	if len(r.Matches) > 0 && c.Exec.OK {
+		wins, played := 0, 0
+		for _, m := range r.Matches {
+			a, b := r.Candidates[m.A].Exec.Group, r.Candidates[m.B].Exec.Group
+			if m.Winner < 0 || (a != c.Exec.Group && b != c.Exec.Group) {
+				continue
+			}
+			played++
+			if r.Candidates[m.Winner].Exec.Group == c.Exec.Group {
+				wins++
+			}
+		}
+		if played > 0 {
+			set("tournament_wins", float64(wins)/float64(played)-0.5)
+		}
+	}
+	return x
+}
+
+// Select returns the index of the candidate r scores highest (ties: the
+// earlier); -1 when r has none.
+func (rk *Ranker) Select(r *Record) int {
+	best, bestS := -1, math.Inf(-1)
+	for i := range r.Candidates {
+		s := rk.score(features(r, i))
+		if s > bestS+1e-12 {
+			best, bestS = i, s
+		}
+	}
+	return best
+}
+
+func (rk *Ranker) score(x []float64) float64 {
+	s := 0.0
+	for k, w := range rk.Weights {
+		s += w * x[k]
+	}
+	return s
+}
+
+// TrainRanker fits a ranker on scored records by full-batch gradient
+// descent on the conditional logit's loss with an L2 penalty l2 (default
+// 1e-3), for epochs steps (default 500). Records without scored candidates
+// are skipped; an error says when no question has both a correct and a
+// wrong candidate, since then there is nothing to learn.
+func TrainRanker(recs []*Record, epochs int, l2 float64) (*Ranker, error) {
+	if epochs <= 0 {
+		epochs = 500
+	}
+	if l2 <= 0 {
+		l2 = 1e-3
+	}
+	type q struct {
+		x   [][]float64
+		pos []bool
+	}
+	var qs []q
+	rk := &Ranker{Features: slices.Clone(RankerFeatures), Weights: make([]float64, len(RankerFeatures))}
+	for _, r := range recs {
+		if len(r.Candidates) == 0 || !r.Candidates[0].Scored {
+			continue
+		}
+		rk.Questions++
+		rk.Candidates += len(r.Candidates)
+		var e q
+		np := 0
+		for i, c := range r.Candidates {
+			e.x = append(e.x, features(r, i))
+			e.pos = append(e.pos, c.Correct)
+			if c.Correct {
+				np++
+			}
+		}
+		if np > 0 && np < len(r.Candidates) {
+			qs = append(qs, e)
+		}
+	}
+	rk.Informative = len(qs)
+	if len(qs) == 0 {
+		return nil, fmt.Errorf("agents: train ranker: none of %d scored questions has both a correct and a wrong candidate", rk.Questions)
+	}
+	d := len(rk.Weights)
+	// Adam on the mean loss: the features differ in scale by an order of
+	// magnitude, which plain gradient descent would need tuning for.
+	m, v := make([]float64, d), make([]float64, d)
+	const lr, b1, b2, eps = 0.05, 0.9, 0.999, 1e-8
+	for t := 1; t <= epochs; t++ {
+		grad := make([]float64, d)
+		loss := 0.0
+		for _, e := range qs {
+			s := make([]float64, len(e.x))
+			mx := math.Inf(-1)
+			for j, x := range e.x {
+				s[j] = rk.score(x)
+				mx = max(mx, s[j])
+			}
+			var z, zp float64
+			for j := range s {
+				p := math.Exp(s[j] - mx)
+				z += p
+				if e.pos[j] {
+					zp += p
+				}
+			}
+			loss += math.Log(z) - math.Log(zp)
+			// d/dw [log Z - log Zp] = E_p[x] - E_{p|pos}[x]
+			for j, x := range e.x {
+				p := math.Exp(s[j]-mx) / z
+				pp := 0.0
+				if e.pos[j] {
+					pp = math.Exp(s[j]-mx) / zp
+				}
+				for k := range grad {
+					grad[k] += (p - pp) * x[k]
+				}
+			}
+		}
+		n := float64(len(qs))
+		rk.Loss = loss / n
+		for k := range grad {
+			g := grad[k]/n + l2*rk.Weights[k]
+			m[k] = b1*m[k] + (1-b1)*g
+			v[k] = b2*v[k] + (1-b2)*g*g
+			mh := m[k] / (1 - math.Pow(b1, float64(t)))
+			vh := v[k] / (1 - math.Pow(b2, float64(t)))
+			rk.Weights[k] -= lr * mh / (math.Sqrt(vh) + eps)
+		}
+	}
+	return rk, nil
+}
+
+// SaveRanker writes rk as JSON.
+func SaveRanker(path string, rk *Ranker) error {
+	b, err := json.MarshalIndent(rk, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("save ranker %s: %w", path, err)
+	}
+	return nil
+}
+
+// LoadRanker reads a ranker, refusing one whose features are not this
+// version's.
+func LoadRanker(path string) (*Ranker, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load ranker %s: %w", path, err)
+	}
+	rk := &Ranker{}
+	if err := json.Unmarshal(b, rk); err != nil {
+		return nil, fmt.Errorf("load ranker %s: %w", path, err)
+	}
+	if !slices.Equal(rk.Features, RankerFeatures) || len(rk.Weights) != len(RankerFeatures) {
+		return nil, fmt.Errorf("load ranker %s: features %v, this sqlrl computes %v: train it again", path, rk.Features, RankerFeatures)
+	}
+	return rk, nil
+}

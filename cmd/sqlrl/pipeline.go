@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sqlrl/sqlrl/agents"
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/llmclient"
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/progress"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+const agentSpecHelp = `An agent is a native checkpoint (a directory written by 'sqlrl train', or
+'sqlrl pipeline train') or an OpenAI-compatible server: URL#MODEL, e.g.
+http://127.0.0.1:8000/v1#Qwen2.5-Coder-7B-Instruct (vLLM, llama.cpp, Ollama,
+'sqlrl serve-model'). Remote agents read the chat templates and answer in
+the recipe's formats ("Final SQL query:" + a sql block, "Conclude:
+correct." / "Conclude: incorrect.", "Answer: A" / "Answer: B"); native agents
+read compact prompts and answer bare. The templates are files: 'sqlrl
+pipeline templates -out DIR' writes them, -prompts DIR reads edited ones.`
+
+func init() {
+	register(&command{
+		name:    "pipeline run",
+		summary: "run the MATS pipeline (planner, validators, fixer, selector) over a benchmark split and write its rollouts",
+		usage:   "-planner SPEC -out ROLLOUTS.jsonl [flags] BENCH_DIR",
+		help: `Runs every question of -split through the pipeline and writes one JSON
+line per question with every stage's output, its execution result and, the
+split having gold SQL, its correctness (BIRD EX, computed by sqlrl eval's
+code); then prints the report ('sqlrl pipeline report').
+
+The planner writes -k candidates: a greedy decode and k-1 samples at
+-temperature and -top-p. Each runs on the database. With -validator, the
+selection, condition and join validators read each distinct candidate that
+ran and conclude correct or incorrect; with -fixer, each candidate that
+failed (or, -fix-when incorrect, that a validator rejected) is rewritten and
+the fix kept if it runs; with -selector, the most voted distinct results
+(-tournament 4) are compared two at a time. Every selection strategy
+(greedy, vote, validator_vote, tournament, ranker with -ranker) is recorded;
+-final says which is the pipeline's answer.
+
+-split holdout runs the 25% of train that 'sqlrl data prepare' and SFT-75
+leave out (-sft-fraction, -split-seed): rollouts on it train the ranker and
+the native agents without touching dev.
+
+An agent that fails, times out or answers garbage on a question is logged in
+that question's "errors" and replaced by its stage's fallback (no
+validation, no fix, the greedy or voted candidate); the run goes on.
+
+` + agentSpecHelp,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			planner := fs.String("planner", "", "planner agent (required)")
+			validator := fs.String("validator", "", "validator agent (empty: none)")
+			fixer := fs.String("fixer", "", "fixer agent (empty: none)")
+			selector := fs.String("selector", "", "selector agent (empty: no tournament)")
+			rankerPath := fs.String("ranker", "", "learned ranker (sqlrl pipeline train-ranker) to add as a strategy")
+			out := fs.String("out", "", "rollouts JSONL to write (required)")
+			split := fs.String("split", "dev", "benchmark split, or holdout (train's RL holdout)")
+			k := fs.Int("k", 8, "candidates per question (1 greedy + k-1 samples)")
+			temp := fs.Float64("temperature", 1, "sampling temperature")
+			topP := fs.Float64("top-p", 0.9, "nucleus sampling mass")
+			seed := fs.Uint64("seed", 1, "sampling seed")
+			guide := fs.Bool("guide", true, "keep native SQL to the schema (sqlparse.Guide)")
+			fixWhen := fs.String("fix-when", agents.FixIncorrect, "fix candidates that failed (failed) or also those a validator rejected (incorrect)")
+			final := fs.String("final", "", "strategy whose choice is the answer (default: tournament, validator_vote or vote, by the agents given)")
+			tour := fs.Int("tournament", 4, "distinct results the selector compares")
+			prompts := fs.String("prompts", "", "folder of edited templates (native/*.tmpl, chat/*.tmpl)")
+			limit := fs.Int("limit", 0, "only the first N questions (0: all)")
+			threads := fs.Int("threads", 2, "threads")
+			sftFraction := fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "with -split holdout: SFT's share of train")
+			splitSeed := fs.Uint64("split-seed", 1, "with -split holdout: the seed of the SFT/holdout split (as sqlrl train sft -split-seed)")
+			apiKey := fs.String("api-key", os.Getenv("OPENAI_API_KEY"), "API key of remote agents ($OPENAI_API_KEY)")
+			timeout := fs.Duration("remote-timeout", 2*time.Minute, "time limit of one remote call")
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return usagef("want one benchmark directory, got %d arguments", len(args))
+				}
+				if *planner == "" || *out == "" {
+					return usagef("-planner and -out are required")
+				}
+				if *k < 1 || *temp < 0 || *topP <= 0 || *topP > 1 {
+					return usagef("want -k >= 1, -temperature >= 0 and 0 < -top-p <= 1")
+				}
+				if *fixWhen != agents.FixFailed && *fixWhen != agents.FixIncorrect {
+					return usagef("-fix-when %q: want failed or incorrect", *fixWhen)
+				}
+				nn.SetThreads(*threads)
+				exs, dbRoot, err := pipelineQuestions(args[0], *split, *sftFraction, *splitSeed)
+				if err != nil {
+					return err
+				}
+				if *limit > 0 && *limit < len(exs) {
+					exs = exs[:*limit]
+				}
+				be := &agents.Backends{TemplateDir: *prompts, Remote: func(spec string) (agents.Generator, error) {
+					return remoteAgent(spec, *apiKey, *timeout)
+				}}
+				p := &agents.Pipeline{K: *k, Temperature: *temp, TopP: *topP, Seed: *seed, Guide: *guide, FixWhen: *fixWhen, Final: *final, TournamentSize: *tour}
+				sets := map[string]bool{}
+				for _, x := range []struct {
+					role, spec string
+					dst        **agents.Agent
+				}{{agents.RolePlanner, *planner, &p.Planner}, {agents.RoleValidator, *validator, &p.Validator}, {agents.RoleFixer, *fixer, &p.Fixer}, {agents.RoleSelector, *selector, &p.Selector}} {
+					if x.spec == "" {
+						continue
+					}
+					a, err := be.Agent(x.role, x.spec, 0)
+					if err != nil {
+						return err
+					}
+					*x.dst = a
+					sets[a.Set] = true
+				}
+				if *final != "" && !strings.Contains(strings.Join(agents.Strategies, " "), *final) {
+					return usagef("-final %q: want one of %s", *final, strings.Join(agents.Strategies, ", "))
+				}
+				if *rankerPath != "" {
+					if p.Ranker, err = agents.LoadRanker(*rankerPath); err != nil {
+						return err
+					}
+				}
+				if np := be.Native(); np != nil {
+					p.Words = np.Info.SQLWords
+				}
+				eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: dbRoot, Limits: sqlexec.Limits{MaxBytes: sqlexec.DefaultMaxResultBytes}})
+				defer eng.Close()
+				p.Engine = eng
+				p.Scorer = &eval.Scorer{Engine: eng, Mode: eval.ModeBIRD, Timeout: eval.BIRDPairTimeout, CachePredictions: true, KeepResults: true}
+				fits, err := be.Prompts(ctx, eng, dbRoot, exs, sets, p.Planner.MaxTokens)
+				if err != nil {
+					return err
+				}
+				var bar *progress.Bar
+				stage := ""
+				p.Progress = func(s string, done, total int) {
+					if s != stage {
+						bar.Finish()
+						stage, bar = s, progress.New(os.Stderr, s, total)
+					}
+					bar.Set(done)
+				}
+				start := time.Now()
+				recs, tm, err := p.Run(ctx, exs, fits)
+				bar.Finish()
+				if err != nil {
+					return err
+				}
+				el := time.Since(start)
+				if err := nn.WriteFileAtomic(*out, func(w io.Writer) error { return agents.WriteRecords(w, recs) }); err != nil {
+					return err
+				}
+				fmt.Printf("wrote %d rollouts to %s in %s (%.2f questions/s on %d threads)\n", len(recs), *out, el.Round(time.Millisecond), float64(len(recs))/el.Seconds(), *threads)
+				var parts []string
+				for _, s := range []string{agents.StagePlanner, agents.StageExecute, agents.StageValidate, agents.StageFix, agents.StageSelect} {
+					if v, ok := tm[s]; ok {
+						parts = append(parts, fmt.Sprintf("%s %.1fs (%.0f%%)", s, v, 100*v/el.Seconds()))
+					}
+				}
+				fmt.Printf("time per stage: %s\n\n", strings.Join(parts, ", "))
+				return agents.BuildReport(recs).WriteMarkdown(os.Stdout)
+			}
+		},
+	})
+	register(&command{
+		name:    "pipeline report",
+		summary: "print a pipeline run's figures by difficulty from its rollout file alone",
+		usage:   "[-ranker FILE] [-json OUT] [-preds DIR] ROLLOUTS.jsonl",
+		help: `Prints, by difficulty: planner@1 (the greedy candidate), the fixer's gain,
+pipeline@1 (the final strategy), the EX of every selection strategy, pass@K
+over the planner's candidates (the oracle) and the oracle with the fixes;
+then each strategy's share of the oracle and of the greedy -> oracle gap it
+closes, and how often the validators' verdicts agree with execution against
+the gold. Everything is computed from the rollout file: each candidate's
+correctness was recorded by sqlrl eval's code when it ran.
+
+-ranker recomputes the ranker strategy with that model (train it on other
+rollouts: 'sqlrl pipeline train-ranker'). -preds DIR writes each strategy's
+choices as a predictions file that 'sqlrl eval' scores to the same figures.`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			rankerPath := fs.String("ranker", "", "learned ranker to apply")
+			jsonOut := fs.String("json", "", "also write the report as JSON")
+			preds := fs.String("preds", "", "write each strategy's predictions (JSONL) into this folder")
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 1 {
+					return usagef("want one rollout file, got %d arguments", len(args))
+				}
+				recs, err := agents.ReadRecords(args[0])
+				if err != nil {
+					return err
+				}
+				var rk *agents.Ranker
+				if *rankerPath != "" {
+					if rk, err = agents.LoadRanker(*rankerPath); err != nil {
+						return err
+					}
+				}
+				for _, r := range recs {
+					if rk != nil || len(r.Selected) == 0 {
+						agents.SelectAll(r, rk)
+					}
+				}
+				rep := agents.BuildReport(recs)
+				if *jsonOut != "" {
+					b, _ := json.MarshalIndent(rep, "", "  ")
+					if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+						return fmt.Errorf("write %s: %w", *jsonOut, err)
+					}
+				}
+				if *preds != "" {
+					if err := writeStrategyPreds(*preds, recs); err != nil {
+						return err
+					}
+				}
+				return rep.WriteMarkdown(os.Stdout)
+			}
+		},
+	})
+	register(&command{
+		name:    "pipeline train-ranker",
+		summary: "fit the learned selection ranker on scored rollouts (of questions other than those it will rank)",
+		usage:   "-out RANKER.json ROLLOUTS.jsonl...",
+		help: `Fits agents.Ranker, a conditional logit over cheap features of each
+candidate (agreement, log-probability, validator verdicts, result shape,
+tournament wins), so that it puts its mass on the correct candidates of each
+question. Train it on rollouts of questions the ranker will not be judged on
+(the train holdout: 'sqlrl pipeline run -split holdout'), then pass it to
+'pipeline report -ranker' or 'pipeline run -ranker' on dev.`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			out := fs.String("out", "", "ranker JSON to write (required)")
+			epochs := fs.Int("epochs", 500, "gradient steps")
+			l2 := fs.Float64("l2", 1e-3, "L2 penalty")
+			return func(ctx context.Context, args []string) error {
+				if len(args) == 0 || *out == "" {
+					return usagef("want -out and at least one rollout file")
+				}
+				var recs []*agents.Record
+				for _, a := range args {
+					r, err := agents.ReadRecords(a)
+					if err != nil {
+						return err
+					}
+					recs = append(recs, r...)
+				}
+				rk, err := agents.TrainRanker(recs, *epochs, *l2)
+				if err != nil {
+					return err
+				}
+				if err := agents.SaveRanker(*out, rk); err != nil {
+					return err
+				}
+				fmt.Printf("ranker on %d questions (%d with a correct and a wrong candidate), %d candidates: loss %.4f\n", rk.Questions, rk.Informative, rk.Candidates, rk.Loss)
+				for i, f := range rk.Features {
+					fmt.Printf("  %-16s %+.3f\n", f, rk.Weights[i])
+				}
+				return nil
+			}
+		},
+	})
+	register(&command{
+		name:    "pipeline templates",
+		summary: "write the agents' built-in prompt templates into a folder to edit",
+		usage:   "-out DIR",
+		help:    "Writes DIR/native/<role>.tmpl and DIR/chat/<role>.tmpl (existing files are kept); 'pipeline run -prompts DIR' reads them. Templates are Go text/template; the fields are those of agents.PromptData.",
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			out := fs.String("out", "", "folder (required)")
+			return func(ctx context.Context, args []string) error {
+				if *out == "" {
+					return usagef("-out is required")
+				}
+				wrote, err := agents.WriteTemplates(*out)
+				if err != nil {
+					return err
+				}
+				fmt.Printf("wrote %d templates under %s\n", len(wrote), *out)
+				return nil
+			}
+		},
+	})
+}
+
+// pipelineQuestions loads a split's questions, or train's RL holdout.
+func pipelineQuestions(dir, split string, sftFraction float64, seed uint64) ([]dataset.Example, string, error) {
+	if split == "holdout" {
+		b, err := dataset.Load(dir, "train")
+		if err != nil {
+			return nil, "", err
+		}
+		sp, err := dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: sftFraction, Seed: seed})
+		if err != nil {
+			return nil, "", err
+		}
+		return sp.Holdout, b.DBRoot, nil
+	}
+	if err := checkSplit(dir, split); err != nil {
+		return nil, "", err
+	}
+	b, err := dataset.Load(dir, split)
+	if err != nil {
+		return nil, "", err
+	}
+	return b.Examples, b.DBRoot, nil
+}
+
+// remoteAgent builds a chat backend from URL#MODEL.
+func remoteAgent(spec, key string, timeout time.Duration) (agents.Generator, error) {
+	base, model, _ := strings.Cut(spec, "#")
+	if _, err := url.ParseRequestURI(base); err != nil {
+		return nil, fmt.Errorf("bad URL: %w", err)
+	}
+	return &agents.Remote{Chat: true, Client: &llmclient.Client{BaseURL: strings.TrimSuffix(base, "/"), Model: model, APIKey: key, Timeout: timeout, Retries: 2}}, nil
+}
+
+// writeStrategyPreds writes, per strategy, sqlrl's JSONL predictions of
+// the chosen candidates, for `sqlrl eval` to check the report.
+func writeStrategyPreds(dir string, recs []*agents.Record) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	strategies := map[string]bool{}
+	for _, r := range recs {
+		for s := range r.Selected {
+			strategies[s] = true
+		}
+	}
+	for s := range strategies {
+		preds := make([]dataset.Prediction, len(recs))
+		errs := make([]string, len(recs))
+		for i, r := range recs {
+			preds[i] = dataset.Prediction{QuestionID: r.QuestionID, DBID: r.DBID}
+			if j, ok := r.Selected[s]; ok && j >= 0 {
+				preds[i].SQL = r.Candidates[j].SQL
+			}
+		}
+		if err := writePredictions(dir+"/"+s+".jsonl", preds, errs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
