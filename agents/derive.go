@@ -2,6 +2,7 @@ package agents
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/sqlrl/sqlrl/sqlparse"
@@ -75,8 +76,13 @@ func DeriveFeedback(kind string, question, candSQL string, cand Execution, goldS
 	return conclude(kind, resultFinding(cand, gold), false)
 }
 
+// quotedVerdict matches what a reader of the feedback would take for a
+// conclusion; one quoted from a query's literal is defused.
+var quotedVerdict = regexp.MustCompile(`(?i)(conclude)\s*:`)
+
 // conclude writes the finding and the conclusion as one capitalised line.
 func conclude(kind, finding string, correct bool) Derived {
+	finding = quotedVerdict.ReplaceAllString(finding, "$1")
 	finding = strings.TrimRight(strings.Join(strings.Fields(finding), " "), ".")
 	if finding != "" {
 		finding = strings.ToUpper(finding[:1]) + finding[1:]
@@ -101,12 +107,9 @@ func shortError(msg string) string {
 }
 
 // clip shortens text quoted from a query or a result and keeps it on one
-// line; a quoted "Conclude:" is defused so ParseVerdict sees one verdict.
+// line.
 func clip(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if i := strings.Index(strings.ToLower(s), "conclude:"); i >= 0 {
-		s = s[:i+len("conclude")] + s[i+len("conclude:"):]
-	}
 	r := []rune(s)
 	if len(r) > n {
 		return string(r[:n-3]) + "..."
@@ -115,6 +118,39 @@ func clip(s string, n int) string {
 }
 
 func named(s string) string { return clip(s, maxNamed) }
+
+// contrast names two differing expressions so that the difference shows
+// even when both are longer than maxNamed: the words they share before the
+// first difference and after the last are elided, one kept for context.
+func contrast(a, b string) (string, string) {
+	if len(a) <= maxNamed && len(b) <= maxNamed {
+		return a, b
+	}
+	wa, wb := strings.Fields(a), strings.Fields(b)
+	p := 0
+	for p < len(wa) && p < len(wb) && wa[p] == wb[p] {
+		p++
+	}
+	n := 0
+	for n < len(wa)-p && n < len(wb)-p && wa[len(wa)-1-n] == wb[len(wb)-1-n] {
+		n++
+	}
+	cut := func(w []string) string {
+		lo, hi := max(p-1, 0), len(w)-n
+		if n > 0 {
+			hi++
+		}
+		out := strings.Join(w[lo:hi], " ")
+		if lo > 0 {
+			out = "..." + out
+		}
+		if hi < len(w) && len([]rune(out)) <= maxNamed-3 {
+			out += "..."
+		}
+		return clip(out, maxNamed)
+	}
+	return cut(wa), cut(wb)
+}
 
 // praise is a validator's finding when its aspect is right.
 func praise(kind string, s *sqlparse.Shape) string {
@@ -224,6 +260,12 @@ func selectionFindings(c, g *sqlparse.Shape, cand, gold Execution) []string {
 	for i := 0; i < len(missing) && i < len(extra); i++ {
 		f = append(f, selectionMismatch(extra[i], missing[i]))
 	}
+	for i := len(extra); i < len(missing); i++ {
+		f = append(f, fmt.Sprintf("Misses the column %s", named(missing[i])))
+	}
+	for i := len(missing); i < len(extra); i++ {
+		f = append(f, fmt.Sprintf("Selects %s, which is not asked for", named(extra[i])))
+	}
 	return f
 }
 
@@ -237,7 +279,8 @@ func selectionMismatch(c, g string) string {
 	case cd && !gd && same(strings.Replace(c, "(distinct ", "(", 1), g):
 		return fmt.Sprintf("Uses %s, which counts distinct values, where the question asks for every row", named(c))
 	}
-	return fmt.Sprintf("Selects %s but the question asks for %s", named(c), named(g))
+	c, g = contrast(c, g)
+	return fmt.Sprintf("Selects %s but the question asks for %s", c, g)
 }
 
 // joinKey reports whether a WHERE condition is really a join key
@@ -299,9 +342,13 @@ func conditionFindings(c, g *sqlparse.Shape) []string {
 				break
 			}
 		}
+		if pair < 0 && len(missing) == 1 && len(extra) == 1 {
+			pair = 0 // one filter written differently
+		}
 		if pair >= 0 {
 			used[pair] = true
-			f = append(f, fmt.Sprintf("Filters %s where %s is needed", named(extra[pair]), named(m)))
+			e, m := contrast(extra[pair], m)
+			f = append(f, fmt.Sprintf("Filters %s where %s is needed", e, m))
 		} else {
 			f = append(f, fmt.Sprintf("Misses the filter %s", named(m)))
 		}
@@ -361,7 +408,8 @@ func joinFindings(c, g *sqlparse.Shape) []string {
 	mk, ek := diff(joinKeys(c), joinKeys(g))
 	switch {
 	case len(mk) > 0 && len(ek) > 0:
-		f = append(f, fmt.Sprintf("Joins on %s where %s is needed", named(ek[0]), named(mk[0])))
+		e, m := contrast(ek[0], mk[0])
+		f = append(f, fmt.Sprintf("Joins on %s where %s is needed", e, m))
 	case len(mk) > 0:
 		f = append(f, fmt.Sprintf("Misses the join key %s", named(mk[0])))
 	case len(ek) > 0:

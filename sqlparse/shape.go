@@ -407,7 +407,7 @@ func (a *shaper) core(s span, parent *core) *core {
 
 // isJoinWord reports whether token i belongs to a join operator.
 func (a *shaper) isJoinWord(i int) bool {
-	if a.is(i+1, "(") {
+	if a.is(i+1, "(") && !a.is(i, "join") {
 		return false // LEFT(...), RIGHT(...) are functions
 	}
 	for _, w := range []string{"join", "natural", "left", "right", "full", "inner", "cross", "outer"} {

@@ -98,6 +98,13 @@ func TestAnalyze(t *testing.T) {
 			OrderByCols: []string{"member.last_name", "member.first_name"},
 			Skeleton:    "select _._, _._ from _ as _ where _._ in (select _._ from _ as _ group by _._ having count(*) > ?) order by _._ asc, _._",
 		}},
+		{"join of a subquery without alias", "SELECT COUNT(T1.id) FROM superhero AS T1 CROSS JOIN (SELECT 1 UNION ALL SELECT 2) INNER JOIN colour AS T2 ON T1.eye_colour_id = T2.id", Shape{
+			Joins: 2, Subqueries: 1, SetOps: 1, Aggregates: 1,
+			Tables:   []string{"colour", "superhero"},
+			Select:   []string{"count(superhero.id)"},
+			JoinOn:   []string{"colour.id = superhero.eye_colour_id"},
+			Skeleton: "select count(_._) from _ as _ cross join (select ? union all select ?) inner join _ as _ on _._ = _._",
+		}},
 		{"CTE names are not tables", withCTE, Shape{
 			Joins: 1, Subqueries: 1, Aggregates: 1, GroupBy: 1,
 			Tables:     []string{"publisher", "superhero"},
