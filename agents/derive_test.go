@@ -57,6 +57,18 @@ func TestDeriveFeedback(t *testing.T) {
 			"SELECT first_name, last_name FROM member WHERE position = 'President'",
 			ok([]string{"first_name", "last_name"}, 1, []string{"Ann", "Smith"}), false,
 			false, []string{"wrong order"}},
+		{"long expressions show where they differ", ValidateSelection,
+			"SELECT CAST(SUM(CASE WHEN T2.publisher_name = 'dC Comics' THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(T1.id) FROM superhero AS T1 INNER JOIN publisher AS T2 ON T1.publisher_id = T2.id",
+			ok([]string{"r"}, 1, []string{"0.0"}),
+			"SELECT CAST(SUM(CASE WHEN T2.publisher_name = 'DC Comics' THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(T1.id) FROM superhero AS T1 INNER JOIN publisher AS T2 ON T1.publisher_id = T2.id",
+			ok([]string{"r"}, 1, []string{"33.1"}), false,
+			false, []string{"'dC Comics'", "asks for ...= 'DC Comics'"}},
+		{"dropped column named from the SELECT lists", ValidateSelection,
+			"SELECT superhero_name FROM superhero WHERE height_cm > 200",
+			ok([]string{"c"}, 2),
+			"SELECT superhero_name, height_cm FROM superhero WHERE height_cm > 200",
+			ok([]string{"c"}, 2), false, // same column count shown: only the SELECT lists tell
+			false, []string{"misses the column superhero.height_cm"}},
 		// condition
 		{"different literal", ValidateCondition,
 			"SELECT COUNT(event_id) FROM event WHERE SUBSTR(event_date, 1, 4) = '2019' AND type = 'Meeting'",
