@@ -153,6 +153,10 @@ type Literals struct {
 	Strings  int     `json:"strings"`
 	InText   int     `json:"in_text"`
 	Coverage float64 `json:"coverage"`
+	// InQuestion counts those in the question alone: BIRD's evidence often
+	// spells the value out, its questions less often.
+	InQuestion       int     `json:"in_question"`
+	QuestionCoverage float64 `json:"question_coverage"`
 	// WithEvidence is the share of questions with non-empty evidence.
 	WithEvidence float64 `json:"with_evidence"`
 	// EvidenceSQL is the share of questions whose evidence is (or holds) a

@@ -141,6 +141,7 @@ func TestMeasureTiny(t *testing.T) {
 		{"dev one column", dev.All.Answers.OneColumn, 0.8},
 		{"dev string literals", float64(dev.All.Literals.Strings), 4},
 		{"dev literal coverage", dev.All.Literals.Coverage, 1},
+		{"dev literals in the question (lion, tiger are in the evidence)", float64(dev.All.Literals.InQuestion), 2},
 		{"dev with evidence", dev.All.Literals.WithEvidence, 0.4},
 		{"dev evidence SQL", dev.All.Literals.EvidenceSQL, 0.2},
 		{"dev evidence knowledge", dev.All.Literals.EvidenceKnowledge, 0.2},

@@ -81,7 +81,8 @@ func WriteMarkdown(w io.Writer, reps []*Report) error {
 	}
 	table(bw, cols, []row{
 		{"string literals", lit(func(l Literals) string { return fmt.Sprint(l.Strings) })},
-		{"covered by the text", lit(func(l Literals) string { return frac(l.InText, l.Strings) })},
+		{"covered by question or evidence", lit(func(l Literals) string { return frac(l.InText, l.Strings) })},
+		{"covered by the question alone", lit(func(l Literals) string { return frac(l.InQuestion, l.Strings) })},
 		{"questions with evidence", lit(func(l Literals) string { return pct(l.WithEvidence) })},
 		{"evidence is SQL", lit(func(l Literals) string { return pct(l.EvidenceSQL) })},
 		{"evidence is knowledge", lit(func(l Literals) string { return pct(l.EvidenceKnowledge) })},

@@ -299,7 +299,8 @@ func literals(qs []question, schemas map[string]*dataset.Schema) Literals {
 	var l Literals
 	var withEv, evSQL, evKnow int
 	for _, q := range qs {
-		text := strings.ToLower(q.ex.Question + "\n" + q.ex.Evidence)
+		question := strings.ToLower(q.ex.Question)
+		text := question + "\n" + strings.ToLower(q.ex.Evidence)
 		if q.shape != nil {
 			for _, s := range q.shape.Strings {
 				s = strings.Trim(s, "%")
@@ -307,8 +308,11 @@ func literals(qs []question, schemas map[string]*dataset.Schema) Literals {
 					continue
 				}
 				l.Strings++
-				if strings.Contains(text, strings.ToLower(s)) {
+				if s = strings.ToLower(s); strings.Contains(text, s) {
 					l.InText++
+				}
+				if strings.Contains(question, s) {
+					l.InQuestion++
 				}
 			}
 		}
@@ -322,7 +326,7 @@ func literals(qs []question, schemas map[string]*dataset.Schema) Literals {
 			evKnow++
 		}
 	}
-	l.Coverage = ratio(l.InText, l.Strings)
+	l.Coverage, l.QuestionCoverage = ratio(l.InText, l.Strings), ratio(l.InQuestion, l.Strings)
 	l.WithEvidence = ratio(withEv, len(qs))
 	l.EvidenceSQL, l.EvidenceKnowledge = ratio(evSQL, len(qs)), ratio(evKnow, len(qs))
 	return l
