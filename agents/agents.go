@@ -41,8 +41,9 @@ const (
 	// and expressions the question asks for, in its order, and nothing
 	// else.
 	ValidateSelection = "selection"
-	// ValidateCondition checks WHERE/HAVING: every filter the question or
-	// evidence states, with the right columns, operators and values.
+	// ValidateCondition checks which rows come back: WHERE/HAVING (every
+	// filter the question or evidence states, with the right columns,
+	// operators and values), GROUP BY, and ORDER BY with LIMIT.
 	ValidateCondition = "condition"
 	// ValidateJoin checks FROM/JOIN: the tables needed and the keys they
 	// are joined on.

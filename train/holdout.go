@@ -59,7 +59,17 @@ func (d *Data) RLPrompts(ctx context.Context, on string) ([]RLPrompt, error) {
 		return nil, fmt.Errorf("train: no %s questions for RL", on)
 	}
 	if d.TrainPrompter == nil {
-		return nil, fmt.Errorf("train: RL needs a benchmark (its schemas and databases), not text data")
+		// Text data (an agent's prompts, written by package agents): each
+		// question's prompt is given, one variant, no schema to shuffle.
+		// Offline objectives train on them; online ones need databases.
+		out := make([]RLPrompt, 0, len(exs))
+		for _, ex := range exs {
+			if ex.Prompt == "" {
+				return nil, fmt.Errorf("train: RL needs a benchmark (its schemas and databases) or text prompts; question %d has neither", ex.QuestionID)
+			}
+			out = append(out, RLPrompt{Example: ex, Text: ex.Prompt})
+		}
+		return out, nil
 	}
 	k := max(d.HoldoutAugment, 1)
 	base := make([]dataset.Example, len(exs))
