@@ -63,6 +63,10 @@ type Pipeline struct {
 	TournamentSize int
 	// Progress, when set, reports each stage's progress.
 	Progress func(stage string, done, total int)
+	// Reuse, when set, supplies the planner's candidates from an earlier
+	// run's records (by question id) instead of decoding them, so that
+	// variants of the later stages are compared on the same candidates.
+	Reuse map[int]*Record
 }
 
 // Timing is the wall time per stage, in seconds.
@@ -168,7 +172,11 @@ func (p *Pipeline) Run(ctx context.Context, exs []dataset.Example, prompts Promp
 
 	// Planner: K candidates, the greedy one first.
 	start := time.Now()
-	if err := p.plan(ctx, recs, fb, data); err != nil {
+	if p.Reuse != nil {
+		if err := p.reuse(recs); err != nil {
+			return recs, tm, err
+		}
+	} else if err := p.plan(ctx, recs, fb, data); err != nil {
 		return recs, tm, err
 	}
 	tm[StagePlanner] = time.Since(start).Seconds()
@@ -261,6 +269,32 @@ func (p *Pipeline) plan(ctx context.Context, recs []*Record, fb *policy.FitBatch
 			r.Candidates = append(r.Candidates, Candidate{SQL: sql, Source: src, From: -1, LogProb: c.LogProb, Tokens: len(c.Tokens), Same: -1})
 		}
 		markSame(r, 0)
+	}
+	return nil
+}
+
+// reuse copies the planner's candidates of earlier records.
+func (p *Pipeline) reuse(recs []*Record) error {
+	for _, r := range recs {
+		old, ok := p.Reuse[r.QuestionID]
+		if !ok {
+			return fmt.Errorf("agents: question %d has no earlier record to reuse", r.QuestionID)
+		}
+		if old.Gold != r.Gold || old.DBID != r.DBID {
+			return fmt.Errorf("agents: question %d: the earlier record's gold or database differs: another benchmark?", r.QuestionID)
+		}
+		for _, c := range old.Candidates {
+			if c.Source == SourceFix {
+				continue
+			}
+			r.Candidates = append(r.Candidates, Candidate{SQL: c.SQL, Source: c.Source, From: -1, LogProb: c.LogProb, Tokens: c.Tokens, Same: -1})
+		}
+		markSame(r, 0)
+		for _, e := range old.Errors {
+			if strings.HasPrefix(e, "planner") {
+				r.Errors = append(r.Errors, e)
+			}
+		}
 	}
 	return nil
 }

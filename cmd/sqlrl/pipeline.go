@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 const agentSpecHelp = `An agent is a native checkpoint (a directory written by 'sqlrl train', or
@@ -49,6 +51,9 @@ the fix kept if it runs; with -selector, the most voted distinct results
 (greedy, vote, validator_vote, tournament, ranker with -ranker) is recorded;
 -final says which is the pipeline's answer.
 
+-reuse FILE takes the planner's candidates from an earlier run's rollouts, so
+that validators, fixers or selectors are compared on the same candidates.
+
 -split holdout runs the 25% of train that 'sqlrl data prepare' and SFT-75
 leave out (-sft-fraction, -split-seed): rollouts on it train the ranker and
 the native agents without touching dev.
@@ -76,6 +81,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 			tour := fs.Int("tournament", 4, "distinct results the selector compares")
 			prompts := fs.String("prompts", "", "folder of edited templates (native/*.tmpl, chat/*.tmpl)")
 			limit := fs.Int("limit", 0, "only the first N questions (0: all)")
+			reuse := fs.String("reuse", "", "take the planner's candidates from this earlier rollout file instead of decoding them")
 			threads := fs.Int("threads", 2, "threads")
 			sftFraction := fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "with -split holdout: SFT's share of train")
 			splitSeed := fs.Uint64("split-seed", 1, "with -split holdout: the seed of the SFT/holdout split (as sqlrl train sft -split-seed)")
@@ -131,6 +137,16 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 				}
 				if np := be.Native(); np != nil {
 					p.Words = np.Info.SQLWords
+				}
+				if *reuse != "" {
+					old, err := agents.ReadRecords(*reuse)
+					if err != nil {
+						return err
+					}
+					p.Reuse = map[int]*agents.Record{}
+					for _, r := range old {
+						p.Reuse[r.QuestionID] = r
+					}
 				}
 				eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: dbRoot, Limits: sqlexec.Limits{MaxBytes: sqlexec.DefaultMaxResultBytes}})
 				defer eng.Close()
@@ -261,6 +277,64 @@ question. Train it on rollouts of questions the ranker will not be judged on
 				fmt.Printf("ranker on %d questions (%d with a correct and a wrong candidate), %d candidates: loss %.4f\n", rk.Questions, rk.Informative, rk.Candidates, rk.Loss)
 				for i, f := range rk.Features {
 					fmt.Printf("  %-16s %+.3f\n", f, rk.Weights[i])
+				}
+				return nil
+			}
+		},
+	})
+	register(&command{
+		name:    "pipeline train",
+		summary: "train the native validators, fixer and selector from scored planner rollouts (no teacher model)",
+		usage:   "-planner DIR -out DIR [flags] BENCH_DIR ROLLOUTS.jsonl...",
+		help: `Derives supervised examples from planner rollouts on train questions the
+planner did not see ('sqlrl pipeline run -planner DIR -split holdout'),
+labelled by execution against the gold (agents.BuildTrainingSet): each
+validator's feedback is written by comparing the candidate's structure and
+result with the gold's (agents.DeriveFeedback), the fixer learns to turn a
+rejected or failing candidate into the gold, the selector to name the correct
+one of two different results. One native checkpoint plays all three roles;
+it is fine-tuned from the planner with the native SFT trainer, then measured
+on held-out questions (-val-fraction) against the commonest-label baseline.
+
+Writes OUT/sft (the checkpoint: pass it as -validator, -fixer and -selector
+to 'sqlrl pipeline run'), OUT/data/{train,val}.jsonl and OUT/report.json.`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			planner := fs.String("planner", "", "planner checkpoint the agents start from (required)")
+			out := fs.String("out", "", "run directory (required)")
+			epochs := fs.Int("epochs", 2, "epochs over the examples")
+			maxSteps := fs.Int("max-steps", 0, "stop after this many steps (0: epochs)")
+			lr := fs.Float64("lr", 1e-3, "peak learning rate")
+			batch := fs.Int("batch", 16, "sequences per step")
+			val := fs.Float64("val-fraction", 0.1, "share of questions held out to measure the agents")
+			seed := fs.Uint64("seed", 1, "seed")
+			threads := fs.Int("threads", 2, "threads")
+			return func(ctx context.Context, args []string) error {
+				if len(args) < 2 {
+					return usagef("want a benchmark directory and at least one rollout file")
+				}
+				if *planner == "" || *out == "" {
+					return usagef("-planner and -out are required")
+				}
+				if *val < 0 || *val >= 1 {
+					return usagef("-val-fraction %v: want [0, 1)", *val)
+				}
+				rep, err := train.Agents(ctx, train.AgentsOptions{Dir: args[0], Rollouts: args[1:], Planner: *planner, Out: *out,
+					Epochs: *epochs, MaxSteps: *maxSteps, LR: *lr, BatchSize: *batch, ValFraction: *val, Seed: *seed, Threads: *threads, Progress: os.Stderr})
+				if err != nil {
+					return err
+				}
+				fmt.Printf("agents checkpoint: %s\n\nheld-out agreement with the derived labels (greedy):\n\n| role | train | held out | accuracy | majority baseline | unreadable |\n|---|---|---|---|---|---|\n", rep.Checkpoint)
+				var keys []string
+				for k := range rep.Train {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					if _, ok := rep.ValAccuracy[k]; !ok {
+						fmt.Printf("| %s | %d | %d | - | - | - |\n", k, rep.Train[k], rep.Val[k])
+						continue
+					}
+					fmt.Printf("| %s | %d | %d | %.1f%% | %.1f%% | %.1f%% |\n", k, rep.Train[k], rep.Val[k], rep.ValAccuracy[k], rep.Majority[k], rep.ValBad[k])
 				}
 				return nil
 			}
