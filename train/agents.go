@@ -44,6 +44,10 @@ type AgentsOptions struct {
 	Seed        uint64
 	Threads     int
 	Progress    io.Writer
+	// WithPairs adds the preference phase: validators trained by ORPO on
+	// COLLAB and on INDEP pairs, measured on held-out pairs (Pairs).
+	WithPairs bool
+	Pairs     PairsOptions
 }
 
 // AgentsReport is what Agents measured.
@@ -65,6 +69,8 @@ type AgentsReport struct {
 	// Majority is the accuracy of always answering the commonest train
 	// label, the baseline ValAccuracy must beat to mean anything.
 	Majority map[string]float64 `json:"majority"`
+	// Preference is the preference phase's report (WithPairs).
+	Preference *PairsReport `json:"preference,omitempty"`
 }
 
 // Agents trains the native validators, fixer and selector: one checkpoint
@@ -202,6 +208,22 @@ func Agents(ctx context.Context, o AgentsOptions) (*AgentsReport, error) {
 	}
 	if err := measureAgents(ctx, pol, trainEx, valEx, rep); err != nil {
 		return nil, err
+	}
+	if o.WithPairs {
+		recByID := map[int]*agents.Record{}
+		for _, r := range recs {
+			recByID[r.QuestionID] = r
+		}
+		at := map[int]int{}
+		for i, ex := range exs {
+			at[ex.QuestionID] = i
+		}
+		g := fb.Guides(planner.Info.SQLWords)
+		sc := &eval.Scorer{Engine: eng, Mode: eval.ModeBIRD, Timeout: eval.BIRDPairTimeout, CachePredictions: true}
+		if rep.Preference, err = agentPairs(ctx, o, res.Checkpoint, recByID, qs, func(qid int) policy.Constraint { return g(at[qid]) },
+			trainEx, valEx, sc, ts, logf); err != nil {
+			return nil, err
+		}
 	}
 	bj, _ := json.MarshalIndent(rep, "", "  ")
 	if err := nn.WriteFileAtomic(filepath.Join(o.Out, "report.json"), func(w io.Writer) error { _, err := w.Write(append(bj, '\n')); return err }); err != nil {

@@ -296,6 +296,15 @@ one of two different results. One native checkpoint plays all three roles;
 it is fine-tuned from the planner with the native SFT trainer, then measured
 on held-out questions (-val-fraction) against the commonest-label baseline.
 
+With -pairs, validator feedbacks are then sampled from that checkpoint and
+labelled two ways (the MATS recipe's): INDEP, each feedback on its own
+(chosen when its conclusion is the derived one), and COLLAB, by what it leads
+to (a rejecting feedback is chosen when the fixer, given it, writes a correct
+query; an accepting one when the candidate is correct). A validator is
+trained by offline ORPO on each kind of pair (OUT/validator-indep,
+OUT/validator-collab), and every model is measured on held-out pairs of both
+kinds: the share whose chosen feedback it prefers.
+
 Writes OUT/sft (the checkpoint: pass it as -validator, -fixer and -selector
 to 'sqlrl pipeline run'), OUT/data/{train,val}.jsonl and OUT/report.json.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
@@ -308,6 +317,11 @@ to 'sqlrl pipeline run'), OUT/data/{train,val}.jsonl and OUT/report.json.`,
 			val := fs.Float64("val-fraction", 0.1, "share of questions held out to measure the agents")
 			seed := fs.Uint64("seed", 1, "seed")
 			threads := fs.Int("threads", 2, "threads")
+			pairs := fs.Bool("pairs", false, "also train validators by ORPO on COLLAB and on INDEP preference pairs and compare them")
+			pairSamples := fs.Int("pair-samples", 4, "with -pairs: feedbacks sampled per validator prompt")
+			pairPrompts := fs.Int("pair-prompts", 1500, "with -pairs: training validator prompts sampled")
+			pairSteps := fs.Int("pair-steps", 200, "with -pairs: ORPO steps per pair kind")
+			pairLR := fs.Float64("pair-lr", 5e-5, "with -pairs: ORPO learning rate")
 			return func(ctx context.Context, args []string) error {
 				if len(args) < 2 {
 					return usagef("want a benchmark directory and at least one rollout file")
@@ -319,7 +333,8 @@ to 'sqlrl pipeline run'), OUT/data/{train,val}.jsonl and OUT/report.json.`,
 					return usagef("-val-fraction %v: want [0, 1)", *val)
 				}
 				rep, err := train.Agents(ctx, train.AgentsOptions{Dir: args[0], Rollouts: args[1:], Planner: *planner, Out: *out,
-					Epochs: *epochs, MaxSteps: *maxSteps, LR: *lr, BatchSize: *batch, ValFraction: *val, Seed: *seed, Threads: *threads, Progress: os.Stderr})
+					Epochs: *epochs, MaxSteps: *maxSteps, LR: *lr, BatchSize: *batch, ValFraction: *val, Seed: *seed, Threads: *threads, Progress: os.Stderr,
+					WithPairs: *pairs, Pairs: train.PairsOptions{Samples: *pairSamples, Prompts: *pairPrompts, Steps: *pairSteps, LR: *pairLR}})
 				if err != nil {
 					return err
 				}
@@ -335,6 +350,14 @@ to 'sqlrl pipeline run'), OUT/data/{train,val}.jsonl and OUT/report.json.`,
 						continue
 					}
 					fmt.Printf("| %s | %d | %d | %.1f%% | %.1f%% | %.1f%% |\n", k, rep.Train[k], rep.Val[k], rep.ValAccuracy[k], rep.Majority[k], rep.ValBad[k])
+				}
+				if pr := rep.Preference; pr != nil {
+					fmt.Printf("\npreference pairs (train/held out): indep %d/%d, collab %d/%d; the two labellings disagree on %.1f%% of held-out samples\n",
+						pr.Pairs["indep/train"], pr.Pairs["indep/val"], pr.Pairs["collab/train"], pr.Pairs["collab/val"], pr.Disagree)
+					fmt.Printf("validators: indep %s, collab %s\n\n| model | held-out indep pairs | held-out collab pairs |\n|---|---|---|\n", pr.Checkpoints["indep"], pr.Checkpoints["collab"])
+					for _, m := range []string{"sft", "indep", "collab"} {
+						fmt.Printf("| %s | %.1f%% | %.1f%% |\n", m, pr.Accuracy[m+" model on indep pairs"], pr.Accuracy[m+" model on collab pairs"])
+					}
 				}
 				return nil
 			}
