@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,8 +18,13 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/internal/fakeopenai"
+	"github.com/sqlrl/sqlrl/internal/policytest"
 	"github.com/sqlrl/sqlrl/internal/testkit"
+	"github.com/sqlrl/sqlrl/llmclient"
+	"github.com/sqlrl/sqlrl/modelserver"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -428,5 +436,318 @@ func TestPipelineNativeScripted(t *testing.T) {
 	}
 	if rep.Errors["planner"] != 1 || rep.Errors["validator"] != 3 || rep.Errors["fixer"] != 1 {
 		t.Errorf("error counts %v", rep.Errors)
+	}
+}
+
+var (
+	chatSQLRe = regexp.MustCompile("(?s)```sql\n(.*?)\n```")
+	chatARe   = regexp.MustCompile("(?s)Candidate A:\n```sql\n(.*?)\n```")
+	chatBRe   = regexp.MustCompile("(?s)Candidate B:\n```sql\n(.*?)\n```")
+)
+
+// readChat reads a chat prompt (the built-in chat templates) back into a
+// call.
+func readChat(q fakeopenai.Request) agentCall {
+	p := q.Text()
+	var c agentCall
+	if m := qidRe.FindStringSubmatch(p); m != nil {
+		c.QID, _ = strconv.Atoi(m[1])
+	}
+	sub := func(re *regexp.Regexp) string {
+		if m := re.FindStringSubmatch(p); m != nil {
+			return m[1]
+		}
+		return ""
+	}
+	switch {
+	case strings.Contains(p, "Write a corrected query"):
+		c.Role, c.SQL = RoleFixer, sub(chatSQLRe)
+	case strings.Contains(p, "Which candidate answers"):
+		c.Role, c.A, c.B = RoleSelector, sub(chatARe), sub(chatBRe)
+	case strings.Contains(p, "Conclude: correct.\" or"):
+		c.Role, c.SQL = RoleValidator, sub(chatSQLRe)
+		for _, k := range ValidatorKinds {
+			if strings.Contains(p, map[string]string{ValidateSelection: "SELECT clause only", ValidateCondition: "which rows come back only",
+				ValidateJoin: "tables and joins only"}[k]) {
+				c.Kind = k
+			}
+		}
+	case strings.Contains(p, "Think about which tables"):
+		c.Role = RolePlanner
+	}
+	c.Greedy = q.Temperature == nil || *q.Temperature == 0
+	return c
+}
+
+func finalSQL(sql string) string {
+	return "The question needs one table and a filter.\nFinal SQL query:\n```sql\n" + sql + "\n```"
+}
+
+// TestPipelineChatFakeServer runs every agent on the chat template set
+// through Remote against the fake OpenAI-compatible server, answering in
+// the recipe's formats, with a server fault on some questions' calls: a
+// 500 that a retry survives, a planner answer without SQL, validators
+// answered with garbage, a selector that hangs past the client's timeout,
+// a fixer refused with a 400. Each fault stays in its question.
+func TestPipelineChatFakeServer(t *testing.T) {
+	exs, eng, sc := sampleQuestions(t, 717, 718, 719, 721, 722, 723)
+	gold := map[int]string{}
+	for _, ex := range exs {
+		gold[ex.QuestionID] = ex.SQL
+	}
+	greedy := map[int]string{717: gold[717], 718: gold[718], 719: gold[719], 721: gold[721], 722: gold[722], 723: sqlWrongA}
+	sample := map[int]string{717: sqlWrongA, 718: gold[718], 721: sqlWrongA, 722: sqlWrongA, 723: sqlWrongA}
+	var (
+		mu   sync.Mutex
+		seen = map[string]int{}
+	)
+	srv := fakeopenai.New(fakeopenai.Options{
+		Answer: func(q fakeopenai.Request, j int) string {
+			c := readChat(q)
+			g := gold[c.QID]
+			switch c.Role {
+			case RolePlanner:
+				if c.Greedy {
+					return finalSQL(greedy[c.QID])
+				}
+				if c.QID == 719 {
+					return "I cannot answer this question."
+				}
+				return finalSQL(sample[c.QID])
+			case RoleValidator:
+				if c.SQL == g {
+					return "The " + c.Kind + " matches the question.\nConclude: correct."
+				}
+				return "The " + c.Kind + " does not match the question.\nConclude: incorrect."
+			case RoleFixer:
+				return finalSQL(g)
+			case RoleSelector:
+				if c.B == g {
+					return "B returns what is asked.\nAnswer: B"
+				}
+				return "A returns what is asked.\nAnswer: A"
+			}
+			return "?"
+		},
+		Fault: func(_ int, q fakeopenai.Request) fakeopenai.Fault {
+			c := readChat(q)
+			mu.Lock()
+			key := fmt.Sprintf("%s|greedy %v", q.Text(), c.Greedy)
+			seen[key]++
+			n := seen[key]
+			mu.Unlock()
+			switch {
+			case c.Role == RolePlanner && c.QID == 718 && c.Greedy && n == 1:
+				return fakeopenai.ServerError
+			case c.Role == RoleValidator && c.QID == 721:
+				return fakeopenai.Garbage
+			case c.Role == RoleSelector && c.QID == 722:
+				return fakeopenai.Hang
+			case c.Role == RoleFixer && c.QID == 723:
+				return fakeopenai.BadRequest
+			}
+			return fakeopenai.OK
+		},
+	})
+	defer srv.Close()
+	chat, err := LoadTemplates(SetChat, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &llmclient.Client{BaseURL: srv.URL, Model: "m", Retries: 1, Backoff: time.Millisecond, Timeout: 250 * time.Millisecond}
+	agent := func(role string) *Agent {
+		return &Agent{Role: role, Gen: &Remote{Chat: true, Client: client}, Set: SetChat, Templates: chat, MaxTokens: 1024}
+	}
+	p := &Pipeline{Planner: agent(RolePlanner), Validator: agent(RoleValidator), Fixer: agent(RoleFixer), Selector: agent(RoleSelector),
+		K: 2, Temperature: 0.8, Seed: 1, Engine: eng, Scorer: sc}
+	recs, _, err := p.Run(context.Background(), exs, Prompts{SetChat: questionPrompts(exs, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		cands   []string
+		matches []string
+		choice  int
+		errs    []string
+	}{
+		{ // 717: the wrong sample is rejected, fixed to the gold; the selector keeps the greedy decode.
+			cands: []string{"greedy/-1/-1 ok g0 true [s=correct c=correct j=correct]", "sample/-1/-1 ok g1 false [s=incorrect c=incorrect j=incorrect]",
+				"fix/1/0 ok g0 true"},
+			matches: []string{"0v1->0"}, choice: 0,
+		},
+		{ // 718: a 500 on the greedy decode, then an answer to the retry: no trace.
+			cands:  []string{"greedy/-1/-1 ok g0 true [s=correct c=correct j=correct]", "sample/-1/0 ok g0 true"},
+			choice: 0,
+		},
+		{ // 719: the sample has no SQL: an error, an empty candidate that fails, and no fix of it.
+			cands:  []string{"greedy/-1/-1 ok g0 true [s=correct c=correct j=correct]", "sample/-1/-1 fail g-1 false"},
+			choice: 0, errs: []string{"planner candidate 1: ", "no SQL"},
+		},
+		{ // 721: garbage from the server on every validator call: bad verdicts, no fix; the selector decides.
+			cands:   []string{"greedy/-1/-1 ok g0 true [s=bad c=bad j=bad]", "sample/-1/-1 ok g1 false [s=bad c=bad j=bad]"},
+			matches: []string{"0v1->0"}, choice: 0,
+			errs: []string{"validator selection on candidate 0", "validator condition on candidate 0", "validator join on candidate 0", "validator selection on candidate 1"},
+		},
+		{ // 722: the selector hangs past the client's timeout: the tournament falls back to the greedy decode.
+			cands: []string{"greedy/-1/-1 ok g0 true [s=correct c=correct j=correct]", "sample/-1/-1 ok g1 false [s=incorrect c=incorrect j=incorrect]",
+				"fix/1/0 ok g0 true"},
+			matches: []string{"0v1->-1!"}, choice: 0, errs: []string{"selector on 0 vs 1"},
+		},
+		{ // 723: the fixer is refused (400): no fix, the wrong answer stays.
+			cands:  []string{"greedy/-1/-1 ok g0 false [s=incorrect c=incorrect j=incorrect]", "sample/-1/0 ok g0 false"},
+			choice: 0, errs: []string{"fixer on candidate 0", "HTTP 400"},
+		},
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("%d records, want %d", len(recs), len(want))
+	}
+	for i, w := range want {
+		r := recs[i]
+		var got []string
+		for _, c := range r.Candidates {
+			got = append(got, candSig(c))
+		}
+		if strings.Join(got, "\n") != strings.Join(w.cands, "\n") {
+			t.Errorf("question %d: candidates:\n%s\nwant:\n%s", r.QuestionID, strings.Join(got, "\n"), strings.Join(w.cands, "\n"))
+		}
+		if g := matchSig(r.Matches); !slices.Equal(g, w.matches) {
+			t.Errorf("question %d: matches %v, want %v", r.QuestionID, g, w.matches)
+		}
+		if r.Choice() != w.choice {
+			t.Errorf("question %d: choice %d, want %d", r.QuestionID, r.Choice(), w.choice)
+		}
+		all := strings.Join(r.Errors, "\n")
+		for _, s := range w.errs {
+			if !strings.Contains(all, s) {
+				t.Errorf("question %d: errors %q lack %q", r.QuestionID, r.Errors, s)
+			}
+		}
+		if len(w.errs) == 0 && len(r.Errors) > 0 {
+			t.Errorf("question %d: unexpected errors %q", r.QuestionID, r.Errors)
+		}
+	}
+	if n := seen[finalPrompt(t, chat, exs[1])+"|greedy true"]; n != 2 {
+		t.Errorf("question 718's greedy decode: %d requests, want 2 (a 500, then its retry)", n)
+	}
+}
+
+// finalPrompt is the chat planner's prompt for ex as questionPrompts and
+// the built-in template write it.
+func finalPrompt(t *testing.T, ts Templates, ex dataset.Example) string {
+	t.Helper()
+	p := fmt.Sprintf("Q%d %s", ex.QuestionID, ex.Question)
+	s, err := ts.Render(RolePlanner, PromptData{Prompt: p, Context: p, Question: ex.Question, Evidence: ex.Evidence})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestPipelineServeModel runs the planner on `sqlrl serve-model`'s handler
+// in process through Remote, in chat mode (the chat templates, the
+// recipe's answer format) and in completions mode (the native templates:
+// the answer is the SQL): the pipeline runs end to end and writes a record
+// per question. The policy is untrained, so its SQL is junk: the test
+// checks the records' structure, and that the greedy candidate is what the
+// policy itself decodes for the prompt, not accuracy. The chat planner's
+// template comes from testdata (a bare prompt: the tiny policy's context
+// has no room for the built-in instructions).
+func TestPipelineServeModel(t *testing.T) {
+	exs, eng, sc := sampleQuestions(t, 717, 718, 719)
+	pol := policytest.Peaked(t)
+	ms := &modelserver.Server{Policy: pol, Name: "m"}
+	defer ms.Close()
+	srv := httptest.NewServer(ms.Handler())
+	defer srv.Close()
+	chatQuestion := "question: How many customers?"
+	for _, tt := range []struct {
+		name, set, prompt, local string
+		chat                     bool
+	}{
+		{"chat", SetChat, chatQuestion, pol.Info.Prompt.ChatPrompt([]prompt.Message{{Role: "user", Content: chatQuestion}}), true},
+		{"completions", SetNative, policytest.Texts[0], policytest.Texts[0], false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts, err := LoadTemplates(tt.set, filepath.Join("testdata", "servemodel"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			planner := &Agent{Role: RolePlanner, Set: tt.set, Templates: ts, MaxTokens: 12,
+				Gen: &Remote{Chat: tt.chat, Client: &llmclient.Client{BaseURL: srv.URL + "/v1", Model: "m", Retries: 1, Backoff: time.Millisecond},
+					Extra: map[string]any{"guide": false}}}
+			fb := &policy.FitBatch{Fits: make([]*policy.Fitted, len(exs)), Errs: make([]error, len(exs))}
+			for i := range exs {
+				fb.Fits[i] = &policy.Fitted{Text: tt.prompt}
+				fb.OK = append(fb.OK, i)
+			}
+			p := &Pipeline{Planner: planner, K: 3, Temperature: 1, Seed: 2, Engine: eng, Scorer: sc}
+			recs, _, err := p.Run(context.Background(), exs, Prompts{tt.set: fb})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) != len(exs) {
+				t.Fatalf("%d records for %d questions", len(recs), len(exs))
+			}
+			local, _, err := pol.Generate(context.Background(), []string{tt.local}, policy.SampleOptions{N: 1, MaxTokens: 12})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantGreedy, wantErr := cleanSQL(jsonText(local[0][0].Text)), error(nil)
+			if tt.chat {
+				wantGreedy, wantErr = ParseSQL(jsonText(local[0][0].Text))
+			}
+			t.Logf("the policy's greedy answer %q reads as %q (%v)", local[0][0].Text, wantGreedy, wantErr)
+			var buf strings.Builder
+			if err := WriteRecords(&buf, recs); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "rollouts.jsonl")
+			if err := os.WriteFile(path, []byte(buf.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			back, err := ReadRecords(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range back {
+				if r.QuestionID != exs[i].QuestionID || r.Final != StrategyVote {
+					t.Errorf("record %d: question %d, final %q", i, r.QuestionID, r.Final)
+				}
+				if len(r.Candidates) != 3 {
+					t.Fatalf("question %d: %d candidates, want 3; errors %q", r.QuestionID, len(r.Candidates), r.Errors)
+				}
+				if g := r.Candidates[0].SQL; g != wantGreedy {
+					t.Errorf("question %d: greedy candidate %q, the policy decodes %q", r.QuestionID, g, wantGreedy)
+				}
+				greedyErr := slices.ContainsFunc(r.Errors, func(e string) bool { return strings.HasPrefix(e, "planner candidate 0: ") })
+				if greedyErr != (wantErr != nil) {
+					t.Errorf("question %d: errors %q; parsing the policy's own answer: %v", r.QuestionID, r.Errors, wantErr)
+				}
+				parseErrs := 0
+				for _, e := range r.Errors {
+					if strings.HasPrefix(e, "planner candidate ") {
+						parseErrs++
+					}
+				}
+				if !tt.chat && len(r.Errors) > 0 {
+					t.Errorf("question %d: errors %q in completions mode", r.QuestionID, r.Errors)
+				}
+				empty := 0
+				for j, c := range r.Candidates {
+					if c.Source != []string{SourceGreedy, SourceSample, SourceSample}[j] || !c.Scored || (c.Exec.OK != (c.Exec.Group >= 0)) {
+						t.Errorf("question %d candidate %d: %+v", r.QuestionID, j, c)
+					}
+					if c.SQL == "" {
+						empty++
+					}
+				}
+				if tt.chat && empty != parseErrs {
+					t.Errorf("question %d: %d empty candidates, %d parse errors %q", r.QuestionID, empty, parseErrs, r.Errors)
+				}
+				if r.Selected[StrategyGreedy] != 0 || r.Choice() != r.Selected[StrategyVote] {
+					t.Errorf("question %d: selected %v", r.QuestionID, r.Selected)
+				}
+			}
+		})
 	}
 }
