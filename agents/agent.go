@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/template"
 
@@ -208,26 +207,11 @@ func NewExecution(res *sqlexec.Result, err error, class string) Execution {
 	for _, r := range res.Rows[:min(len(res.Rows), MaxShownRows)] {
 		row := make([]string, len(r))
 		for j, v := range r {
-			row[j] = valueText(v)
+			row[j] = v.Display()
 		}
 		e.Rows = append(e.Rows, row)
 	}
 	return e
-}
-
-// valueText writes a value as an agent reads it.
-func valueText(v sqlexec.Value) string {
-	switch v.Kind {
-	case sqlexec.KindNull:
-		return "NULL"
-	case sqlexec.KindInt:
-		return strconv.FormatInt(v.I, 10)
-	case sqlexec.KindFloat:
-		return strconv.FormatFloat(v.F, 'g', 10, 64)
-	case sqlexec.KindBlob:
-		return fmt.Sprintf("x'%x'", v.S)
-	}
-	return v.S
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -316,17 +316,10 @@ func writeResult(b *strings.Builder, r *sqlexec.Result, rows int) {
 
 // cell renders one value for the prompt, truncated.
 func cell(v sqlexec.Value) string {
-	switch v.Kind {
-	case sqlexec.KindNull:
-		return "NULL"
-	case sqlexec.KindInt:
-		return strconv.FormatInt(v.I, 10)
-	case sqlexec.KindFloat:
-		return strconv.FormatFloat(v.F, 'g', 10, 64)
-	case sqlexec.KindBlob:
+	if v.Kind == sqlexec.KindBlob {
 		return fmt.Sprintf("<blob %d bytes>", len(v.S))
 	}
-	return oneLine(v.S, 60)
+	return oneLine(v.Display(), 60)
 }
 
 func truncAll(ss []string) []string {

@@ -16,6 +16,7 @@
 package sqlexec
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -53,6 +54,24 @@ func Int(i int64) Value     { return Value{Kind: KindInt, I: i} }
 func Float(f float64) Value { return Value{Kind: KindFloat, F: f} }
 func Text(s string) Value   { return Value{Kind: KindText, S: s} }
 func Blob(b []byte) Value   { return Value{Kind: KindBlob, S: string(b)} }
+
+// Display writes the value as a person or a model reads it in a result:
+// NULL, integers in decimal, floats with up to 10 significant digits, a
+// blob in SQL's x'..' notation, text as it is. One writer, so that the
+// judge and the agents show a result alike.
+func (v Value) Display() string {
+	switch v.Kind {
+	case KindNull:
+		return "NULL"
+	case KindInt:
+		return strconv.FormatInt(v.I, 10)
+	case KindFloat:
+		return strconv.FormatFloat(v.F, 'g', 10, 64)
+	case KindBlob:
+		return fmt.Sprintf("x'%x'", v.S)
+	}
+	return v.S
+}
 
 // Any returns the value as a Go value: nil, int64, float64, string or []byte.
 func (v Value) Any() any {
