@@ -64,6 +64,56 @@ type sampled struct {
 	collab []bool
 }
 
+// feedbackLabels judges one sampled validator feedback on a candidate
+// whose derived conclusion is positive and whose correctness is
+// candCorrect: INDEP, good when it concludes as derived; COLLAB, good when
+// it accepts a correct candidate, and, when it rejects one (fix), by the
+// fixer's outcome, which the caller supplies. An unreadable feedback is
+// bad both ways.
+func feedbackLabels(text string, positive, candCorrect bool) (indep, collab, fix bool) {
+	v, err := agents.ParseVerdict(text)
+	switch {
+	case err != nil:
+		return false, false, false
+	case v:
+		return v == positive, candCorrect, false
+	}
+	return v == positive, false, true
+}
+
+// pair is one preference pair of a validator prompt.
+type pair struct{ prompt, chosen, rejected string }
+
+// preferencePairs makes one pair per prompt of set (held out or not, as
+// val says) that has a sample labelled good and one labelled bad by kind
+// (PairsIndep or PairsCollab), with different texts: the first of each,
+// in sampling order.
+func preferencePairs(set []*sampled, kind string, val bool) []pair {
+	var out []pair
+	for _, s := range set {
+		if s.val != val {
+			continue
+		}
+		lab := s.indep
+		if kind == PairsCollab {
+			lab = s.collab
+		}
+		ci, ri := -1, -1
+		for j, ok := range lab {
+			if ok && ci < 0 {
+				ci = j
+			}
+			if !ok && ri < 0 {
+				ri = j
+			}
+		}
+		if ci >= 0 && ri >= 0 && s.texts[ci] != s.texts[ri] {
+			out = append(out, pair{s.ex.Prompt, s.texts[ci], s.texts[ri]})
+		}
+	}
+	return out
+}
+
 // agentPairs samples feedbacks of the SFT'd validators, labels them both
 // ways, trains one validator per labelling by offline ORPO and measures
 // every model on every kind of held-out pair.
@@ -131,15 +181,10 @@ func agentPairs(ctx context.Context, o AgentsOptions, sftCk string, recs map[int
 		for j, cm := range outs[i] {
 			s.texts = append(s.texts, cm.Text)
 			need[i][j] = -1
-			v, perr := agents.ParseVerdict(cm.Text)
-			s.indep = append(s.indep, perr == nil && v == s.ex.Positive)
-			switch {
-			case perr != nil:
-				s.collab = append(s.collab, false)
-			case v:
-				s.collab = append(s.collab, c.Correct)
-			default:
-				s.collab = append(s.collab, false) // set from the fix below
+			indep, collab, fix := feedbackLabels(cm.Text, s.ex.Positive, c.Correct)
+			s.indep = append(s.indep, indep)
+			s.collab = append(s.collab, collab) // a fix's outcome replaces it below
+			if fix {
 				pd := agents.PromptData{Prompt: q.Prompt, Question: r.Question, Evidence: r.Evidence, SQL: c.SQL, Result: agents.RenderExecution(c.Exec), Feedback: []string{cm.Text}}
 				fp, err := ts.Render(agents.RoleFixer, pd)
 				if err != nil {
@@ -181,32 +226,7 @@ func agentPairs(ctx context.Context, o AgentsOptions, sftCk string, recs map[int
 		}
 	}
 	rep := &PairsReport{Pairs: map[string]int{}, Checkpoints: map[string]string{}, Accuracy: map[string]float64{}}
-	type pair struct{ prompt, chosen, rejected string }
-	pairsOf := func(kind string, val bool) []pair {
-		var out []pair
-		for _, s := range set {
-			if s.val != val {
-				continue
-			}
-			lab := s.indep
-			if kind == PairsCollab {
-				lab = s.collab
-			}
-			ci, ri := -1, -1
-			for j, ok := range lab {
-				if ok && ci < 0 {
-					ci = j
-				}
-				if !ok && ri < 0 {
-					ri = j
-				}
-			}
-			if ci >= 0 && ri >= 0 && s.texts[ci] != s.texts[ri] {
-				out = append(out, pair{s.ex.Prompt, s.texts[ci], s.texts[ri]})
-			}
-		}
-		return out
-	}
+	pairsOf := func(kind string, val bool) []pair { return preferencePairs(set, kind, val) }
 	// How often the two labellings disagree on a held-out sample.
 	dis, tot := 0, 0
 	for _, s := range set {
