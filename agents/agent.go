@@ -228,6 +228,67 @@ type Agent struct {
 	// MaxTokens is the answer budget; Temperature 0 is greedy.
 	MaxTokens   int
 	Temperature float64
+	// Room, when set, says how many tokens of the backend's context a
+	// prompt leaves (a native model's context is 768 tokens: a planner
+	// prompt, a candidate, its result and a feedback can outgrow it).
+	Room func(prompt string) int
+}
+
+// errNoRoom is recorded for a prompt that cannot fit the agent's context
+// even shortened.
+var errNoRoom = errors.New("the prompt does not fit the model's context, even with the candidate's SQL, result and feedback cut")
+
+// minRoom is the shortest answer each role needs: a feedback line, a
+// query, a letter.
+var minRoom = map[string]int{RoleValidator: 24, RoleFixer: 64, RoleSelector: 2}
+
+// renderFit renders role's template on d and, when the prompt leaves the
+// agent less than the role's shortest answer, renders it again with the
+// reviewed material cut, step by step: result rows, then all feedback
+// but the first, then long SQL. ok is false when even that does not fit.
+func (a *Agent) renderFit(role string, d PromptData) (string, bool, error) {
+	txt, err := a.Templates.Render(role, d)
+	if err != nil || a.Room == nil {
+		return txt, err == nil, err
+	}
+	need := max(minRoom[role], 1)
+	cuts := []func(*PromptData){
+		func(d *PromptData) {
+			d.Result, d.A.Result, d.B.Result = cutRows(d.Result), cutRows(d.A.Result), cutRows(d.B.Result)
+		},
+		func(d *PromptData) {
+			if len(d.Feedback) > 1 {
+				d.Feedback = d.Feedback[:1]
+			}
+			for i := range d.Feedback {
+				d.Feedback[i] = abbreviate(d.Feedback[i], 160)
+			}
+		},
+		func(d *PromptData) {
+			d.SQL, d.A.SQL, d.B.SQL = abbreviate(d.SQL, 300), abbreviate(d.A.SQL, 300), abbreviate(d.B.SQL, 300)
+		},
+	}
+	d.Feedback = append([]string(nil), d.Feedback...)
+	for k := 0; a.Room(txt) < need; k++ {
+		if k == len(cuts) {
+			return "", false, nil
+		}
+		cuts[k](&d)
+		if txt, err = a.Templates.Render(role, d); err != nil {
+			return "", false, err
+		}
+	}
+	return txt, true, nil
+}
+
+// cutRows keeps an execution response's row count and columns
+// (RenderExecution's "3 rows; a | b: ..." up to the first row).
+func cutRows(res string) string {
+	head, _, found := strings.Cut(res, ": ")
+	if !found || strings.HasPrefix(res, "error: ") {
+		return abbreviate(res, 120)
+	}
+	return head
 }
 
 // generate renders nothing: it decodes prompts already rendered, one

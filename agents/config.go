@@ -67,6 +67,8 @@ func (b *Backends) Agent(role, spec string, maxTokens int) (*Agent, error) {
 			b.native[spec] = p
 		}
 		a.Gen, a.Set = p, SetNative
+		ctxLen := p.Model.Cfg.MaxSeq
+		a.Room = func(s string) int { return ctxLen - len(p.Tok.Encode(s)) - 1 }
 		if a.MaxTokens == 0 {
 			a.MaxTokens = map[string]int{RolePlanner: 256, RoleValidator: 64, RoleFixer: 256, RoleSelector: 4}[role]
 		}

@@ -483,9 +483,13 @@ func (p *Pipeline) validate(ctx context.Context, recs []*Record, data func(int, 
 			for _, kind := range p.Kinds {
 				d := base
 				d.Kind, d.SQL, d.Result = kind, c.SQL, RenderExecution(c.Exec)
-				txt, err := a.Templates.Render(RoleValidator, d)
+				txt, ok, err := a.renderFit(RoleValidator, d)
 				if err != nil {
 					return err
+				}
+				if !ok {
+					r.Errors = append(r.Errors, fmt.Sprintf("validator %s on candidate %d: %v", kind, j, errNoRoom))
+					continue
 				}
 				items = append(items, item{i: i, j: j, kind: kind, prompt: txt})
 			}
@@ -507,6 +511,7 @@ func (p *Pipeline) validate(ctx context.Context, recs []*Record, data func(int, 
 			switch {
 			case perr != nil:
 				v.Verdict, v.Error = VerdictBad, perr.Error()
+				r.Errors = append(r.Errors, fmt.Sprintf("validator %s on candidate %d: unreadable: %v", it.kind, it.j, perr))
 			case ok:
 				v.Verdict = VerdictCorrect
 			default:
@@ -548,9 +553,13 @@ func (p *Pipeline) fix(ctx context.Context, recs []*Record, data func(int, strin
 				continue
 			}
 			d.SQL, d.Result, d.Feedback = c.SQL, RenderExecution(c.Exec), feedback
-			txt, err := a.Templates.Render(RoleFixer, d)
+			txt, ok, err := a.renderFit(RoleFixer, d)
 			if err != nil {
 				return err
+			}
+			if !ok {
+				r.Errors = append(r.Errors, fmt.Sprintf("fixer on candidate %d: %v", j, errNoRoom))
+				continue
 			}
 			items = append(items, item{i: i, j: j, prompt: txt})
 		}
@@ -574,6 +583,9 @@ func (p *Pipeline) fix(ctx context.Context, recs []*Record, data func(int, strin
 			continue
 		}
 		sql, perr := a.parseSQL(texts[k])
+		if perr == nil && sql == "" {
+			perr = ErrNoSQL
+		}
 		if perr != nil {
 			r.Errors = append(r.Errors, fmt.Sprintf("fixer on candidate %d: %v", it.j, perr))
 			continue
@@ -622,9 +634,13 @@ func (p *Pipeline) tournament(ctx context.Context, recs []*Record, data func(int
 				d := base
 				d.A = Shown{ca.SQL, RenderExecution(ca.Exec)}
 				d.B = Shown{cb.SQL, RenderExecution(cb.Exec)}
-				txt, err := a.Templates.Render(RoleSelector, d)
+				txt, ok, err := a.renderFit(RoleSelector, d)
 				if err != nil {
 					return err
+				}
+				if !ok {
+					r.Errors = append(r.Errors, fmt.Sprintf("selector on %d vs %d: %v", reps[x], reps[y], errNoRoom))
+					continue
 				}
 				items = append(items, item{i: i, j: reps[x], extra: reps[y], prompt: txt})
 			}
@@ -642,6 +658,7 @@ func (p *Pipeline) tournament(ctx context.Context, recs []*Record, data func(int
 			r.Errors = append(r.Errors, fmt.Sprintf("selector on %d vs %d: %v", it.j, it.extra, errs[k]))
 		} else if w, perr := ParseChoice(m.Text); perr != nil {
 			m.Error = perr.Error()
+			r.Errors = append(r.Errors, fmt.Sprintf("selector on %d vs %d: unreadable: %v", it.j, it.extra, perr))
 		} else if w == 0 {
 			m.Winner = it.j
 		} else {
