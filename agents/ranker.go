@@ -36,7 +36,7 @@ type Ranker struct {
 // RankerFeatures names the features, in order.
 var RankerFeatures = []string{
 	"failed", "empty", "vote_share", "top_group", "greedy", "fix",
-	"mean_logprob", "log_rows", "one_column",
+	"mean_logprob", "group_mass", "group_best_logprob", "log_rows", "one_column",
 	"validator_share", "selection", "condition", "join", "bad_feedback",
 	"tournament_wins",
 }
@@ -76,6 +76,42 @@ func features(r *Record, i int) []float64 {
 	set("fix", b2f(c.Source == SourceFix))
 	if c.Tokens > 0 {
 		set("mean_logprob", c.LogProb/float64(c.Tokens))
+	}
+	if c.Exec.OK && c.Exec.Group >= 0 {
+		// The model's probability of this result: the share of the
+		// sequence probability of the planner's distinct candidates that
+		// fell on this result, and the best per-token log-probability
+		// among the candidates that returned it.
+		mx := math.Inf(-1)
+		for _, d := range r.Candidates {
+			if d.Source != SourceFix && d.Same < 0 && d.Tokens > 0 {
+				mx = max(mx, d.LogProb)
+			}
+		}
+		var all, mine float64
+		best := math.Inf(-1)
+		for _, d := range r.Candidates {
+			if d.Source == SourceFix || d.Tokens == 0 {
+				continue
+			}
+			if d.Exec.Group == c.Exec.Group && d.Exec.OK {
+				best = max(best, d.LogProb/float64(d.Tokens))
+			}
+			if d.Same >= 0 {
+				continue
+			}
+			w := math.Exp(d.LogProb - mx)
+			all += w
+			if d.Exec.OK && d.Exec.Group == c.Exec.Group {
+				mine += w
+			}
+		}
+		if all > 0 {
+			set("group_mass", mine/all)
+		}
+		if !math.IsInf(best, -1) {
+			set("group_best_logprob", best)
+		}
 	}
 	vs := r.validations(i)
 	if len(vs) > 0 {

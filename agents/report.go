@@ -42,6 +42,17 @@ type Report struct {
 	// correctness (scored candidates).
 	ValidatorAccuracy map[string]float64 `json:"validator_accuracy,omitempty"`
 	ValidatorBad      float64            `json:"validator_bad,omitempty"`
+	// Paired compares each strategy with the execution vote question by
+	// question: Wins are the questions only the strategy gets right,
+	// Losses those only the vote does, P the sign test's p-value.
+	Paired map[string]Paired `json:"paired,omitempty"`
+}
+
+// Paired is a question-by-question comparison of two strategies.
+type Paired struct {
+	Wins   int     `json:"wins"`
+	Losses int     `json:"losses"`
+	P      float64 `json:"p"`
 }
 
 // BuildReport computes the report of scored records. Questions without a
@@ -49,7 +60,7 @@ type Report struct {
 // whose chosen candidate is correct by eval's BIRD EX (recorded per
 // candidate at run time); a question with no choice counts as wrong.
 func BuildReport(recs []*Record) *Report {
-	rep := &Report{Errors: map[string]int{}, ValidatorAccuracy: map[string]float64{}}
+	rep := &Report{Errors: map[string]int{}, ValidatorAccuracy: map[string]float64{}, Paired: map[string]Paired{}}
 	levels := map[string]*Row{}
 	var order []string
 	all := &Row{Level: "total", Strategies: map[string]float64{}}
@@ -115,6 +126,21 @@ func BuildReport(recs []*Record) *Report {
 				rw.Strategies[s] += correct(i)
 			}
 		}
+		if v, ok := r.Selected[StrategyVote]; ok {
+			for s, i := range r.Selected {
+				if s == StrategyVote {
+					continue
+				}
+				pr := rep.Paired[s]
+				switch a, b := correct(i), correct(v); {
+				case a > b:
+					pr.Wins++
+				case a < b:
+					pr.Losses++
+				}
+				rep.Paired[s] = pr
+			}
+		}
 		for i, c := range r.Candidates {
 			for _, v := range r.validations(i) {
 				if r.Candidates[i].Same >= 0 {
@@ -147,6 +173,10 @@ func BuildReport(recs []*Record) *Report {
 		for s := range rw.Strategies {
 			rw.Strategies[s] = 100 * rw.Strategies[s] / n
 		}
+	}
+	for s, pr := range rep.Paired {
+		pr.P = eval.SignTest(pr.Wins, pr.Losses)
+		rep.Paired[s] = pr
 	}
 	for k, n := range vN {
 		rep.ValidatorAccuracy[k] = 100 * float64(vOK[k]) / float64(n)
@@ -219,10 +249,15 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 	}
 	t := rep.Rows[len(rep.Rows)-1]
 	if gap := t.PassK - t.Planner1; gap > 0 {
-		b.WriteString("\nShare of the oracle, and of the greedy -> oracle gap closed (total):\n\n| strategy | EX | % of oracle | gap closed |\n|---|---|---|---|\n")
+		b.WriteString("\nShare of the oracle, of the greedy -> oracle gap closed (total), and against the vote question by question (questions only it gets right / only the vote does, sign test):\n\n| strategy | EX | % of oracle | gap closed | vs vote | p |\n|---|---|---|---|---|---|\n")
 		for _, s := range strat {
 			ex := t.Strategies[s]
-			fmt.Fprintf(&b, "| %s | %.1f | %.1f%% | %.0f%% |\n", s, ex, 100*ex/t.PassK, 100*(ex-t.Planner1)/gap)
+			fmt.Fprintf(&b, "| %s | %.1f | %.1f%% | %.0f%% |", s, ex, 100*ex/t.PassK, 100*(ex-t.Planner1)/gap)
+			if pr, ok := rep.Paired[s]; ok {
+				fmt.Fprintf(&b, " +%d / -%d | %.3g |\n", pr.Wins, pr.Losses, pr.P)
+			} else {
+				b.WriteString(" - | - |\n")
+			}
 		}
 	}
 	if len(rep.ValidatorAccuracy) > 0 {

@@ -276,7 +276,7 @@ question. Train it on rollouts of questions the ranker will not be judged on
 				}
 				fmt.Printf("ranker on %d questions (%d with a correct and a wrong candidate), %d candidates: loss %.4f\n", rk.Questions, rk.Informative, rk.Candidates, rk.Loss)
 				for i, f := range rk.Features {
-					fmt.Printf("  %-16s %+.3f\n", f, rk.Weights[i])
+					fmt.Printf("  %-20s %+.3f\n", f, rk.Weights[i])
 				}
 				return nil
 			}
