@@ -17,6 +17,15 @@ import (
 type Backends struct {
 	// Remote builds a remote backend from a URL spec; nil refuses them.
 	Remote func(spec string) (Generator, error)
+	// RemoteSet is the template set remote agents read: SetChat (the
+	// default: a chat model answering in the recipe's formats) or
+	// SetNative (a server of a native checkpoint, `sqlrl serve-model`,
+	// over /v1/completions: the native prompts, guided by the server).
+	RemoteSet string
+	// Native, when set, is the checkpoint whose prompt format and context
+	// native prompts are written for when no native agent is loaded
+	// (remote agents reading native prompts).
+	NativePrompts string
 	// Templates is the folder of edited templates (LoadTemplates).
 	TemplateDir string
 
@@ -48,8 +57,18 @@ func (b *Backends) Agent(role, spec string, maxTokens int) (*Agent, error) {
 			return nil, fmt.Errorf("%s %s: %w", role, spec, err)
 		}
 		a.Gen, a.Set = g, SetChat
+		if b.RemoteSet == SetNative {
+			a.Set = SetNative
+			if err := b.loadFirst(); err != nil {
+				return nil, fmt.Errorf("%s %s: %w", role, spec, err)
+			}
+			a.Room = room(b.first)
+		}
 		if a.MaxTokens == 0 {
 			a.MaxTokens = 1024
+			if a.Set == SetNative {
+				a.MaxTokens = nativeMax[role]
+			}
 		}
 	} else {
 		p, ok := b.native[spec]
@@ -67,10 +86,9 @@ func (b *Backends) Agent(role, spec string, maxTokens int) (*Agent, error) {
 			b.native[spec] = p
 		}
 		a.Gen, a.Set = p, SetNative
-		ctxLen := p.Model.Cfg.MaxSeq
-		a.Room = func(s string) int { return ctxLen - len(p.Tok.Encode(s)) - 1 }
+		a.Room = room(p)
 		if a.MaxTokens == 0 {
-			a.MaxTokens = map[string]int{RolePlanner: 256, RoleValidator: 64, RoleFixer: 256, RoleSelector: 4}[role]
+			a.MaxTokens = nativeMax[role]
 		}
 	}
 	ts, err := LoadTemplates(a.Set, b.TemplateDir)
@@ -79,6 +97,32 @@ func (b *Backends) Agent(role, spec string, maxTokens int) (*Agent, error) {
 	}
 	a.Templates = ts
 	return a, nil
+}
+
+// room counts what a prompt leaves of p's context, as Generate encodes it.
+func room(p *policy.Policy) func(string) int {
+	ctxLen := p.Model.Cfg.MaxSeq
+	return func(s string) int { return ctxLen - len(p.Tok.Encode(s)) - 1 }
+}
+
+// nativeMax is each role's answer budget on the native model.
+var nativeMax = map[string]int{RolePlanner: 256, RoleValidator: 64, RoleFixer: 256, RoleSelector: 4}
+
+// loadFirst loads NativePrompts as the policy native prompts are written
+// for, unless a native agent already is.
+func (b *Backends) loadFirst() error {
+	if b.first != nil {
+		return nil
+	}
+	if b.NativePrompts == "" {
+		return fmt.Errorf("remote agents reading native prompts need a native checkpoint to write them for (its tokenizer and context)")
+	}
+	p, err := policy.Load(b.NativePrompts)
+	if err != nil {
+		return err
+	}
+	b.first = p
+	return nil
 }
 
 // Native returns the first native policy loaded (nil when none): its

@@ -87,6 +87,8 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 			splitSeed := fs.Uint64("split-seed", 1, "with -split holdout: the seed of the SFT/holdout split (as sqlrl train sft -split-seed)")
 			apiKey := fs.String("api-key", os.Getenv("OPENAI_API_KEY"), "API key of remote agents ($OPENAI_API_KEY)")
 			timeout := fs.Duration("remote-timeout", 2*time.Minute, "time limit of one remote call")
+			remoteAPI := fs.String("remote-api", "chat", "remote agents' API: chat (a chat model, chat templates) or completions (a native checkpoint served by 'sqlrl serve-model', native templates)")
+			nativePrompts := fs.String("native-prompts", "", "with -remote-api completions and no native agent: the served checkpoint, whose prompt format native prompts are written in")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return usagef("want one benchmark directory, got %d arguments", len(args))
@@ -108,9 +110,15 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 				if *limit > 0 && *limit < len(exs) {
 					exs = exs[:*limit]
 				}
-				be := &agents.Backends{TemplateDir: *prompts, Remote: func(spec string) (agents.Generator, error) {
-					return remoteAgent(spec, *apiKey, *timeout)
+				if *remoteAPI != "chat" && *remoteAPI != "completions" {
+					return usagef("-remote-api %q: want chat or completions", *remoteAPI)
+				}
+				be := &agents.Backends{TemplateDir: *prompts, NativePrompts: *nativePrompts, Remote: func(spec string) (agents.Generator, error) {
+					return remoteAgent(spec, *apiKey, *timeout, *remoteAPI == "chat")
 				}}
+				if *remoteAPI == "completions" {
+					be.RemoteSet = agents.SetNative
+				}
 				p := &agents.Pipeline{K: *k, Temperature: *temp, TopP: *topP, Seed: *seed, Guide: *guide, FixWhen: *fixWhen, Final: *final, TournamentSize: *tour}
 				sets := map[string]bool{}
 				for _, x := range []struct {
@@ -408,13 +416,13 @@ func pipelineQuestions(dir, split string, sftFraction float64, seed uint64) ([]d
 	return b.Examples, b.DBRoot, nil
 }
 
-// remoteAgent builds a chat backend from URL#MODEL.
-func remoteAgent(spec, key string, timeout time.Duration) (agents.Generator, error) {
+// remoteAgent builds a remote backend from URL#MODEL.
+func remoteAgent(spec, key string, timeout time.Duration, chat bool) (agents.Generator, error) {
 	base, model, _ := strings.Cut(spec, "#")
 	if _, err := url.ParseRequestURI(base); err != nil {
 		return nil, fmt.Errorf("bad URL: %w", err)
 	}
-	return &agents.Remote{Chat: true, Client: &llmclient.Client{BaseURL: strings.TrimSuffix(base, "/"), Model: model, APIKey: key, Timeout: timeout, Retries: 2}}, nil
+	return &agents.Remote{Chat: chat, Client: &llmclient.Client{BaseURL: strings.TrimSuffix(base, "/"), Model: model, APIKey: key, Timeout: timeout, Retries: 2}}, nil
 }
 
 // writeStrategyPreds writes, per strategy, sqlrl's JSONL predictions of
