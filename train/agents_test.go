@@ -24,9 +24,9 @@ func TestFeedbackLabels(t *testing.T) {
 	}{
 		{"Selects x as asked. Conclude: correct.", true, true, true, true, false},
 		{"Selects x as asked. Conclude: correct.", false, false, false, false, false}, // accepts a wrong one
-		{"Misses a filter. Conclude: incorrect.", false, false, true, false, true},     // the fix decides
-		{"Misses a filter. Conclude: incorrect.", true, true, false, false, true},      // rejects a right one: the fix decides
-		{"Conclude: correct. Conclude: incorrect.", true, true, false, false, false},   // two conclusions: bad
+		{"Misses a filter. Conclude: incorrect.", false, false, true, false, true},    // the fix decides
+		{"Misses a filter. Conclude: incorrect.", true, true, false, false, true},     // rejects a right one: the fix decides
+		{"Conclude: correct. Conclude: incorrect.", true, true, false, false, false},  // two conclusions: bad
 		{"garbage", false, false, false, false, false},
 	}
 	for _, tc := range tests {
