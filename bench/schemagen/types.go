@@ -48,6 +48,8 @@ type Table struct {
 	// Rows hold the data, one value per column in Columns' order: nil
 	// (NULL), int64, float64 or string.
 	Rows [][]any
+
+	spec *tableSpec
 }
 
 // Noun is a phrase with its plural ("patient", "patients").
@@ -86,7 +88,12 @@ type Column struct {
 	Type string
 	Role string
 	// Codes maps each stored code to its meaning (RoleCode, RoleFlag).
+	// Integer codes and 0/1 flags are keyed by their decimal text ("1").
 	Codes map[string]string
+	// Values lists the canonical values of a RoleCategory column (before
+	// any case or whitespace dirt), most frequent first: a question that
+	// names a category names one of these.
+	Values []string
 	// Unit of a measure ("USD", "kg").
 	Unit string
 	// Formats lists the text formats its dates or numbers are stored in
@@ -97,4 +104,28 @@ type Column struct {
 	// "near_duplicate", "mixed_format"); NullShare is the share of NULLs.
 	Dirty     []string
 	NullShare float64
+	// Abbreviated says Name is not plain words (pt_adm_dt, amt_usd): its
+	// meaning is only in Phrase and Description.
+	Abbreviated bool
+
+	spec     *attrSpec
+	refTable *Table
 }
+
+// Dirt kinds recorded in Column.Dirty.
+const (
+	DirtCase          = "case"           // some values in another case ("CARDIOLOGY", "cardiology")
+	DirtSpace         = "space"          // some values with leading or trailing spaces
+	DirtNearDuplicate = "near_duplicate" // some names are variants of others ("Jon Smith"/"John Smith")
+	DirtMixedFormat   = "mixed_format"   // dates or numbers as text in more than one format (Formats)
+	DirtNumberText    = "number_text"    // a number stored as text with '$' or ',' (Formats)
+)
+
+// Formats of dates and numbers stored as text, as Go reference layouts
+// (dates) or examples (numbers).
+const (
+	FormatISODate    = "2006-01-02"
+	FormatUSDate     = "01/02/2006"
+	FormatMoneyText  = "$1,234.50" // '$', thousands commas, two decimals
+	FormatPlainFloat = "1234.5"    // plain decimal text
+)
