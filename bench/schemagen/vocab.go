@@ -122,7 +122,9 @@ func parseDomains(src string) ([]*domainSpec, error) {
 	var d *domainSpec
 	var t *tableSpec
 	for ln, line := range strings.Split(src, "\n") {
-		where := func(err error) error { return fmt.Errorf("vocabulary line %d %q: %w", ln+1, strings.TrimSpace(line), err) }
+		where := func(err error) error {
+			return fmt.Errorf("vocabulary line %d %q: %w", ln+1, strings.TrimSpace(line), err)
+		}
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			continue
