@@ -43,7 +43,7 @@ func order(db *DB) []*Table {
 		}
 		done[t] = true
 		for _, c := range t.Columns {
-			if c.refTable != nil && c.refTable != t {
+			if c.refTable != nil && c.refTable != t && !c.spec.optional {
 				visit(c.refTable)
 			}
 		}
@@ -135,6 +135,7 @@ func fill(db *DB, r, dr *rand.Rand) error {
 			return fmt.Errorf("fill %s: %w", t.Name, err)
 		}
 	}
+	fillDeferred(db, r)
 	dirty(db, dr)
 	for _, t := range db.Tables {
 		describeValues(t)
@@ -158,7 +159,7 @@ func fillTable(t *Table, n int, r *rand.Rand) error {
 		}
 		switch c.Role {
 		case RoleFK:
-			if c.refTable != t {
+			if c.refTable != t && len(c.refTable.Rows) > 0 {
 				k := len(c.refTable.Rows)
 				g.parent = newZipf(k, 0.2+r.Float64()*0.7)
 				g.pperm = r.Perm(k)
@@ -217,6 +218,30 @@ func fillTable(t *Table, n int, r *rand.Rand) error {
 		return fmt.Errorf("no rows")
 	}
 	return nil
+}
+
+// fillDeferred fills optional keys into tables filled after their own
+// (department.chair_id -> faculty, faculty.department_id -> department).
+func fillDeferred(db *DB, r *rand.Rand) {
+	for _, t := range db.Tables {
+		for i, c := range t.Columns {
+			if c.Role != RoleFK || c.refTable == t {
+				continue
+			}
+			empty := true
+			for _, row := range t.Rows {
+				empty = empty && row[i] == nil
+			}
+			if !empty {
+				continue
+			}
+			k := len(c.refTable.Rows)
+			g := &colGen{parent: newZipf(k, 0.2+r.Float64()*0.7), pperm: r.Perm(k)}
+			for _, row := range t.Rows {
+				row[i] = drawParent(g, r)
+			}
+		}
+	}
 }
 
 func drawParent(g *colGen, r *rand.Rand) int64 {
@@ -312,6 +337,9 @@ func draw(t *Table, c *Column, g *colGen, ctx *rowCtx, row int, r *rand.Rand, ca
 				return nil, nil
 			}
 			return int64(r.IntN(max(1, row/3)) + 1), nil
+		}
+		if g.parent == nil {
+			return nil, nil // filled by fillDeferred once the parent is
 		}
 		return drawParent(g, r), nil
 	case "name":
