@@ -239,6 +239,18 @@ func choose(d *domainSpec, r *rand.Rand) ([]*tableSpec, map[*tableSpec][]*attrSp
 		in[opt[0]], opt = true, opt[1:]
 		closure()
 	}
+	for {
+		tables, attrs, cols := chooseAttrs(d, r, in, byName)
+		if cols >= MinColumns || len(opt) == 0 || len(tables) >= MaxTables {
+			return tables, attrs
+		}
+		in[opt[0]], opt = true, opt[1:]
+		closure()
+	}
+}
+
+// chooseAttrs samples the optional columns of the chosen tables.
+func chooseAttrs(d *domainSpec, r *rand.Rand, in map[*tableSpec]bool, byName map[string]*tableSpec) ([]*tableSpec, map[*tableSpec][]*attrSpec, int) {
 	attrs := map[*tableSpec][]*attrSpec{}
 	var optAttrs []*attrSpec
 	owner := map[*attrSpec]*tableSpec{}
@@ -291,7 +303,7 @@ func choose(d *domainSpec, r *rand.Rand) ([]*tableSpec, map[*tableSpec][]*attrSp
 			}
 		}
 	}
-	return tables, attrs
+	return tables, attrs, cols
 }
 
 // dependedOn says whether an "after" column of t is computed from a.
