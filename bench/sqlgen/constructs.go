@@ -27,22 +27,22 @@ var constructs = [numTiers][]construct{
 		{"plain_join2", 0.26, func(x *g) *cand { return x.plain(2, false) }},
 		{"group_join", 0.08, func(x *g) *cand { return x.group(true) }},
 		{"having", 0.08, (*g).having},
-		{"percentage", 0.11, func(x *g) *cand { return x.percentage(1) }},
-		{"ratio", 0.05, func(x *g) *cand { return x.ratio(1) }},
-		{"arith", 0.05, func(x *g) *cand { return x.arith(1) }},
-		{"above_avg", 0.07, (*g).aboveAvg},
+		{"percentage", 0.08, func(x *g) *cand { return x.percentage(1) }},
+		{"ratio", 0.03, func(x *g) *cand { return x.ratio(1) }},
+		{"arith", 0.03, func(x *g) *cand { return x.arith(1) }},
+		{"above_avg", 0.04, (*g).aboveAvg},
 		{"top_agg", 0.14, (*g).topAgg},
-		{"in_sub", 0.05, (*g).inSub},
+		{"in_sub", 0.03, (*g).inSub},
 		{"plain_join1_agg", 0.11, func(x *g) *cand { return x.plain(1, true) }},
 	},
 	Challenging: {
-		{"percentage2", 0.46, func(x *g) *cand { return x.percentage(2) }},
-		{"long_chain", 0.22, func(x *g) *cand { return x.plain(3+x.r.IntN(4), false) }},
-		{"set_op", 0.06, (*g).setOp},
+		{"percentage2", 0.18, func(x *g) *cand { return x.percentage(2) }},
+		{"long_chain", 0.46, func(x *g) *cand { return x.plain(3+x.r.IntN(4), false) }},
+		{"set_op", 0.08, (*g).setOp},
 		{"window", 0.05, (*g).window},
 		{"correlated", 0.04, (*g).correlated},
-		{"nested", 0.04, (*g).nested},
-		{"arith2", 0.12, func(x *g) *cand { return x.arith(2) }},
+		{"nested", 0.02, (*g).nested},
+		{"arith2", 0.03, func(x *g) *cand { return x.arith(2) }},
 	},
 }
 
@@ -74,7 +74,7 @@ func pluralPhrase(p string) string {
 // plain: a count, a list of names or an aggregate over a subject reached
 // through n joins. agg forces an aggregate of a measure.
 func (x *g) plain(n int, agg bool) *cand {
-	fwd := agg && x.coin(0.7)
+	fwd := agg && x.coin(0.9)
 	s := x.withPaths(n, fwd, func(t *tbl) bool { return !agg || len(t.ofKind(kNum)) > 0 })
 	if s == nil {
 		return nil
@@ -348,8 +348,13 @@ func (x *g) percentage(n int) *cand {
 	c.feat(f.feats...)
 	c.need = append(c.need, f.need...)
 	c.opt = append(c.opt, f.opt...)
-	c.feat("case", "cast", "percentage", "arithmetic")
-	c.sql = fmt.Sprintf("SELECT CAST(SUM(CASE WHEN %s THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(*) %s%s", f.sql, sub.from, sub.whereSQL())
+	c.feat("case", "percentage", "arithmetic")
+	if x.coin(0.6) {
+		c.feat("cast")
+		c.sql = fmt.Sprintf("SELECT CAST(SUM(CASE WHEN %s THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(*) %s%s", f.sql, sub.from, sub.whereSQL())
+	} else {
+		c.sql = fmt.Sprintf("SELECT SUM(CASE WHEN %s THEN 1 ELSE 0 END) * 100.0 / COUNT(*) %s%s", f.sql, sub.from, sub.whereSQL())
+	}
 	c.question = fill(x.pick([]string{"Among {np}, what percentage are the ones {f}?", "What percentage of {np} are {many} {f}?", "Among the {np}, what is the percentage of those {f}?", "Calculate the percentage of {many} {f} among the {np}."}), "np", sub.np, "many", s.t.Noun.Many, "f", f.words)
 	c.opt = append(c.opt, fmt.Sprintf("The percentage is the number of %s %s divided by the number of %s, times 100.", s.t.Noun.Many, f.words, sub.np))
 	return c
@@ -557,7 +562,7 @@ func (x *g) setOp() *cand {
 
 // window: per category, the subject ranked first by a measure.
 func (x *g) window() *cand {
-	s := x.table(func(t *tbl) bool { return t.name != nil && len(t.ofKind(kNum)) > 0 && len(t.ofKind(kCat)) > 0 })
+	s := x.withPaths(1, true, func(t *tbl) bool { return t.name != nil && len(t.ofKind(kNum)) > 0 && len(t.ofKind(kCat)) > 0 })
 	if s == nil {
 		return nil
 	}
@@ -566,7 +571,12 @@ func (x *g) window() *cand {
 	if len(gc.vals) > 25 {
 		return nil
 	}
+	sub, ok := x.compose(s, 1, true, 0)
+	if !ok {
+		return nil
+	}
 	c := newCand()
+	c.take(sub)
 	c.feat("window_rank", "subquery_from")
 	if gc.dirtyText {
 		c.feat("dirty_text")
@@ -579,9 +589,9 @@ func (x *g) window() *cand {
 	if x.coin(0.35) {
 		desc, hi = "", x.pick([]string{"lowest", "smallest"})
 	}
-	where := []string{m.numExpr("T1") + " IS NOT NULL", gc.ref("T1") + " IS NOT NULL"}
-	c.sql = fmt.Sprintf("SELECT grp, name FROM (SELECT %s AS grp, %s AS name, %s OVER (PARTITION BY %s ORDER BY %s%s) AS rk FROM %s AS T1 WHERE %s) WHERE rk = 1",
-		gc.catExpr("T1"), s.name.ref("T1"), fn, gc.catExpr("T1"), m.numExpr("T1"), desc, ident(s.t.Name), strings.Join(where, " AND "))
+	where := append(append([]string(nil), sub.where...), m.numExpr("T1")+" IS NOT NULL", gc.ref("T1")+" IS NOT NULL")
+	c.sql = fmt.Sprintf("SELECT grp, name FROM (SELECT %s AS grp, %s AS name, %s OVER (PARTITION BY %s ORDER BY %s%s) AS rk %s WHERE %s) WHERE rk = 1",
+		gc.catExpr("T1"), s.name.ref("T1"), fn, gc.catExpr("T1"), m.numExpr("T1"), desc, sub.from, strings.Join(where, " AND "))
 	c.check = func(rows [][]string) bool {
 		seen := map[string]bool{}
 		for _, r := range rows {
@@ -592,34 +602,42 @@ func (x *g) window() *cand {
 		}
 		return true
 	}
-	c.question = fill(x.pick([]string{"For each {g}, which {one} has the {hi} {p}? Give the {g} and the {n}.", "Name the {one} with the {hi} {p} in every {g}, along with the {g}.", "List each {g} with the {n} of the {one} whose {p} ranks first ({hi}) within it."}), "g", gc.c.Phrase, "one", s.t.Noun.One, "hi", hi, "p", m.c.Phrase, "n", s.name.c.Phrase)
+	c.question = fill(x.pick([]string{"Among the {np}, which one has the {hi} {p} in each {g}? Give the {g} and the {n}.", "For every {g}, name the {one} with the {hi} {p} among the {np}, along with the {g}.", "Considering only {np}, list each {g} with the {n} of the {one} whose {p} ranks first ({hi}) within it."}), "np", sub.np, "g", gc.c.Phrase, "one", s.t.Noun.One, "hi", hi, "p", m.c.Phrase, "n", s.name.c.Phrase)
 	return c
 }
 
 // correlated: subjects above the average of their own category.
 func (x *g) correlated() *cand {
-	s := x.table(func(t *tbl) bool { return len(t.ofKind(kNum)) > 0 && len(t.ofKind(kCat)) > 0 })
+	s := x.withPaths(1, true, func(t *tbl) bool { return len(t.ofKind(kNum)) > 0 && len(t.ofKind(kCat)) > 0 })
 	if s == nil {
 		return nil
 	}
 	cs, nums := s.ofKind(kCat), s.ofKind(kNum)
 	gc, m := cs[x.r.IntN(len(cs))], nums[x.r.IntN(len(nums))]
+	sub, ok := x.compose(s, 1, true, 0)
+	if !ok {
+		return nil
+	}
 	c := newCand()
+	c.take(sub)
 	c.correlated = true
 	c.feat("subquery_correlated", "avg")
 	if gc.dirtyText {
 		c.feat("dirty_text")
 	}
-	cond := fmt.Sprintf("%s > (SELECT AVG(%s) FROM %s AS T2 WHERE %s = %s)", m.numExpr("T1"), m.numExpr("T2"), ident(s.t.Name), gc.catExpr("T2"), gc.catExpr("T1"))
+	// The inner query's alias is past the outer path's.
+	in := alias(len(sub.p) + 2)
+	cond := fmt.Sprintf("%s > (SELECT AVG(%s) FROM %s AS %s WHERE %s = %s)", m.numExpr("T1"), m.numExpr(in), ident(s.t.Name), in, gc.catExpr(in), gc.catExpr("T1"))
+	w := " WHERE " + strings.Join(append(append([]string(nil), sub.where...), cond), " AND ")
 	if s.name != nil && x.coin(0.5) {
 		c.feat("list")
-		c.sql = fmt.Sprintf("SELECT %s FROM %s AS T1 WHERE %s", s.name.ref("T1"), ident(s.t.Name), cond)
-		c.question = fill(x.pick([]string{"Which {many} have a {p} above the average {p} of {many} with the same {g}? List their {ns}.", "List the {ns} of {many} whose {p} exceeds the average for their {g}.", "Name the {many} with a higher {p} than the mean {p} of their {g}."}), "many", s.t.Noun.Many, "p", m.c.Phrase, "g", gc.c.Phrase, "ns", pluralPhrase(s.name.c.Phrase))
+		c.sql = fmt.Sprintf("SELECT %s %s%s", s.name.ref("T1"), sub.from, w)
+		c.question = fill(x.pick([]string{"Which {np} have a {p} above the average {p} of all {many} with the same {g}? List their {ns}.", "List the {ns} of {np} whose {p} exceeds the average for their {g}.", "Name the {np} with a higher {p} than the mean {p} of all {many} of their {g}."}), "np", sub.np, "many", s.t.Noun.Many, "p", m.c.Phrase, "g", gc.c.Phrase, "ns", pluralPhrase(s.name.c.Phrase))
 		return c
 	}
 	c.feat("count")
-	c.sql = fmt.Sprintf("SELECT COUNT(*) FROM %s AS T1 WHERE %s", ident(s.t.Name), cond)
-	c.question = fill(x.pick([]string{"How many {many} have a {p} above the average {p} of {many} with the same {g}?", "Count the {many} whose {p} exceeds the average for their {g}.", "What is the number of {many} with a higher {p} than the mean {p} of their {g}?"}), "many", s.t.Noun.Many, "p", m.c.Phrase, "g", gc.c.Phrase)
+	c.sql = fmt.Sprintf("SELECT COUNT(*) %s%s", sub.from, w)
+	c.question = fill(x.pick([]string{"How many {np} have a {p} above the average {p} of all {many} with the same {g}?", "Count the {np} whose {p} exceeds the average for their {g}.", "What is the number of {np} with a higher {p} than the mean {p} of all {many} of their {g}?"}), "np", sub.np, "many", s.t.Noun.Many, "p", m.c.Phrase, "g", gc.c.Phrase)
 	return c
 }
 

@@ -506,7 +506,7 @@ func (c *col) numExpr(a string) string {
 
 // yearExpr and monthExpr read a date's year ("2021") and month
 // ("2021-03") in every stored format.
-func (c *col) yearExpr(a string) string { return c.datePart(a, false) }
+func (c *col) yearExpr(a string) string  { return c.datePart(a, false) }
 func (c *col) monthExpr(a string) string { return c.datePart(a, true) }
 
 func (c *col) datePart(a string, month bool) string {

@@ -78,7 +78,7 @@ func (x *g) withPaths(n int, fwd bool, ok func(*tbl) bool) *tbl {
 }
 
 func (x *g) pick(ws []string) string { return ws[x.r.IntN(len(ws))] }
-func (x *g) coin(p float64) bool    { return x.r.Float64() < p }
+func (x *g) coin(p float64) bool     { return x.r.Float64() < p }
 
 func article(w string) string {
 	if w == "" {

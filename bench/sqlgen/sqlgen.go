@@ -369,4 +369,3 @@ func informative(res *sqlexec.Result) bool {
 	}
 	return true
 }
-

@@ -24,7 +24,7 @@ type fixture struct {
 	st  *Stats
 }
 
-const perDB = 300
+const perDB = 500
 
 var (
 	fixOnce sync.Once
@@ -129,7 +129,6 @@ func TestGoldsVerify(t *testing.T) {
 		}
 	}
 }
-
 
 // TestConstructs: every construct of the grammar appears in the fixtures.
 func TestConstructs(t *testing.T) {
