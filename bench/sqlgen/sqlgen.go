@@ -22,7 +22,7 @@
 //	| tier        | share | JOIN | subquery | CASE | CAST | arithmetic | set op | window |
 //	|-------------|------:|-----:|---------:|-----:|-----:|-----------:|-------:|-------:|
 //	| simple      |   60% |  75% |       2% |   2% |   3% |         4% |     0% |     0% |
-//	| moderate    |   30% |  96% |       6% |  14% |  11% |        19% |     3% |     3% |
+//	| moderate    |   30% |  96% |       6% |  14% |  11% |        19% |     0% |     0% |
 //	| challenging |   10% | 100% |      13% |  46% |  33% |        46% |     0% |     0% |
 //
 // The rule: challenging when the SQL has a set operation, a window, two or
