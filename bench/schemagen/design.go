@@ -114,6 +114,9 @@ func Design(domain string, seed uint64) (*DB, error) {
 			id := &Column{Name: nm.idName(ts), Phrase: t.Noun.One + " id", Type: "INTEGER", Role: RoleID,
 				Description: "Unique identifier of the " + t.Noun.One + "."}
 			id.Abbreviated = id.Name != "id" && id.Name != ts.name+"_id"
+			if id.Abbreviated {
+				id.Description = "Unique identifier of the " + t.Noun.One + " (" + id.Name + " abbreviates " + id.Phrase + ")."
+			}
 			t.Columns = append(t.Columns, id)
 			t.PK = []string{id.Name}
 		}

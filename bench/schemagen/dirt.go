@@ -60,6 +60,15 @@ func dirty(db *DB, r *rand.Rand) {
 	for _, x := range pick(dups, 0.35) {
 		nearDuplicates(x.t, x.i, r)
 	}
+	// Case and space dirt stay off near-duplicate columns: a question about
+	// one must be answerable by the name as it is spelled.
+	var clean []dirtTarget
+	for _, x := range caseable {
+		if len(x.t.Columns[x.i].Dirty) == 0 {
+			clean = append(clean, x)
+		}
+	}
+	caseable = clean
 	for _, x := range nullable {
 		if r.Float64() < 0.6 {
 			share := 0.03 + 0.27*r.Float64()
@@ -134,6 +143,12 @@ func dirty(db *DB, r *rand.Rand) {
 				}
 			}
 		}
+		for _, row := range x.t.Rows {
+			if s, ok := row[x.i].(string); ok && n == 0 && strings.ToUpper(s) != s {
+				row[x.i] = strings.ToUpper(s)
+				n++
+			}
+		}
 		if n > 0 {
 			c.Dirty = append(c.Dirty, DirtCase)
 		}
@@ -152,6 +167,12 @@ func dirty(db *DB, r *rand.Rand) {
 				default:
 					row[x.i] = s + "  "
 				}
+				n++
+			}
+		}
+		for _, row := range x.t.Rows {
+			if s, ok := row[x.i].(string); ok && n == 0 {
+				row[x.i] = s + " "
 				n++
 			}
 		}

@@ -17,7 +17,7 @@ entity game_title/game_titles 80 gm
 lookup platform/platforms 7
   name name PC;PlayStation 5;Xbox Series;Switch;iOS;Android;Steam Deck;PlayStation 4
   handheld flag
-link game_release/game_releases 200 rel
+entity game_release/game_releases 200 rel
   game_title_id ref game_title releasing
   platform_id ref platform on
   release_date date 2012 2024

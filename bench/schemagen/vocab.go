@@ -346,6 +346,9 @@ func checkDomain(d *domainSpec) error {
 				if rt == nil {
 					return fmt.Errorf("domain %s: table %s: column %s: unknown table %s", d.name, t.name, a.name, a.ref)
 				}
+				if rt.kind == KindLink {
+					return fmt.Errorf("domain %s: table %s: column %s refers to link table %s, which has no single key", d.name, t.name, a.name, a.ref)
+				}
 				if rt == t && !a.optional {
 					return fmt.Errorf("domain %s: table %s: self reference %s must be optional (the first row has no parent)", d.name, t.name, a.name)
 				}
