@@ -256,6 +256,9 @@ func choose(d *domainSpec, r *rand.Rand) ([]*tableSpec, map[*tableSpec][]*attrSp
 func chooseAttrs(d *domainSpec, r *rand.Rand, in map[*tableSpec]bool, byName map[string]*tableSpec) ([]*tableSpec, map[*tableSpec][]*attrSpec, int) {
 	attrs := map[*tableSpec][]*attrSpec{}
 	var optAttrs []*attrSpec
+	// Databases differ in how much of the vocabulary they keep: some are
+	// lean, some carry every optional column.
+	keepP, bookP := 0.7+0.3*r.Float64(), 0.3+0.6*r.Float64()
 	owner := map[*attrSpec]*tableSpec{}
 	keep := map[*attrSpec]bool{}
 	cols := 0
@@ -274,7 +277,7 @@ func chooseAttrs(d *domainSpec, r *rand.Rand, in map[*tableSpec]bool, byName map
 			if !a.optional {
 				keep[a] = true
 				cols++
-			} else if r.Float64() < 0.75 {
+			} else if p := keepP; (a.bookkeeping && r.Float64() < bookP) || (!a.bookkeeping && r.Float64() < p) {
 				keep[a] = true
 				cols++
 				optAttrs = append(optAttrs, a)

@@ -49,6 +49,7 @@ type attrSpec struct {
 	lo, hi             float64
 	unit               string
 	ref                string // ref: target table
+	bookkeeping        bool   // added to every table of its kind (addBookkeeping)
 }
 
 func (a *attrSpec) role() string {
@@ -181,8 +182,46 @@ func parseDomains(src string) ([]*domainSpec, error) {
 		if err := checkDomain(d); err != nil {
 			return nil, err
 		}
+		for _, t := range d.tables {
+			if err := addBookkeeping(t); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return out, nil
+}
+
+// bookkeeping are the optional columns real tables accumulate besides their
+// subject (who entered a row, when, free notes, an active flag): they widen
+// schemas towards BIRD's 72 columns a database and are distractors for the
+// questions, which seldom need them.
+var bookkeeping = map[string][]string{
+	KindEntity: {"record_created? date 2010 2024 | record creation date", "status_code? code A=Active;I=Inactive;P=Pending review",
+		"notes? text Verified;Follow up needed;Migrated from legacy system;See attached file;Updated on request;Checked twice"},
+	KindEvent: {"entered_by? name gen person | clerk who entered the record", "last_modified? date 2023 2024 | last modification date",
+		"source_system? code W=Web form;M=Manual entry;I=Import;A=API"},
+	KindLookup: {"sort_order? count 1 30", "is_active? flag | active", "description? text Standard;Legacy;Seasonal;Regional;Core;Experimental"},
+	KindLink:   {"linked_on? date 2012 2024 | date the link was recorded"},
+}
+
+func addBookkeeping(t *tableSpec) error {
+	have := map[string]bool{}
+	for _, a := range t.attrs {
+		have[a.name] = true
+	}
+	for _, line := range bookkeeping[t.kind] {
+		as, err := parseAttr(line)
+		if err != nil {
+			return fmt.Errorf("bookkeeping column %q: %w", line, err)
+		}
+		for _, a := range as {
+			if !have[a.name] {
+				a.bookkeeping = true
+				t.attrs = append(t.attrs, a)
+			}
+		}
+	}
+	return nil
 }
 
 func num(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
