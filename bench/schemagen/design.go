@@ -164,7 +164,7 @@ func Design(domain string, seed uint64) (*DB, error) {
 }
 
 func newColumn(t *Table, a *attrSpec, byName map[string]*Table) *Column {
-	c := &Column{Role: a.role(), spec: a, Unit: a.unit}
+	c := &Column{Role: a.role(), spec: a, Unit: a.unit, Bookkeeping: a.bookkeeping}
 	c.Phrase = a.phrase
 	if c.Phrase == "" {
 		c.Phrase = strings.ReplaceAll(strings.TrimSuffix(a.name, "_id"), "_", " ")

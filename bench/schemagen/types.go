@@ -12,6 +12,22 @@
 // Everything a question generator needs to talk about a database is kept
 // beside it: each table's and column's natural phrase, each column's role,
 // each code's meaning. The output is deterministic for a seed.
+//
+// What a correct query must do about the dirt a Column records:
+//   - DirtCase, DirtSpace: compare LOWER(TRIM(col)) with the lower-cased
+//     canonical value (Column.Values); GROUP BY the same expression.
+//   - DirtMixedFormat on a date (Formats ISO and US): normalise with
+//     CASE WHEN col LIKE '__/__/____' THEN substr(col,7,4)||'-'||substr(col,1,2)||'-'||substr(col,4,2) ELSE col END.
+//     A clean date column is Type DATE holding 'YYYY-MM-DD' text.
+//   - DirtNumberText (Formats "$1,234.50", maybe also "1234.5"): use
+//     CAST(REPLACE(REPLACE(col,'$',”),',',”) AS REAL).
+//   - DirtNearDuplicate: a few rows name the same person or firm in
+//     another spelling ("Jon"/"John" with the same last name, "Acme
+//     Corp"/"Acme Corporation"); such columns get no case or space dirt
+//     and no NULLs, and a question should not count distinct names of
+//     them as distinct things.
+//   - NULLs: NullShare is the measured share; COUNT(col) and COUNT(*)
+//     differ exactly where it is above 0.
 package schemagen
 
 // DB is one generated database: design, natural language and rows.
@@ -104,6 +120,10 @@ type Column struct {
 	// "near_duplicate", "mixed_format"); NullShare is the share of NULLs.
 	Dirty     []string
 	NullShare float64
+	// Bookkeeping marks columns every table of its kind may carry (record
+	// dates, notes, status, clerk): incidental to the domain, distractors
+	// for most questions.
+	Bookkeeping bool
 	// Abbreviated says Name is not plain words (pt_adm_dt, amt_usd): its
 	// meaning is only in Phrase and Description.
 	Abbreviated bool
