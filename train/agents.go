@@ -44,6 +44,12 @@ type AgentsOptions struct {
 	Seed        uint64
 	Threads     int
 	Progress    io.Writer
+	// Fold 1 swaps the sides: the questions ValFraction would hold out
+	// are trained on, the others held out. With ValFraction 0.5, the runs
+	// of fold 0 and fold 1 are cross-fitted: every question is held out
+	// by one of them, so rollouts of each on its held-out questions give
+	// out-of-sample agent verdicts on all of them (to fit the ranker).
+	Fold int
 	// WithPairs adds the preference phase: validators trained by ORPO on
 	// COLLAB and on INDEP pairs, measured on held-out pairs (Pairs).
 	WithPairs bool
@@ -161,7 +167,7 @@ func Agents(ctx context.Context, o AgentsOptions) (*AgentsReport, error) {
 		ValAccuracy: map[string]float64{}, ValBad: map[string]float64{}, Majority: map[string]float64{}}
 	var trainEx, valEx []agents.TrainExample
 	for _, e := range all {
-		if heldOut(e.QuestionID, o.Seed, o.ValFraction) {
+		if isHeldOut(e.QuestionID, o.Seed, o.ValFraction, o.Fold) {
 			valEx = append(valEx, e)
 			rep.Val[roleKey(e)]++
 		} else {
@@ -178,6 +184,13 @@ func Agents(ctx context.Context, o AgentsOptions) (*AgentsReport, error) {
 	logf("agents: %d training examples (%v), %d held out (%v) from %d questions", len(trainEx), rep.Train, len(valEx), rep.Val, len(qs))
 	if len(trainEx) == 0 {
 		return nil, fmt.Errorf("train agents: the rollouts give no training examples (are they scored? run pipeline run on a split with gold)")
+	}
+	sj, _ := json.Marshal(AgentsSplit{ValFraction: o.ValFraction, Seed: o.Seed, Fold: o.Fold})
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := nn.WriteFileAtomic(filepath.Join(o.Out, "split.json"), func(w io.Writer) error { _, err := w.Write(append(sj, '\n')); return err }); err != nil {
+		return nil, err
 	}
 	for name, set := range map[string][]agents.TrainExample{"train": trainEx, "val": valEx} {
 		if err := writeExamples(filepath.Join(o.Out, "data", name+".jsonl"), set); err != nil {
@@ -238,6 +251,35 @@ func roleKey(e agents.TrainExample) string {
 		return e.Role + "/" + e.Kind
 	}
 	return e.Role
+}
+
+// AgentsSplit says which questions an Agents run held out; it is saved
+// beside the run (split.json) so that rollouts can be restricted to them
+// (HeldOutBy).
+type AgentsSplit struct {
+	ValFraction float64 `json:"val_fraction"`
+	Seed        uint64  `json:"seed"`
+	Fold        int     `json:"fold"`
+}
+
+// HeldOut reports whether the run held question id out of training.
+func (s AgentsSplit) HeldOut(id int) bool { return isHeldOut(id, s.Seed, s.ValFraction, s.Fold) }
+
+// HeldOutBy reads the split of the Agents run in dir.
+func HeldOutBy(dir string) (AgentsSplit, error) {
+	var s AgentsSplit
+	b, err := os.ReadFile(filepath.Join(dir, "split.json"))
+	if err != nil {
+		return s, fmt.Errorf("read the agents run's split: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("read %s: %w", filepath.Join(dir, "split.json"), err)
+	}
+	return s, nil
+}
+
+func isHeldOut(id int, seed uint64, frac float64, fold int) bool {
+	return heldOut(id, seed, frac) != (fold == 1)
 }
 
 // heldOut decides by a hash of the question id whether a question is

@@ -188,3 +188,32 @@ type generatorFunc func(ctx context.Context, prompts []string, o policy.SampleOp
 func (f generatorFunc) Generate(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
 	return f(ctx, prompts, o)
 }
+
+// TestAgentsSplitFolds: the two folds of a 0.5 split hold out
+// complementary halves, and a run's split reads back from its folder.
+func TestAgentsSplitFolds(t *testing.T) {
+	a, b := AgentsSplit{ValFraction: 0.5, Seed: 3}, AgentsSplit{ValFraction: 0.5, Seed: 3, Fold: 1}
+	n := 0
+	for id := range 1000 {
+		if a.HeldOut(id) == b.HeldOut(id) {
+			t.Fatalf("question %d held out by both folds or neither", id)
+		}
+		if a.HeldOut(id) {
+			n++
+		}
+	}
+	if n < 400 || n > 600 {
+		t.Errorf("fold 0 holds out %d of 1000", n)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "split.json"), []byte(`{"val_fraction":0.5,"seed":3,"fold":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := HeldOutBy(dir)
+	if err != nil || got != b {
+		t.Errorf("HeldOutBy = %+v, %v; want %+v", got, err, b)
+	}
+	if _, err := HeldOutBy(t.TempDir()); err == nil {
+		t.Error("a folder without split.json: want an error")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,6 +55,12 @@ the fix kept if it runs; with -selector, the most voted distinct results
 -reuse FILE takes the planner's candidates from an earlier run's rollouts, so
 that validators, fixers or selectors are compared on the same candidates.
 
+-heldout-of RUN keeps the questions a 'pipeline train' run held out: with two
+cross-fitted runs (-val-fraction 0.5, -fold 0 and 1) their rollouts on the
+holdout give out-of-sample agent verdicts on every holdout question, which the
+ranker must be fit on (agents judge the questions they were trained on too
+well).
+
 -split holdout runs the 25% of train that 'sqlrl data prepare' and SFT-75
 leave out (-sft-fraction, -split-seed): rollouts on it train the ranker and
 the native agents without touching dev.
@@ -82,6 +89,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 			prompts := fs.String("prompts", "", "folder of edited templates (native/*.tmpl, chat/*.tmpl)")
 			limit := fs.Int("limit", 0, "only the first N questions (0: all)")
 			reuse := fs.String("reuse", "", "take the planner's candidates from this earlier rollout file instead of decoding them")
+			heldOutOf := fs.String("heldout-of", "", "only the questions this 'pipeline train' run held out (with -split holdout: out-of-sample agents for the ranker)")
 			threads := fs.Int("threads", 2, "threads")
 			sftFraction := fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "with -split holdout: SFT's share of train")
 			splitSeed := fs.Uint64("split-seed", 1, "with -split holdout: the seed of the SFT/holdout split (as sqlrl train sft -split-seed)")
@@ -106,6 +114,13 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 				exs, dbRoot, err := pipelineQuestions(args[0], *split, *sftFraction, *splitSeed)
 				if err != nil {
 					return err
+				}
+				if *heldOutOf != "" {
+					sp, err := train.HeldOutBy(*heldOutOf)
+					if err != nil {
+						return err
+					}
+					exs = slices.DeleteFunc(exs, func(ex dataset.Example) bool { return !sp.HeldOut(ex.QuestionID) })
 				}
 				if *limit > 0 && *limit < len(exs) {
 					exs = exs[:*limit]
@@ -323,6 +338,7 @@ to 'sqlrl pipeline run'), OUT/data/{train,val}.jsonl and OUT/report.json.`,
 			lr := fs.Float64("lr", 1e-3, "peak learning rate")
 			batch := fs.Int("batch", 16, "sequences per step")
 			val := fs.Float64("val-fraction", 0.1, "share of questions held out to measure the agents")
+			fold := fs.Int("fold", 0, "1 trains on the questions fold 0 holds out and holds out the rest (cross-fitting with -val-fraction 0.5)")
 			seed := fs.Uint64("seed", 1, "seed")
 			threads := fs.Int("threads", 2, "threads")
 			pairs := fs.Bool("pairs", false, "also train validators by ORPO on COLLAB and on INDEP preference pairs and compare them")
@@ -340,8 +356,11 @@ to 'sqlrl pipeline run'), OUT/data/{train,val}.jsonl and OUT/report.json.`,
 				if *val < 0 || *val >= 1 {
 					return usagef("-val-fraction %v: want [0, 1)", *val)
 				}
+				if *fold != 0 && *fold != 1 {
+					return usagef("-fold %d: want 0 or 1", *fold)
+				}
 				rep, err := train.Agents(ctx, train.AgentsOptions{Dir: args[0], Rollouts: args[1:], Planner: *planner, Out: *out,
-					Epochs: *epochs, MaxSteps: *maxSteps, LR: *lr, BatchSize: *batch, ValFraction: *val, Seed: *seed, Threads: *threads, Progress: os.Stderr,
+					Epochs: *epochs, MaxSteps: *maxSteps, LR: *lr, BatchSize: *batch, ValFraction: *val, Fold: *fold, Seed: *seed, Threads: *threads, Progress: os.Stderr,
 					WithPairs: *pairs, Pairs: train.PairsOptions{Samples: *pairSamples, Prompts: *pairPrompts, Steps: *pairSteps, LR: *pairLR}})
 				if err != nil {
 					return err
