@@ -93,6 +93,10 @@ type Summary struct {
 	Elapsed time.Duration
 	// Families counts candidates per question family, over all databases.
 	Families map[string]*FamilyStats
+	// HeldOut names v2's held-out (dev) domains; Dropped counts, per v2
+	// split, the candidates its filters left out. Both are empty for v1.
+	HeldOut []string
+	Dropped map[string]*DropStats
 }
 
 // SplitSummary counts one split, for the CLI report and the README.
@@ -200,10 +204,13 @@ func plan(p Preset, seed uint64, split, root string, doms []*domain) []*instance
 // output (or nothing) behind, never a half-written benchmark that a later
 // evaluation would silently score against.
 func Generate(ctx context.Context, opts Options) (*Summary, error) {
+	if p2, ok := LookupV2Preset(opts.Preset); ok {
+		return generateV2(ctx, opts, p2)
+	}
 	start := time.Now()
 	p, ok := LookupPreset(opts.Preset)
 	if !ok {
-		return nil, fmt.Errorf("generate: unknown preset %q (want small or full)", opts.Preset)
+		return nil, fmt.Errorf("generate: unknown preset %q (want small, full, v2-small or v2-full)", opts.Preset)
 	}
 	if opts.Out == "" {
 		return nil, errors.New("generate: no output directory")

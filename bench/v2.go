@@ -1,0 +1,587 @@
+package bench
+
+// Benchmark v2 (issue 11): procedural databases (bench/schemagen) and
+// questions from a grammar (bench/sqlgen), in four splits that test
+// generalisation the way BIRD and Spider do:
+//
+//   - train: several database instances of each train domain;
+//   - dev: databases of held-out domains that never occur in train
+//     (cross-domain, the default dev split);
+//   - dev_compositional: new instances of train's domains, only questions
+//     whose SQL skeleton occurs nowhere in train;
+//   - dev_id: new instances of train's domains, any skeleton (the
+//     in-distribution regression check v1's dev was).
+//
+// No dev question's wording (lower-cased, spaces collapsed) occurs in
+// train: such questions are dropped and counted. The same preset and seed
+// give byte-identical files.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sqlrl/sqlrl/bench/schemagen"
+	"github.com/sqlrl/sqlrl/bench/sqlgen"
+	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// V2 split names, in output order.
+const (
+	SplitTrain            = "train"
+	SplitDev              = "dev"
+	SplitDevCompositional = "dev_compositional"
+	SplitDevID            = "dev_id"
+)
+
+// V2Splits lists v2's splits in output order.
+var V2Splits = []string{SplitTrain, SplitDev, SplitDevCompositional, SplitDevID}
+
+// HeldOutDomains is how many of schemagen's domains v2 holds out for dev:
+// a quarter of the 40, so dev spans as many domains as BIRD dev (11) does.
+const HeldOutDomains = 10
+
+// v2Split sizes one split of a v2 preset.
+type v2Split struct {
+	// PerDomain is database instances per domain; Questions the target
+	// question count of the split, spread evenly over its databases.
+	PerDomain, Questions int
+	// Domains, when above 0, caps how many domains the split uses (tiny).
+	Domains int
+}
+
+// V2Preset sizes a v2 benchmark. Train domains are schemagen's domains
+// minus the held-out ones.
+type V2Preset struct {
+	Name                         string
+	Train, Dev, DevComp, DevInDo v2Split
+}
+
+var v2Presets = []V2Preset{
+	// tiny is for tests: a few domains, every split, a few seconds.
+	{Name: "v2-tiny",
+		Train:   v2Split{PerDomain: 1, Questions: 240, Domains: 6},
+		Dev:     v2Split{PerDomain: 1, Questions: 60, Domains: 3},
+		DevComp: v2Split{PerDomain: 1, Questions: 60, Domains: 6},
+		DevInDo: v2Split{PerDomain: 1, Questions: 60, Domains: 6}},
+	// small matches v1 small: ~3000 train, ~500 per dev split.
+	{Name: "v2-small",
+		Train:   v2Split{PerDomain: 2, Questions: 3000},
+		Dev:     v2Split{PerDomain: 2, Questions: 500},
+		DevComp: v2Split{PerDomain: 1, Questions: 500},
+		DevInDo: v2Split{PerDomain: 1, Questions: 500}},
+	{Name: "v2-full",
+		Train:   v2Split{PerDomain: 7, Questions: 20000},
+		Dev:     v2Split{PerDomain: 3, Questions: 1500},
+		DevComp: v2Split{PerDomain: 2, Questions: 1500},
+		DevInDo: v2Split{PerDomain: 2, Questions: 1500}},
+}
+
+// V2PresetNames lists the v2 presets meant for users; "v2-tiny" exists for
+// tests.
+func V2PresetNames() []string { return []string{"v2-small", "v2-full"} }
+
+// LookupV2Preset returns the named v2 preset.
+func LookupV2Preset(name string) (V2Preset, bool) {
+	for _, p := range v2Presets {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return V2Preset{}, false
+}
+
+// DropStats counts dev candidates left out of a split, so a report can say
+// how much of the grammar's output a filter cost.
+type DropStats struct {
+	// Wording: the question's wording occurs in train. Skeleton: its SQL
+	// skeleton occurs in train (dev_compositional only). Short: questions
+	// the split's quota wanted that no candidate filled.
+	Wording, Skeleton, Short int
+}
+
+// v2Inst is one database of one v2 split.
+type v2Inst struct {
+	split, domain, id string
+	designSeed        uint64
+	// quota per tier; ask is how many questions sqlgen is asked for.
+	quota [numTiers]int
+	ask   int
+
+	// results
+	db   *schemagen.DB
+	qs   []sqlgen.Question
+	rows int64
+	drop DropStats
+}
+
+// designSeed derives an instance's schemagen seed from the benchmark seed
+// and the instance's number within its domain: another benchmark seed
+// draws other designs.
+func designSeed(seed uint64, k int) uint64 { return seed*100_000 + uint64(k) }
+
+// chooseHeldOut picks the held-out domains: among the domains that share
+// no table name (SQL name or noun) with any other domain in schemagen's
+// designs 1-4, HeldOutDomains chosen by a shuffle seeded by seed, so that
+// dev's vocabulary of tables is its own. If too few domains share nothing,
+// the rest come from the others in the same shuffled order.
+func chooseHeldOut(ctx context.Context, seed uint64, workers int) ([]string, error) {
+	doms := schemagen.Domains()
+	if len(doms) <= HeldOutDomains {
+		return nil, fmt.Errorf("hold out: %d domains, want more than %d", len(doms), HeldOutDomains)
+	}
+	names := make([]map[string]bool, len(doms))
+	err := parallel(ctx, len(doms), workers, func(i int) error {
+		names[i] = map[string]bool{}
+		for s := uint64(1); s <= 4; s++ {
+			db, err := schemagen.Design(doms[i], s)
+			if err != nil {
+				return fmt.Errorf("hold out: %w", err)
+			}
+			for _, t := range db.Tables {
+				names[i][strings.ToLower(t.Name)] = true
+				names[i]["noun:"+t.Noun.One] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var free, linked []string
+	for i, d := range doms {
+		shares := false
+		for j := range doms {
+			if j == i {
+				continue
+			}
+			for n := range names[i] {
+				if names[j][n] {
+					shares = true
+				}
+			}
+		}
+		if shares {
+			linked = append(linked, d)
+		} else {
+			free = append(free, d)
+		}
+	}
+	r := newRand(seed, "v2/held-out")
+	order := append(shuffled(r, free), shuffled(r, linked)...)
+	out := append([]string(nil), order[:HeldOutDomains]...)
+	sort.Strings(out)
+	return out, nil
+}
+
+// tierQuotas spreads total questions over n databases, tier by tier at
+// BIRD's 60/30/10, rotating remainders so database totals differ by at
+// most one or two (as v1's plan does).
+func tierQuotas(total, n int) [][numTiers]int {
+	out := make([][numTiers]int, n)
+	if n == 0 {
+		return out
+	}
+	var tierTotal [numTiers]int
+	left := total
+	for t := Simple; t < Challenging; t++ {
+		tierTotal[t] = int(math.Round(float64(total) * tierShare[t]))
+		left -= tierTotal[t]
+	}
+	tierTotal[Challenging] = left
+	offset := 0
+	for t := Simple; t < numTiers; t++ {
+		for i := range out {
+			out[i][t] = tierTotal[t] / n
+			if (i-offset+n)%n < tierTotal[t]%n {
+				out[i][t]++
+			}
+		}
+		offset += tierTotal[t] % n
+	}
+	return out
+}
+
+// planV2 lays out every split's instances. Train and the in-domain dev
+// splits number their instances on from each other (train 1..k, dev_id
+// k+1.., dev_compositional after), so every db_id is unique across splits.
+func planV2(p V2Preset, seed uint64, heldOut []string) map[string][]*v2Inst {
+	held := map[string]bool{}
+	for _, d := range heldOut {
+		held[d] = true
+	}
+	var trainDoms []string
+	for _, d := range schemagen.Domains() {
+		if !held[d] {
+			trainDoms = append(trainDoms, d)
+		}
+	}
+	capDoms := func(ds []string, n int) []string {
+		if n > 0 && n < len(ds) {
+			return ds[:n]
+		}
+		return ds
+	}
+	out := map[string][]*v2Inst{}
+	add := func(split string, doms []string, s v2Split, first int, ask func(n int) int) {
+		var insts []*v2Inst
+		for _, d := range doms {
+			for k := first; k < first+s.PerDomain; k++ {
+				insts = append(insts, &v2Inst{split: split, domain: d, id: fmt.Sprintf("%s_%d", d, k), designSeed: designSeed(seed, k)})
+			}
+		}
+		for i, q := range tierQuotas(s.Questions, len(insts)) {
+			insts[i].quota = q
+			insts[i].ask = ask(q[0] + q[1] + q[2])
+		}
+		out[split] = insts
+	}
+	// Oversampling: train keeps a few spare candidates per database to
+	// fill each tier's quota exactly; dev splits lose candidates to the
+	// wording filter, dev_compositional most to the skeleton filter.
+	add(SplitTrain, capDoms(trainDoms, p.Train.Domains), p.Train, 1, func(n int) int { return n + n/5 + 4 })
+	add(SplitDev, capDoms(heldOut, p.Dev.Domains), p.Dev, 1, func(n int) int { return n + n/2 + 4 })
+	k := p.Train.PerDomain + 1
+	add(SplitDevID, capDoms(trainDoms, p.DevInDo.Domains), p.DevInDo, k, func(n int) int { return n + n/2 + 4 })
+	k += p.DevInDo.PerDomain
+	add(SplitDevCompositional, capDoms(trainDoms, p.DevComp.Domains), p.DevComp, k, func(n int) int { return max(8*n, 150) })
+	return out
+}
+
+// normWording is the key of the wording filter: lower case, spaces
+// collapsed (the rule benchstats' overlap uses).
+func normWording(q string) string { return strings.Join(strings.Fields(strings.ToLower(q)), " ") }
+
+// generateV2 is Generate for the v2 presets.
+func generateV2(ctx context.Context, opts Options, p V2Preset) (*Summary, error) {
+	start := time.Now()
+	if opts.Out == "" {
+		return nil, errors.New("generate: no output directory")
+	}
+	if _, err := os.Stat(opts.Out); err == nil && !opts.Force {
+		return nil, fmt.Errorf("generate %s: %w", opts.Out, ErrExists)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	parent := filepath.Dir(filepath.Clean(opts.Out))
+	_, statErr := os.Stat(parent)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(opts.Out)+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			os.RemoveAll(tmp)
+			if statErr != nil {
+				os.Remove(parent) // only if we created it and it is empty
+			}
+		}
+	}()
+
+	heldOut, err := chooseHeldOut(ctx, opts.Seed, workers)
+	if err != nil {
+		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+	}
+	plan := planV2(p, opts.Seed, heldOut)
+	total := 0
+	for _, s := range V2Splits {
+		total += len(plan[s])
+	}
+	pr := &v2Progress{w: opts.Progress, total: total, start: start}
+	// Train first: the dev splits are filtered against its wordings and
+	// skeletons.
+	if err := runV2(ctx, tmp, opts.Seed, plan[SplitTrain], nil, workers, pr); err != nil {
+		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+	}
+	seen := &trainSeen{wordings: map[string]bool{}, skeletons: map[string]bool{}}
+	for _, inst := range plan[SplitTrain] {
+		for _, q := range inst.qs {
+			seen.wordings[normWording(q.Question)] = true
+			seen.skeletons[q.Skeleton] = true
+		}
+	}
+	var devs []*v2Inst
+	for _, s := range V2Splits[1:] {
+		devs = append(devs, plan[s]...)
+	}
+	if err := runV2(ctx, tmp, opts.Seed, devs, seen, workers, pr); err != nil {
+		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+	}
+
+	sum := &Summary{Out: opts.Out, Preset: p.Name, Seed: opts.Seed, HeldOut: heldOut, Dropped: map[string]*DropStats{}}
+	for _, s := range V2Splits {
+		ss, err := writeV2Split(tmp, s, plan[s])
+		if err != nil {
+			return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+		}
+		sum.Splits = append(sum.Splits, ss)
+		d := &DropStats{}
+		for _, inst := range plan[s] {
+			d.Wording += inst.drop.Wording
+			d.Skeleton += inst.drop.Skeleton
+			d.Short += inst.drop.Short
+		}
+		sum.Dropped[s] = d
+	}
+	if err := writeV2Notes(tmp, sum, plan); err != nil {
+		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+	}
+	n := 0
+	for _, s := range sum.Splits {
+		n += s.Questions
+	}
+	progress(opts.Progress, "bench: checking %d gold queries", n)
+	if err := VerifyV2(ctx, tmp, workers); err != nil {
+		return nil, fmt.Errorf("generate %s: refusing to write a broken benchmark: %w", opts.Out, err)
+	}
+	if err := replaceDir(tmp, opts.Out, opts.Force); err != nil {
+		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+	}
+	keep = true
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// trainSeen holds what dev questions are filtered against.
+type trainSeen struct{ wordings, skeletons map[string]bool }
+
+type v2Progress struct {
+	mu          sync.Mutex
+	w           io.Writer
+	done, total int
+	questions   int
+	start       time.Time
+}
+
+func (p *v2Progress) finished(inst *v2Inst) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	p.questions += len(inst.qs)
+	progress(p.w, "bench: [%d/%d] %-28s %6d rows %4d questions  (%d questions, %.1fs)",
+		p.done, p.total, inst.split+"/"+inst.id, inst.rows, len(inst.qs), p.questions, time.Since(p.start).Seconds())
+}
+
+// runV2 builds and asks every instance on workers goroutines; results land
+// in the instances, so worker order changes nothing in the output.
+func runV2(ctx context.Context, root string, seed uint64, insts []*v2Inst, seen *trainSeen, workers int, pr *v2Progress) error {
+	return parallel(ctx, len(insts), workers, func(i int) error {
+		inst := insts[i]
+		if err := runV2Inst(ctx, root, seed, inst, seen); err != nil {
+			return err
+		}
+		pr.finished(inst)
+		return nil
+	})
+}
+
+// runV2Inst designs and writes one database, asks sqlgen for questions and
+// keeps, per tier, the first ones that pass the split's filters up to the
+// instance's quota.
+func runV2Inst(ctx context.Context, root string, seed uint64, inst *v2Inst, seen *trainSeen) error {
+	db, err := schemagen.Design(inst.domain, inst.designSeed)
+	if err != nil {
+		return fmt.Errorf("design %s/%s: %w", inst.split, inst.id, err)
+	}
+	db.ID = inst.id
+	dbRoot := filepath.Join(root, inst.split+"_databases")
+	if err := schemagen.Write(ctx, db, filepath.Join(dbRoot, db.ID)); err != nil {
+		return fmt.Errorf("%s: %w", inst.split, err)
+	}
+	for _, t := range db.Tables {
+		inst.rows += int64(len(t.Rows))
+	}
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: dbRoot, Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}, MaxConnsPerDB: 1})
+	defer eng.Close()
+	qs, err := sqlgen.Generate(ctx, db, eng, sqlgen.Options{Seed: seed, N: inst.ask})
+	if err != nil {
+		return fmt.Errorf("%s: %w", inst.split, err)
+	}
+	for _, t := range db.Tables {
+		t.Rows = nil // in the file now; hundreds of designs' rows add up
+	}
+	var got [numTiers]int
+	for _, q := range qs {
+		t := tierOf(q.Difficulty)
+		if t < 0 || got[t] >= inst.quota[t] {
+			continue
+		}
+		if seen != nil && seen.wordings[normWording(q.Question)] {
+			inst.drop.Wording++
+			continue
+		}
+		if seen != nil && inst.split == SplitDevCompositional && seen.skeletons[q.Skeleton] {
+			inst.drop.Skeleton++
+			continue
+		}
+		got[t]++
+		inst.qs = append(inst.qs, q)
+	}
+	for t := range got {
+		inst.drop.Short += inst.quota[t] - got[t]
+	}
+	inst.db = db
+	return nil
+}
+
+func tierOf(name string) Tier {
+	for t := Simple; t < numTiers; t++ {
+		if t.String() == name {
+			return t
+		}
+	}
+	return -1
+}
+
+// parallel runs f(0..n-1) on workers goroutines and returns the first
+// error (by index, so the error reported does not depend on timing).
+func parallel(ctx context.Context, n, workers int, f func(i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, n)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+					continue
+				}
+				if err := f(i); err != nil {
+					errs[i] = err
+					cancel()
+				}
+			}
+		}()
+	}
+	for i := range n {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// v2Entry describes a schemagen database for <split>_tables.json, with
+// BIRD's readable names taken from the design's phrases.
+func v2Entry(db *schemagen.DB) (*tablesEntry, error) {
+	e := &tablesEntry{
+		DBID:            db.ID,
+		ColumnNamesOrig: [][2]any{{-1, "*"}},
+		ColumnNames:     [][2]any{{-1, "*"}},
+		ColumnTypes:     []string{"text"},
+		PrimaryKeys:     []any{},
+		ForeignKeys:     [][2]int{},
+	}
+	index := map[string]int{}
+	for ti, t := range db.Tables {
+		e.TableNamesOrig = append(e.TableNamesOrig, t.Name)
+		e.TableNames = append(e.TableNames, t.Noun.One)
+		for _, c := range t.Columns {
+			index[t.Name+"."+c.Name] = len(e.ColumnNamesOrig)
+			e.ColumnNamesOrig = append(e.ColumnNamesOrig, [2]any{ti, c.Name})
+			e.ColumnNames = append(e.ColumnNames, [2]any{ti, c.Phrase})
+			typ := strings.ToLower(c.Type)
+			if typ == "" {
+				typ = "text"
+			}
+			e.ColumnTypes = append(e.ColumnTypes, typ)
+		}
+	}
+	for _, t := range db.Tables {
+		var pk []int
+		for _, p := range t.PK {
+			i, ok := index[t.Name+"."+p]
+			if !ok {
+				return nil, fmt.Errorf("%s: table %s: unknown primary key column %s", db.ID, t.Name, p)
+			}
+			pk = append(pk, i)
+		}
+		if len(pk) == 1 {
+			e.PrimaryKeys = append(e.PrimaryKeys, pk[0])
+		} else if len(pk) > 1 {
+			e.PrimaryKeys = append(e.PrimaryKeys, pk)
+		}
+		for _, fk := range t.FKs {
+			from, ok1 := index[t.Name+"."+fk.Column]
+			to, ok2 := index[fk.RefTable+"."+fk.RefColumn]
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("%s: table %s: foreign key %s -> %s.%s: unknown column", db.ID, t.Name, fk.Column, fk.RefTable, fk.RefColumn)
+			}
+			e.ForeignKeys = append(e.ForeignKeys, [2]int{from, to})
+		}
+	}
+	return e, nil
+}
+
+// writeV2Split writes <split>.json, <split>_tables.json and
+// <split>_gold.sql; question ids run from 0 in database order.
+func writeV2Split(dir, split string, insts []*v2Inst) (SplitSummary, error) {
+	ss := SplitSummary{Name: split}
+	recs := []record{}
+	entries := []*tablesEntry{}
+	var gold strings.Builder
+	for _, inst := range insts {
+		e, err := v2Entry(inst.db)
+		if err != nil {
+			return ss, err
+		}
+		entries = append(entries, e)
+		ds := DBSummary{ID: inst.id, Domain: inst.domain, Tables: len(inst.db.Tables), Rows: inst.rows}
+		for _, q := range inst.qs {
+			if strings.ContainsAny(q.SQL, "\t\n\r") || strings.ContainsAny(q.Question, "\t\n\r") {
+				return ss, fmt.Errorf("%s: tab or newline in question or SQL: %q", inst.id, q.Question)
+			}
+			t := tierOf(q.Difficulty)
+			recs = append(recs, record{QuestionID: len(recs), DBID: inst.id, Question: q.Question, Evidence: q.Evidence, SQL: q.SQL, Difficulty: q.Difficulty})
+			fmt.Fprintf(&gold, "%s\t%s\n", q.SQL, inst.id)
+			ds.ByTier[t]++
+			ss.ByTier[t]++
+		}
+		ss.Rows += inst.rows
+		ss.DBs = append(ss.DBs, ds)
+	}
+	ss.Questions = len(recs)
+	for name, v := range map[string]any{split + ".json": recs, split + "_tables.json": entries} {
+		data, err := marshal(v)
+		if err != nil {
+			return ss, fmt.Errorf("write %s: %w", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return ss, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, split+"_gold.sql"), []byte(gold.String()), 0o644); err != nil {
+		return ss, err
+	}
+	return ss, nil
+}
