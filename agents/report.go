@@ -42,6 +42,14 @@ type Report struct {
 	// correctness (scored candidates).
 	ValidatorAccuracy map[string]float64 `json:"validator_accuracy,omitempty"`
 	ValidatorBad      float64            `json:"validator_bad,omitempty"`
+	// ValidatorJoint is the accuracy of the validators together: a
+	// candidate is judged correct when none of its readable verdicts says
+	// incorrect. Each validator checks one aspect and accepts a wrong
+	// candidate whose aspect is right, so this is the figure comparable to
+	// a candidate's correctness; ValidatorJointBase is the accuracy of
+	// calling every candidate the commoner of correct and wrong.
+	ValidatorJoint     float64 `json:"validator_joint,omitempty"`
+	ValidatorJointBase float64 `json:"validator_joint_base,omitempty"`
 	// Paired compares each strategy with the execution vote question by
 	// question: Wins are the questions only the strategy gets right,
 	// Losses those only the vote does, P the sign test's p-value.
@@ -66,6 +74,7 @@ func BuildReport(recs []*Record) *Report {
 	all := &Row{Level: "total", Strategies: map[string]float64{}}
 	vOK, vN := map[string]int{}, map[string]int{}
 	bad, nv := 0, 0
+	jOK, jN, jPos := 0, 0, 0
 	for _, r := range recs {
 		if len(r.Candidates) > 0 && !r.Candidates[0].Scored {
 			continue
@@ -142,6 +151,22 @@ func BuildReport(recs []*Record) *Report {
 			}
 		}
 		for i, c := range r.Candidates {
+			if vs := r.validations(i); len(vs) > 0 && c.Same < 0 {
+				reject, read := false, false
+				for _, v := range vs {
+					read = read || v.Verdict != VerdictBad
+					reject = reject || v.Verdict == VerdictIncorrect
+				}
+				if read {
+					jN++
+					if !reject == c.Correct {
+						jOK++
+					}
+					if c.Correct {
+						jPos++
+					}
+				}
+			}
 			for _, v := range r.validations(i) {
 				if r.Candidates[i].Same >= 0 {
 					continue
@@ -183,6 +208,10 @@ func BuildReport(recs []*Record) *Report {
 	}
 	if nv > 0 {
 		rep.ValidatorBad = 100 * float64(bad) / float64(nv)
+	}
+	if jN > 0 {
+		rep.ValidatorJoint = 100 * float64(jOK) / float64(jN)
+		rep.ValidatorJointBase = 100 * float64(max(jPos, jN-jPos)) / float64(jN)
 	}
 	return rep
 }
@@ -268,7 +297,8 @@ func (rep *Report) WriteMarkdown(w io.Writer) error {
 				parts = append(parts, fmt.Sprintf("%s %.1f%%", k, a))
 			}
 		}
-		fmt.Fprintf(&b, "%s; bad feedback %.1f%%.\n", strings.Join(parts, ", "), rep.ValidatorBad)
+		fmt.Fprintf(&b, "%s; bad feedback %.1f%%. Together (a candidate is accepted when no verdict rejects it): %.1f%% (calling every candidate the commoner label: %.1f%%).\n",
+			strings.Join(parts, ", "), rep.ValidatorBad, rep.ValidatorJoint, rep.ValidatorJointBase)
 	}
 	if len(rep.Errors) > 0 {
 		var parts []string
