@@ -9,7 +9,7 @@
 # Resumable: a step whose output exists is skipped. OUT defaults to
 # out/agents; PLANNER, when set, is an SFT-75 checkpoint to start from.
 # Cost on 2 cores: about 10 min of SFT (unless PLANNER is given), then
-# roughly 40 min of decoding and training.
+# roughly 90 min of decoding and training.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out/agents}
@@ -29,16 +29,24 @@ run() { # name args...: pipeline run unless OUT/name.jsonl exists
 }
 run dev_plan
 run hold_plan -split holdout
+# Native agents (validators, fixer, selector) from the holdout rollouts; with
+# COLLAB and INDEP validators trained by ORPO (-pairs).
 [ -f "$OUT/agents/report.json" ] || bin/sqlrl pipeline train -planner "$PLANNER" -out "$OUT/agents" -pairs "$BENCH" "$OUT/hold_plan.jsonl" | tee "$OUT/agents.md"
 A="$OUT/agents/sft"
-for split in dev hold; do
-  extra=(); [ $split = hold ] && extra=(-split holdout)
-  run ${split}_full -reuse "$OUT/${split}_plan.jsonl" -validator "$A" -fixer "$A" -selector "$A" "${extra[@]}"
-done
+run dev_full -reuse "$OUT/dev_plan.jsonl" -validator "$A" -fixer "$A" -selector "$A"
 for kind in indep collab; do
   run dev_$kind -reuse "$OUT/dev_plan.jsonl" -validator "$OUT/agents/validator-$kind" -fixer "$A" -selector "$A"
 done
-bin/sqlrl pipeline train-ranker -out "$OUT/ranker.json" "$OUT/hold_full.jsonl" | tee "$OUT/ranker.md"
+# The ranker must learn how far to trust verdicts on questions the agents
+# did not train on: two cross-fitted agent runs, each on half the holdout,
+# each judging the other half.
+for f in 0 1; do
+  [ -f "$OUT/fold$f/report.json" ] || bin/sqlrl pipeline train -planner "$PLANNER" -out "$OUT/fold$f" -val-fraction 0.5 -fold $f "$BENCH" "$OUT/hold_plan.jsonl" | tee "$OUT/fold$f.md"
+  run hold_fold$f -split holdout -heldout-of "$OUT/fold$f" -reuse "$OUT/hold_plan.jsonl" -validator "$OUT/fold$f/sft" -fixer "$OUT/fold$f/sft" -selector "$OUT/fold$f/sft"
+done
+bin/sqlrl pipeline train-ranker -out "$OUT/ranker_plan.json" "$OUT/hold_plan.jsonl" | tee "$OUT/ranker_plan.md"
+bin/sqlrl pipeline train-ranker -out "$OUT/ranker.json" "$OUT/hold_fold0.jsonl" "$OUT/hold_fold1.jsonl" | tee "$OUT/ranker.md"
+bin/sqlrl pipeline report -ranker "$OUT/ranker_plan.json" "$OUT/dev_plan.jsonl" | tee "$OUT/report_plan.md"
 bin/sqlrl pipeline report -ranker "$OUT/ranker.json" -json "$OUT/dev_full_report.json" -preds "$OUT/dev_full_preds" "$OUT/dev_full.jsonl" | tee "$OUT/report.md"
 for kind in indep collab; do
   bin/sqlrl pipeline report -ranker "$OUT/ranker.json" "$OUT/dev_$kind.jsonl" | tee "$OUT/report_$kind.md"
