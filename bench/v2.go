@@ -83,7 +83,7 @@ var v2Presets = []V2Preset{
 	{Name: "v2-full",
 		Train:   v2Split{PerDomain: 7, Questions: 20000},
 		Dev:     v2Split{PerDomain: 3, Questions: 1500},
-		DevComp: v2Split{PerDomain: 2, Questions: 1500},
+		DevComp: v2Split{PerDomain: 4, Questions: 1500}, // 2 per domain leave the simple tier short
 		DevInDo: v2Split{PerDomain: 2, Questions: 1500}},
 }
 
@@ -118,11 +118,13 @@ type v2Inst struct {
 	quota [numTiers]int
 	ask   int
 
-	// results
-	db   *schemagen.DB
-	qs   []sqlgen.Question
-	rows int64
-	drop DropStats
+	// results: cands are sqlgen's questions that pass the split's
+	// filters, qs those allocate keeps.
+	db    *schemagen.DB
+	cands []sqlgen.Question
+	qs    []sqlgen.Question
+	rows  int64
+	drop  DropStats
 }
 
 // designSeed derives an instance's schemagen seed from the benchmark seed
@@ -203,7 +205,7 @@ func tierQuotas(total, n int) [][numTiers]int {
 	for t := Simple; t < numTiers; t++ {
 		for i := range out {
 			out[i][t] = tierTotal[t] / n
-			if (i-offset+n)%n < tierTotal[t]%n {
+			if ((i-offset)%n+n)%n < tierTotal[t]%n {
 				out[i][t]++
 			}
 		}
@@ -254,7 +256,7 @@ func planV2(p V2Preset, seed uint64, heldOut []string) map[string][]*v2Inst {
 	k := p.Train.PerDomain + 1
 	add(SplitDevID, capDoms(trainDoms, p.DevInDo.Domains), p.DevInDo, k, func(n int) int { return n + n/2 + 4 })
 	k += p.DevInDo.PerDomain
-	add(SplitDevCompositional, capDoms(trainDoms, p.DevComp.Domains), p.DevComp, k, func(n int) int { return max(8*n, 150) })
+	add(SplitDevCompositional, capDoms(trainDoms, p.DevComp.Domains), p.DevComp, k, func(n int) int { return max(20*n, 400) })
 	return out
 }
 
@@ -309,6 +311,7 @@ func generateV2(ctx context.Context, opts Options, p V2Preset) (*Summary, error)
 	if err := runV2(ctx, tmp, opts.Seed, plan[SplitTrain], nil, workers, pr); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
 	}
+	allocate(plan[SplitTrain])
 	seen := &trainSeen{wordings: map[string]bool{}, skeletons: map[string]bool{}}
 	for _, inst := range plan[SplitTrain] {
 		for _, q := range inst.qs {
@@ -322,6 +325,9 @@ func generateV2(ctx context.Context, opts Options, p V2Preset) (*Summary, error)
 	}
 	if err := runV2(ctx, tmp, opts.Seed, devs, seen, workers, pr); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+	}
+	for _, s := range V2Splits[1:] {
+		allocate(plan[s])
 	}
 
 	sum := &Summary{Out: opts.Out, Preset: p.Name, Seed: opts.Seed, HeldOut: heldOut, Dropped: map[string]*DropStats{}}
@@ -373,9 +379,9 @@ func (p *v2Progress) finished(inst *v2Inst) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
-	p.questions += len(inst.qs)
-	progress(p.w, "bench: [%d/%d] %-28s %6d rows %4d questions  (%d questions, %.1fs)",
-		p.done, p.total, inst.split+"/"+inst.id, inst.rows, len(inst.qs), p.questions, time.Since(p.start).Seconds())
+	p.questions += len(inst.cands)
+	progress(p.w, "bench: [%d/%d] %-28s %6d rows %4d candidates  (%d candidates, %.1fs)",
+		p.done, p.total, inst.split+"/"+inst.id, inst.rows, len(inst.cands), p.questions, time.Since(p.start).Seconds())
 }
 
 // runV2 builds and asks every instance on workers goroutines; results land
@@ -409,17 +415,22 @@ func runV2Inst(ctx context.Context, root string, seed uint64, inst *v2Inst, seen
 	}
 	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: dbRoot, Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}, MaxConnsPerDB: 1})
 	defer eng.Close()
-	qs, err := sqlgen.Generate(ctx, db, eng, sqlgen.Options{Seed: seed, N: inst.ask})
+	o := sqlgen.Options{Seed: seed, N: inst.ask}
+	if inst.split == SplitDevCompositional {
+		// Most simple skeletons are in train: ask for more simple
+		// candidates so that the survivors keep BIRD's tier mix.
+		o.Mix = [3]float64{0.8, 0.15, 0.05}
+	}
+	qs, err := sqlgen.Generate(ctx, db, eng, o)
 	if err != nil {
 		return fmt.Errorf("%s: %w", inst.split, err)
 	}
 	for _, t := range db.Tables {
 		t.Rows = nil // in the file now; hundreds of designs' rows add up
 	}
-	var got [numTiers]int
 	for _, q := range qs {
 		t := tierOf(q.Difficulty)
-		if t < 0 || got[t] >= inst.quota[t] {
+		if t < 0 {
 			continue
 		}
 		if seen != nil && seen.wordings[normWording(q.Question)] {
@@ -430,14 +441,79 @@ func runV2Inst(ctx context.Context, root string, seed uint64, inst *v2Inst, seen
 			inst.drop.Skeleton++
 			continue
 		}
-		got[t]++
-		inst.qs = append(inst.qs, q)
-	}
-	for t := range got {
-		inst.drop.Short += inst.quota[t] - got[t]
+		inst.cands = append(inst.cands, q)
 	}
 	inst.db = db
 	return nil
+}
+
+// allocate picks each split's questions from its instances' candidates,
+// keeping BIRD's tier mix at the split level: a tier's quota is filled
+// round-robin over the databases, one question per database in turn, first
+// up to each database's own quota, then from other databases' spare
+// candidates of that tier. When a tier cannot be filled at all
+// (dev_compositional's simple tier runs short on a large train: most
+// simple skeletons are in train), every tier shrinks by the same factor,
+// so the split is smaller but keeps the mix. Questions keep sqlgen's order
+// within a database.
+func allocate(insts []*v2Inst) {
+	if len(insts) == 0 {
+		return
+	}
+	byTier := make([][numTiers][]int, len(insts))
+	var need, avail [numTiers]int
+	for i, inst := range insts {
+		for k, q := range inst.cands {
+			t := tierOf(q.Difficulty)
+			byTier[i][t] = append(byTier[i][t], k)
+			avail[t]++
+		}
+		for t := range need {
+			need[t] += inst.quota[t]
+		}
+	}
+	scale := 1.0
+	for t := range need {
+		if need[t] > 0 && avail[t] < need[t] {
+			scale = min(scale, float64(avail[t])/float64(need[t]))
+		}
+	}
+	take := make([]map[int]bool, len(insts))
+	for i := range take {
+		take[i] = map[int]bool{}
+	}
+	for t := Simple; t < numTiers; t++ {
+		target := int(float64(need[t]) * scale)
+		got := 0
+		next := make([]int, len(insts))
+		for phase := 0; phase < 2 && got < target; phase++ {
+			for progress := true; progress && got < target; {
+				progress = false
+				for i, inst := range insts {
+					if got == target {
+						break
+					}
+					if next[i] >= len(byTier[i][t]) || (phase == 0 && next[i] >= inst.quota[t]) {
+						continue
+					}
+					take[i][byTier[i][t][next[i]]] = true
+					next[i]++
+					got++
+					progress = true
+				}
+			}
+		}
+		insts[0].drop.Short += need[t] - got
+	}
+	for i, inst := range insts {
+		inst.qs = nil
+		for k, q := range inst.cands {
+			if take[i][k] {
+				inst.qs = append(inst.qs, q)
+			}
+		}
+		inst.cands = nil
+	}
 }
 
 func tierOf(name string) Tier {

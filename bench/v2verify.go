@@ -44,6 +44,12 @@ func VerifyV2(ctx context.Context, dir string, workers int) error {
 		}
 		loaded[split] = b
 	}
+	return checkV2Splits(loaded)
+}
+
+// checkV2Splits checks what the splits promise about each other (see
+// VerifyV2), from the loaded files alone.
+func checkV2Splits(loaded map[string]*dataset.Benchmark) error {
 	train := loaded[SplitTrain]
 	trainDoms := map[string]bool{}
 	trainWords := map[string]int{}
