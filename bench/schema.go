@@ -1,10 +1,10 @@
 package bench
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/bench/schemagen"
 )
 
 // column is one column of a domain's logical schema. The logical name is
@@ -88,18 +88,33 @@ func readable(s string) string { return strings.ReplaceAll(s, "_", " ") }
 
 // ddl returns the CREATE TABLE and CREATE INDEX statements of one table under
 // naming n. Foreign-key columns get an index, as a real schema would; joins
-// on them stay fast enough to check thousands of gold queries.
+// on them stay fast enough to check thousands of gold queries. The SQL is
+// schemagen's (one writer for v1 and v2 databases).
 func ddl(t table, n names) (string, error) {
-	tn := n[t.name]
-	single := len(t.pk) == 1
-	var lines, fks, idx []string
+	st, err := physicalTable(t, n)
+	if err != nil {
+		return "", err
+	}
+	return schemagen.DDL(st), nil
+}
+
+// physicalTable is t under naming n as schemagen describes a table, so
+// that v1 and v2 databases share one DDL and description writer.
+func physicalTable(t table, n names) (*schemagen.Table, error) {
+	st := &schemagen.Table{Name: n[t.name]}
 	for _, c := range t.cols {
 		cn := n[t.name+"."+c.name]
-		line := fmt.Sprintf("    %s %s", cn, strings.ToUpper(c.typ))
-		if single && t.pk[0] == c.name {
-			line += " NOT NULL PRIMARY KEY"
+		desc, err := n.render(c.desc)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: column %s: description: %w", t.name, c.name, err)
 		}
-		lines = append(lines, line)
+		vals, err := n.render(c.values)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: column %s: value description: %w", t.name, c.name, err)
+		}
+		// Types are lower case (BIRD's column_types) and upper case in
+		// the DDL; schemagen's data_format lower-cases them back.
+		st.Columns = append(st.Columns, &schemagen.Column{Name: cn, Phrase: readable(cn), Description: desc, ValueDescription: vals, Type: strings.ToUpper(c.typ)})
 		if c.ref == "" {
 			continue
 		}
@@ -107,24 +122,18 @@ func ddl(t table, n names) (string, error) {
 		rtn, ok1 := n[rt]
 		rcn, ok2 := n[c.ref]
 		if !ok || !ok1 || !ok2 {
-			return "", fmt.Errorf("table %s: column %s: unknown reference %q", t.name, c.name, c.ref)
+			return nil, fmt.Errorf("table %s: column %s: unknown reference %q", t.name, c.name, c.ref)
 		}
-		fks = append(fks, fmt.Sprintf("    FOREIGN KEY (%s) REFERENCES %s (%s)", cn, rtn, rcn))
-		idx = append(idx, fmt.Sprintf("CREATE INDEX idx_%s_%s ON %s (%s);\n", tn, cn, tn, cn))
+		st.FKs = append(st.FKs, schemagen.FK{Column: cn, RefTable: rtn, RefColumn: rcn})
 	}
-	if !single {
-		pk := make([]string, len(t.pk))
-		for i, p := range t.pk {
-			pn, ok := n[t.name+"."+p]
-			if !ok {
-				return "", fmt.Errorf("table %s: unknown primary key column %s", t.name, p)
-			}
-			pk[i] = pn
+	for _, p := range t.pk {
+		pn, ok := n[t.name+"."+p]
+		if !ok {
+			return nil, fmt.Errorf("table %s: unknown primary key column %s", t.name, p)
 		}
-		lines = append(lines, "    PRIMARY KEY ("+strings.Join(pk, ", ")+")")
+		st.PK = append(st.PK, pn)
 	}
-	lines = append(lines, fks...)
-	return "CREATE TABLE " + tn + " (\n" + strings.Join(lines, ",\n") + "\n);\n" + strings.Join(idx, ""), nil
+	return st, nil
 }
 
 // tablesEntry is one database's entry in <split>_tables.json, field for
@@ -195,25 +204,9 @@ func schemaEntry(dbID string, tables []table, n names) (*tablesEntry, error) {
 // descriptionCSV renders BIRD's database_description/<table>.csv for one
 // table. The prompt builder reads these to explain columns and coded values.
 func descriptionCSV(t table, n names) ([]byte, error) {
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	if err := w.Write([]string{"original_column_name", "column_name", "column_description", "data_format", "value_description"}); err != nil {
+	st, err := physicalTable(t, n)
+	if err != nil {
 		return nil, err
 	}
-	for _, c := range t.cols {
-		phys := n[t.name+"."+c.name]
-		desc, err := n.render(c.desc)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: column %s: description: %w", t.name, c.name, err)
-		}
-		vals, err := n.render(c.values)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: column %s: value description: %w", t.name, c.name, err)
-		}
-		if err := w.Write([]string{phys, readable(phys), desc, c.typ, vals}); err != nil {
-			return nil, err
-		}
-	}
-	w.Flush()
-	return buf.Bytes(), w.Error()
+	return schemagen.DescriptionCSV(st)
 }

@@ -14,35 +14,20 @@ import (
 	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
-// v2Tiny generates v2-tiny once per test binary: two tests read it.
-var v2TinyDir string
-
-func genV2Tiny(t *testing.T, out string) *Summary {
-	t.Helper()
-	sum, err := Generate(context.Background(), Options{Preset: "v2-tiny", Seed: 1, Out: out, Workers: 2})
-	if err != nil {
+// TestV2Tiny generates v2-tiny once and checks it in subtests.
+func TestV2Tiny(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "b")
+	if _, err := Generate(context.Background(), Options{Preset: "v2-tiny", Seed: 1, Out: dir, Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
-	return sum
+	t.Run("deterministic", func(t *testing.T) { testV2Deterministic(t, dir) })
+	t.Run("splits", func(t *testing.T) { testV2Splits(t, dir) })
+	t.Run("checks reject", func(t *testing.T) { testV2CheckRejects(t, dir) })
 }
 
-func tinyV2(t *testing.T) string {
-	t.Helper()
-	if v2TinyDir == "" {
-		dir, err := os.MkdirTemp("", "sqlrl-v2tiny-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		genV2Tiny(t, filepath.Join(dir, "b"))
-		v2TinyDir = filepath.Join(dir, "b")
-	}
-	return v2TinyDir
-}
-
-// TestV2Deterministic: the same preset and seed give byte-identical files,
+// testV2Deterministic: the same preset and seed give byte-identical files,
 // databases included, whatever the number of workers.
-func TestV2Deterministic(t *testing.T) {
-	a := tinyV2(t)
+func testV2Deterministic(t *testing.T, a string) {
 	b := filepath.Join(t.TempDir(), "b")
 	if _, err := Generate(context.Background(), Options{Preset: "v2-tiny", Seed: 1, Out: b, Workers: 1}); err != nil {
 		t.Fatal(err)
@@ -83,12 +68,11 @@ func TestV2Deterministic(t *testing.T) {
 	}
 }
 
-// TestV2Splits checks the promises of each split on the files: sizes and
+// testV2Splits checks the promises of each split on the files: sizes and
 // tiers as planned, dev on held-out domains only, the in-domain splits on
 // train's, no dev wording in train, no dev_compositional skeleton in
 // train, and a BIRD-layout directory per split with descriptions.
-func TestV2Splits(t *testing.T) {
-	dir := tinyV2(t)
+func testV2Splits(t *testing.T, dir string) {
 	p, _ := LookupV2Preset("v2-tiny")
 	want := map[string]int{SplitTrain: p.Train.Questions, SplitDev: p.Dev.Questions, SplitDevCompositional: p.DevComp.Questions, SplitDevID: p.DevInDo.Questions}
 	loaded := map[string]*dataset.Benchmark{}
@@ -157,10 +141,9 @@ func TestV2Splits(t *testing.T) {
 	}
 }
 
-// TestV2CheckRejects: each cross-split promise, broken on purpose, fails
+// testV2CheckRejects: each cross-split promise, broken on purpose, fails
 // the check that guards it.
-func TestV2CheckRejects(t *testing.T) {
-	dir := tinyV2(t)
+func testV2CheckRejects(t *testing.T, dir string) {
 	load := func() map[string]*dataset.Benchmark {
 		m := map[string]*dataset.Benchmark{}
 		for _, s := range V2Splits {
