@@ -23,6 +23,53 @@ func TestV2Tiny(t *testing.T) {
 	t.Run("deterministic", func(t *testing.T) { testV2Deterministic(t, dir) })
 	t.Run("splits", func(t *testing.T) { testV2Splits(t, dir) })
 	t.Run("checks reject", func(t *testing.T) { testV2CheckRejects(t, dir) })
+	t.Run("ties", func(t *testing.T) { testV2Ties(t, dir) })
+}
+
+// testV2Ties: the benchmark-level tie check passes on the generated golds
+// and catches a gold whose top row is decided by a tie.
+func testV2Ties(t *testing.T, dir string) {
+	b, err := dataset.LoadBIRD(dir, SplitDev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkTies(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	s := b.Schemas[b.Examples[0].DBID]
+	var col string
+	for _, c := range s.Columns {
+		if c.Table == 0 {
+			col = c.Name // the first table's key: distinct values
+			break
+		}
+	}
+	b.Examples = []dataset.Example{{QuestionID: 1, DBID: s.DBID, SQL: "SELECT " + col + " FROM " + s.TableNames[0] + " ORDER BY 1 - 1 LIMIT 1"}}
+	if err := checkTies(context.Background(), b); err == nil || !strings.Contains(err.Error(), "depends on ties") {
+		t.Fatalf("a tie-decided gold passed: %v", err)
+	}
+}
+
+func TestTieVariants(t *testing.T) {
+	tests := []struct {
+		sql   string
+		ncols int
+		want  []string
+	}{
+		{"SELECT a FROM t", 1, nil},
+		{"SELECT a, b FROM t ORDER BY b DESC LIMIT 3", 2, []string{
+			"SELECT a, b FROM t ORDER BY b DESC, 1 ASC, 2 ASC LIMIT 3",
+			"SELECT a, b FROM t ORDER BY b DESC, 1 DESC, 2 DESC LIMIT 3"}},
+		{"SELECT a FROM t WHERE x IN (SELECT y FROM u ORDER BY z LIMIT 1)", 1, nil},
+		{"SELECT a FROM t WHERE s = ') ORDER BY' ORDER BY a", 1, []string{
+			"SELECT a FROM t WHERE s = ') ORDER BY' ORDER BY a, 1 ASC",
+			"SELECT a FROM t WHERE s = ') ORDER BY' ORDER BY a, 1 DESC"}},
+	}
+	for _, tc := range tests {
+		if got := tieVariants(tc.sql, tc.ncols); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("%s:\n got %q\nwant %q", tc.sql, got, tc.want)
+		}
+	}
 }
 
 // testV2Deterministic: the same preset and seed give byte-identical files,
