@@ -51,8 +51,8 @@ var V2Splits = []string{SplitTrain, SplitDev, SplitDevCompositional, SplitDevID}
 // a quarter of the 40, so dev spans as many domains as BIRD dev (11) does.
 const HeldOutDomains = 10
 
-// v2Split sizes one split of a v2 preset.
-type v2Split struct {
+// V2Split sizes one split of a v2 preset.
+type V2Split struct {
 	// PerDomain is database instances per domain; Questions the target
 	// question count of the split, spread evenly over its databases.
 	PerDomain, Questions int
@@ -63,28 +63,28 @@ type v2Split struct {
 // V2Preset sizes a v2 benchmark. Train domains are schemagen's domains
 // minus the held-out ones.
 type V2Preset struct {
-	Name                         string
-	Train, Dev, DevComp, DevInDo v2Split
+	Name                       string
+	Train, Dev, DevComp, DevID V2Split
 }
 
 var v2Presets = []V2Preset{
 	// tiny is for tests: a few domains, every split, a few seconds.
 	{Name: "v2-tiny",
-		Train:   v2Split{PerDomain: 1, Questions: 240, Domains: 6},
-		Dev:     v2Split{PerDomain: 1, Questions: 60, Domains: 3},
-		DevComp: v2Split{PerDomain: 1, Questions: 60, Domains: 6},
-		DevInDo: v2Split{PerDomain: 1, Questions: 60, Domains: 6}},
+		Train:   V2Split{PerDomain: 1, Questions: 240, Domains: 6},
+		Dev:     V2Split{PerDomain: 1, Questions: 60, Domains: 3},
+		DevComp: V2Split{PerDomain: 1, Questions: 60, Domains: 6},
+		DevID:   V2Split{PerDomain: 1, Questions: 60, Domains: 6}},
 	// small matches v1 small: ~3000 train, ~500 per dev split.
 	{Name: "v2-small",
-		Train:   v2Split{PerDomain: 2, Questions: 3000},
-		Dev:     v2Split{PerDomain: 2, Questions: 500},
-		DevComp: v2Split{PerDomain: 1, Questions: 500},
-		DevInDo: v2Split{PerDomain: 1, Questions: 500}},
+		Train:   V2Split{PerDomain: 2, Questions: 3000},
+		Dev:     V2Split{PerDomain: 2, Questions: 500},
+		DevComp: V2Split{PerDomain: 1, Questions: 500},
+		DevID:   V2Split{PerDomain: 1, Questions: 500}},
 	{Name: "v2-full",
-		Train:   v2Split{PerDomain: 7, Questions: 20000},
-		Dev:     v2Split{PerDomain: 3, Questions: 1500},
-		DevComp: v2Split{PerDomain: 4, Questions: 1500}, // 2 per domain leave the simple tier short
-		DevInDo: v2Split{PerDomain: 2, Questions: 1500}},
+		Train:   V2Split{PerDomain: 7, Questions: 20000},
+		Dev:     V2Split{PerDomain: 3, Questions: 1500},
+		DevComp: V2Split{PerDomain: 4, Questions: 1500}, // 2 per domain leave the simple tier short
+		DevID:   V2Split{PerDomain: 2, Questions: 1500}},
 }
 
 // V2PresetNames lists the v2 presets meant for users; "v2-tiny" exists for
@@ -235,7 +235,7 @@ func planV2(p V2Preset, seed uint64, heldOut []string) map[string][]*v2Inst {
 		return ds
 	}
 	out := map[string][]*v2Inst{}
-	add := func(split string, doms []string, s v2Split, first int, ask func(n int) int) {
+	add := func(split string, doms []string, s V2Split, first int, ask func(n int) int) {
 		var insts []*v2Inst
 		for _, d := range doms {
 			for k := first; k < first+s.PerDomain; k++ {
@@ -254,8 +254,8 @@ func planV2(p V2Preset, seed uint64, heldOut []string) map[string][]*v2Inst {
 	add(SplitTrain, capDoms(trainDoms, p.Train.Domains), p.Train, 1, func(n int) int { return n + n/5 + 4 })
 	add(SplitDev, capDoms(heldOut, p.Dev.Domains), p.Dev, 1, func(n int) int { return n + n/2 + 4 })
 	k := p.Train.PerDomain + 1
-	add(SplitDevID, capDoms(trainDoms, p.DevInDo.Domains), p.DevInDo, k, func(n int) int { return n + n/2 + 4 })
-	k += p.DevInDo.PerDomain
+	add(SplitDevID, capDoms(trainDoms, p.DevID.Domains), p.DevID, k, func(n int) int { return n + n/2 + 4 })
+	k += p.DevID.PerDomain
 	add(SplitDevCompositional, capDoms(trainDoms, p.DevComp.Domains), p.DevComp, k, func(n int) int { return max(20*n, 400) })
 	return out
 }

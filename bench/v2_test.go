@@ -121,7 +121,7 @@ func testV2Deterministic(t *testing.T, a string) {
 // train, and a BIRD-layout directory per split with descriptions.
 func testV2Splits(t *testing.T, dir string) {
 	p, _ := LookupV2Preset("v2-tiny")
-	want := map[string]int{SplitTrain: p.Train.Questions, SplitDev: p.Dev.Questions, SplitDevCompositional: p.DevComp.Questions, SplitDevID: p.DevInDo.Questions}
+	want := map[string]int{SplitTrain: p.Train.Questions, SplitDev: p.Dev.Questions, SplitDevCompositional: p.DevComp.Questions, SplitDevID: p.DevID.Questions}
 	loaded := map[string]*dataset.Benchmark{}
 	for _, s := range V2Splits {
 		b, err := dataset.LoadBIRD(dir, s)
