@@ -48,7 +48,7 @@ const (
 var V2Splits = []string{SplitTrain, SplitDev, SplitDevCompositional, SplitDevID}
 
 // HeldOutDomains is how many of schemagen's domains v2 holds out for dev:
-// a quarter of the 40, so dev spans as many domains as BIRD dev (11) does.
+// a quarter of the 40, about as many domains as BIRD dev (11) spans.
 const HeldOutDomains = 10
 
 // V2Split sizes one split of a v2 preset.
