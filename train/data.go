@@ -16,7 +16,9 @@ import (
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 // Example is one training or evaluation question. Prompt is set for text
@@ -200,6 +202,25 @@ func LoadTRL(path string) (*Data, error) {
 // renamer and rng, the schema's names are replaced at random (probability
 // p per identifier) in the prompt, the evidence's code and the SQL.
 func (d *Data) render(ctx context.Context, ex *Example, rn *renamer, p float64, rng *rand.Rand) (string, string, error) {
+	return d.renderFit(ctx, ex, rn, p, rng, nil)
+}
+
+// Fitter says how many tokens a prompt may take beside its completion,
+// counting them as the model does.
+type Fitter struct {
+	Counter prompt.TokenCounter
+	// Room is the prompt's budget in tokens given its completion.
+	Room func(completion string) int
+}
+
+// renderFit is render with the prompt fitted to fit.Room (nil: not
+// fitted): a schema too large for the context keeps the tables the gold
+// reads first, then those package prompt's pruning ranks most relevant,
+// without column comments if even that does not fit, so that a large
+// database trains on the kind of prompt evaluation shows
+// (policy.Prompter.Fit prunes the same way, by the question alone)
+// instead of being skipped.
+func (d *Data) renderFit(ctx context.Context, ex *Example, rn *renamer, p float64, rng *rand.Rand, fit *Fitter) (string, string, error) {
 	if ex.Prompt != "" || d.TrainPrompter == nil {
 		return ex.Prompt, ex.SQL, nil
 	}
@@ -213,7 +234,28 @@ func (d *Data) render(ctx context.Context, ex *Example, rn *renamer, p float64, 
 		s, m = rn.renameSchema(s, p, rng)
 		sql, ev = renameSQL(sql, m), renameEvidence(ev, m)
 	}
-	return d.Format.Compact(s, ex.Question, ev), sql, nil
+	text := d.Format.Compact(s, ex.Question, ev)
+	if fit == nil {
+		return text, sql, nil
+	}
+	budget := fit.Room(sql)
+	if fit.Counter.Count(text) <= budget {
+		return text, sql, nil
+	}
+	var keep []string
+	if sh, err := sqlparse.Analyze(sql); err == nil {
+		keep = sh.Tables
+	}
+	in := prompt.Input{DBID: ex.DBID, Question: ex.Question, Evidence: ev, Keep: keep}
+	for _, sc := range []*prompt.Schema{s, s.Bare()} {
+		f := prompt.Fit(sc, in, budget, fit.Counter, func(ts []*prompt.Table) string {
+			return d.Format.Compact(&prompt.Schema{DBID: sc.DBID, Tables: ts}, ex.Question, ev)
+		})
+		if !f.OverBudget && f.Tokens <= budget {
+			return f.Text, sql, nil
+		}
+	}
+	return text, sql, nil // too long even so: the caller skips it
 }
 
 // dbWords collects up to 200 distinct values of every text column of the

@@ -293,6 +293,9 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 	seqs := make([]policy.Sequence, n)
 	schemas := map[string][]int32{} // a group's schema text, tokenized once
 	maxT := t.pol.Model.Cfg.MaxSeq
+	counter := policy.TokenizerCounter{Tok: t.pol.Tok}
+	// The completion and its end token must fit beside the prompt.
+	fit := &Fitter{Counter: counter, Room: func(c string) int { return maxT - 1 - len(t.pol.Tok.Encode(c)) }}
 	t.skipped = 0
 	for i := 0; i < n; i++ {
 		ex := &t.d.Train[i]
@@ -302,7 +305,7 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 		if er.Float64() < o.Rename {
 			arng, p = er, o.RenameEach
 		}
-		pr, c, err := t.d.render(ctx, ex, t.rn, p, arng)
+		pr, c, err := t.d.renderFit(ctx, ex, t.rn, p, arng, fit)
 		if err != nil {
 			return err
 		}
