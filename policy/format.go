@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/sqlrl/sqlrl/prompt"
 )
@@ -19,6 +20,14 @@ type Format struct {
 	Descriptions bool `json:"descriptions,omitempty"`
 	// DescWords cuts descriptions to this many words (default 6).
 	DescWords int `json:"desc_words,omitempty"`
+	// DescPhrase shows, for a column whose name is not its readable name
+	// ("clnt_inds", described "industry; The industry of the client
+	// company"), the readable name alone, and leaves out a description
+	// that only restates the column's and the table's names ("The request
+	// date of the change order" for request_date): databases with
+	// abbreviated names and 60+ columns need the words that explain a
+	// name, not a sentence per column.
+	DescPhrase bool `json:"desc_phrase,omitempty"`
 }
 
 // Prompt kinds.
@@ -78,7 +87,7 @@ func (f Format) Compact(s *prompt.Schema, question, evidence string) string {
 				b.WriteString(" ")
 			}
 			if f.Descriptions {
-				if d := f.shortDescription(c.Description); d != "" {
+				if d := f.shortDescription(c.Description, c.Name, t.Name); d != "" {
 					b.WriteString("[")
 					b.WriteString(d)
 					b.WriteString("] ")
@@ -117,14 +126,28 @@ func (f Format) Compact(s *prompt.Schema, question, evidence string) string {
 // ("readable name; description; values: ..."): the longest part before the
 // value notes, without articles and possessives, cut to DescWords words
 // (default 6).
-func (f Format) shortDescription(desc string) string {
+func (f Format) shortDescription(desc, col, table string) string {
 	if k := strings.Index(desc, "values:"); k >= 0 {
 		desc = desc[:k]
 	}
 	best := ""
+	var parts []string
 	for _, p := range strings.Split(desc, "; ") {
-		if p = strings.TrimSpace(p); len(p) > len(best) {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+		if len(p) > len(best) {
 			best = p
+		}
+	}
+	if f.DescPhrase {
+		// The catalog writes "readable name; description" when the name
+		// differs from the column's: a short first part with a longer
+		// one after it is that name.
+		if len(parts) >= 2 && len(strings.Fields(parts[0])) <= 4 && !strings.ContainsAny(parts[0], ".()") && len(parts[1]) > len(parts[0]) {
+			best = parts[0]
+		} else if restates(best, col, table) {
+			return ""
 		}
 	}
 	n := f.DescWords
@@ -142,6 +165,27 @@ func (f Format) shortDescription(desc string) string {
 		}
 	}
 	return strings.Join(w, " ")
+}
+
+// restates reports whether a description says nothing but the column's
+// and table's names ("The request date of the change order."), word for
+// word up to stop words.
+func restates(desc, col, table string) bool {
+	known := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(col+" "+table), func(r rune) bool { return r == '_' || r == ' ' }) {
+		known[w] = true
+		known[strings.TrimSuffix(w, "s")] = true
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(desc), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		switch w {
+		case "the", "a", "an", "of", "this", "that", "is", "in", "for", "to", "its", "s":
+			continue
+		}
+		if !known[w] && !known[strings.TrimSuffix(w, "s")] {
+			return false
+		}
+	}
+	return true
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -52,3 +52,29 @@ func TestCompactSchema(t *testing.T) {
 		}
 	}
 }
+
+func TestDescPhrase(t *testing.T) {
+	tests := []struct {
+		desc, col, table string
+		plain, phrase    string
+	}{
+		// an abbreviated name: its readable name alone
+		{"industry; The industry of the client company (clnt_inds abbreviates industry).", "clnt_inds", "client_company",
+			"industry client company (clnt_inds abbreviates industry).", "industry"},
+		// a description that restates the names: dropped
+		{"The request date of the change order.", "request_date", "change_order", "request date change order.", ""},
+		{"The cost impact of the change orders, in USD.; values: unit: USD", "cost_impact", "change_order", "cost impact change orders USD.", "cost impact change orders USD."},
+		// BIRD's: a description that says more is kept
+		{"the customer's first name", "given_name", "client", "customer first name", "customer first name"},
+		// a readable name before a description: the name
+		{"publisher; the publisher of the hero's comics", "pub_id", "superhero", "publisher hero comics", "publisher"},
+	}
+	for _, tc := range tests {
+		if got := (Format{}).shortDescription(tc.desc, tc.col, tc.table); got != tc.plain {
+			t.Errorf("%q: %q, want %q", tc.desc, got, tc.plain)
+		}
+		if got := (Format{DescPhrase: true}).shortDescription(tc.desc, tc.col, tc.table); got != tc.phrase {
+			t.Errorf("%q with DescPhrase: %q, want %q", tc.desc, got, tc.phrase)
+		}
+	}
+}

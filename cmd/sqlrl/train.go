@@ -59,6 +59,7 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 			devSplit := fs.String("dev-split", "dev", "benchmark split to evaluate on ('-': none)")
 			types := fs.Bool("types", false, "show column types in compact prompts")
 			descs := fs.Bool("descriptions", true, "show column descriptions in compact prompts (before each name)")
+			descPhrase := fs.Bool("desc-phrase", false, "with -descriptions: show an abbreviated column's readable name alone and leave out descriptions that only restate the names (databases with opaque names and many columns, such as bench v2's)")
 			dim := fs.Int("dim", 0, "model width (overrides the preset's)")
 			layers := fs.Int("layers", 0, "transformer layers (overrides the preset's)")
 			heads := fs.Int("heads", 0, "attention heads (overrides the preset's)")
@@ -80,7 +81,7 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 						return err
 					}
 					data, err = train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: *trainSplit, SFTFraction: *frac, Seed: *splitSeed,
-						DevSplit: *devSplit, Format: policy.Format{Kind: policy.FormatCompact, Types: *types, Descriptions: *descs}})
+						DevSplit: *devSplit, Format: policy.Format{Kind: policy.FormatCompact, Types: *types, Descriptions: *descs, DescPhrase: *descs && *descPhrase}})
 				} else {
 					data, err = train.LoadTRL(args[0])
 				}
