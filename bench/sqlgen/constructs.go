@@ -120,7 +120,7 @@ func (x *g) plain(n int, agg bool) *cand {
 		}
 		c.feat("list")
 		c.sql = "SELECT " + d + s.name.ref("T1") + " " + sub.from + sub.whereSQL()
-		c.question = fill(x.pick([]string{"List the {n} of the {np}.", "What is the {n} of each of the {np}?", "Show the {ns} of all {np}.", "Name the {ns} of the {np}."}), "np", sub.np, "n", s.name.c.Phrase, "ns", pluralPhrase(s.name.c.Phrase))
+		c.question = fill(x.pick(named(s, []string{"List the {n} of the {np}.", "What is the {n} of each of the {np}?", "Show the {ns} of all {np}.", "Name the {ns} of the {np}."})), "np", sub.np, "n", s.name.c.Phrase, "ns", pluralPhrase(s.name.c.Phrase))
 	case 2:
 		m := nums[x.r.IntN(len(nums))]
 		fn := x.pick([]string{"AVG", "SUM", "MIN", "MAX"})
@@ -187,9 +187,9 @@ func (x *g) top(n int) *cand {
 	}
 	c.ordered("SELECT "+s.name.ref("T1")+" "+sub.from+w, e+dir, 1, 1)
 	if n == 0 {
-		c.question = fill(x.pick([]string{"Which {one} has the {hi} {p}? Give the {n}.", "What is the {n} of the {one} with the {hi} {p}?", "Name the {one} with the {hi} {p}."}), "one", s.t.Noun.One, "hi", hi, "p", m.c.Phrase, "n", s.name.c.Phrase)
+		c.question = fill(x.pick(named(s, []string{"Which {one} has the {hi} {p}? Give the {n}.", "What is the {n} of the {one} with the {hi} {p}?", "Name the {one} with the {hi} {p}."})), "one", s.t.Noun.One, "hi", hi, "p", m.c.Phrase, "n", s.name.c.Phrase)
 	} else {
-		c.question = fill(x.pick([]string{"Among the {np}, which one has the {hi} {p}? Give the {n}.", "What is the {n} of the {one} with the {hi} {p} among {np}?", "Name the {one} with the {hi} {p} among the {np}."}), "np", sub.np, "one", s.t.Noun.One, "hi", hi, "p", m.c.Phrase, "n", s.name.c.Phrase)
+		c.question = fill(x.pick(named(s, []string{"Among the {np}, which one has the {hi} {p}? Give the {n}.", "What is the {n} of the {one} with the {hi} {p} among {np}?", "Name the {one} with the {hi} {p} among the {np}."})), "np", sub.np, "one", s.t.Noun.One, "hi", hi, "p", m.c.Phrase, "n", s.name.c.Phrase)
 	}
 	return c
 }
@@ -250,6 +250,15 @@ func (x *g) group(join bool) *cand {
 	}
 	c.sql = fmt.Sprintf("SELECT %s, COUNT(*) %s%s GROUP BY %s", ge, from, w, ge)
 	c.question = fill(x.pick([]string{"For each {g}, how many {many} are there?", "How many {many} are there per {g}?", "Count the {many} for each {g}.", "Break down the number of {many} by {g}."}), "g", label, "many", s.t.Noun.Many)
+	if gc.nulls > 0 {
+		// The gold leaves out the rows without a value; a plain GROUP
+		// BY would add a NULL group, so the question says so.
+		l := label
+		if !join {
+			l = "the " + label
+		}
+		c.question += " " + fill(x.pick([]string{"Leave out {many} for which {l} is not recorded.", "Ignore {many} where {l} is missing."}), "many", s.t.Noun.Many, "l", l)
+	}
 	return c
 }
 
@@ -313,10 +322,10 @@ func (x *g) having() *cand {
 	c.feat(fs...)
 	c.sql = fmt.Sprintf("SELECT %s %s GROUP BY T1.%s HAVING COUNT(*) > %d", s.name.ref("T1"), joinSQL(s, path{e}), ident(s.pk), k)
 	_ = h
-	c.question = fill(x.pick([]string{"Which {many} have more than {k} {emany}? List their {n}.", "List the {ns} of {many} {w} over {k} {emany}.", "Name the {many} {w} more than {k} {emany}."}),
+	c.question = fill(x.pick(named(s, []string{"Which {many} have more than {k} {emany}? List their {n}.", "List the {ns} of {many} {w} over {k} {emany}.", "Name the {many} {w} more than {k} {emany}."})),
 		"many", s.t.Noun.Many, "k", fmt.Sprint(k), "emany", e.to.t.Noun.Many, "n", s.name.c.Phrase, "ns", pluralPhrase(s.name.c.Phrase), "w", x.manyWords(e))
 	if e.ambiguous {
-		c.question = fill(x.pick([]string{"Which {many} appear as {fk} of more than {k} {emany}? List their {n}.", "List the {ns} of {many} that are the {fk} of over {k} {emany}.", "Name the {many} that act as {fk} of more than {k} {emany}."}),
+		c.question = fill(x.pick(named(s, []string{"Which {many} appear as {fk} of more than {k} {emany}? List their {n}.", "List the {ns} of {many} that are the {fk} of over {k} {emany}.", "Name the {many} that act as {fk} of more than {k} {emany}."})),
 			"many", s.t.Noun.Many, "k", fmt.Sprint(k), "emany", e.to.t.Noun.Many, "n", s.name.c.Phrase, "ns", pluralPhrase(s.name.c.Phrase), "fk", e.fkCol.Phrase)
 	}
 	return c
@@ -452,7 +461,7 @@ func (x *g) aboveAvg() *cand {
 	if s.name != nil && x.coin(0.5) {
 		c.feat("list")
 		c.sql = "SELECT " + s.name.ref("T1") + " " + sub.from + w
-		c.question = fill(x.pick([]string{"List the {n} of {np} whose {p} is {above} the average {p} of all {many}.", "Which {np} have a {p} {above} the average over all {many}? Give their {ns}.", "Name the {np} with a {p} {above} the mean {p} of all {many}."}), "n", s.name.c.Phrase, "ns", pluralPhrase(s.name.c.Phrase), "np", sub.np, "p", m.c.Phrase, "above", above, "many", s.t.Noun.Many)
+		c.question = fill(x.pick(named(s, []string{"List the {n} of {np} whose {p} is {above} the average {p} of all {many}.", "Which {np} have a {p} {above} the average over all {many}? Give their {ns}.", "Name the {np} with a {p} {above} the mean {p} of all {many}."})), "n", s.name.c.Phrase, "ns", pluralPhrase(s.name.c.Phrase), "np", sub.np, "p", m.c.Phrase, "above", above, "many", s.t.Noun.Many)
 	} else {
 		c.feat("count")
 		c.sql = "SELECT COUNT(*) " + sub.from + w
@@ -477,7 +486,7 @@ func (x *g) topAgg() *cand {
 		m := nums[x.r.IntN(len(nums))]
 		c.feat("sum")
 		c.ordered(fmt.Sprintf("SELECT %s %s GROUP BY T1.%s", s.name.ref("T1"), from, ident(s.pk)), "SUM("+m.numExpr("T2")+") DESC", 1, 1)
-		c.question = fill(x.pick([]string{"Which {one} has the highest total {p} of {emany}? Give the {n}.", "Name the {one} whose {emany} add up to the largest {p}.", "What is the {n} of the {one} with the greatest combined {p} over its {emany}?"}), "one", s.t.Noun.One, "p", m.c.Phrase, "emany", e.to.t.Noun.Many, "n", s.name.c.Phrase)
+		c.question = fill(x.pick(named(s, []string{"Which {one} has the highest total {p} of {emany}? Give the {n}.", "Name the {one} whose {emany} add up to the largest {p}.", "What is the {n} of the {one} with the greatest combined {p} over its {emany}?"})), "one", s.t.Noun.One, "p", m.c.Phrase, "emany", e.to.t.Noun.Many, "n", s.name.c.Phrase)
 		if e.ambiguous {
 			c.question += " Count only the " + e.to.t.Noun.Many + " where it is the " + e.fkCol.Phrase + "."
 		}
@@ -485,7 +494,7 @@ func (x *g) topAgg() *cand {
 	}
 	c.feat("count")
 	c.ordered(fmt.Sprintf("SELECT %s %s GROUP BY T1.%s", s.name.ref("T1"), from, ident(s.pk)), "COUNT(*) DESC", 1, 1)
-	c.question = fill(x.pick([]string{"Which {one} has the most {emany}? Give the {n}.", "Name the {one} {w} the largest number of {emany}.", "What is the {n} of the {one} {w} the most {emany}?"}), "one", s.t.Noun.One, "emany", e.to.t.Noun.Many, "n", s.name.c.Phrase, "w", w)
+	c.question = fill(x.pick(named(s, []string{"Which {one} has the most {emany}? Give the {n}.", "Name the {one} {w} the largest number of {emany}.", "What is the {n} of the {one} {w} the most {emany}?"})), "one", s.t.Noun.One, "emany", e.to.t.Noun.Many, "n", s.name.c.Phrase, "w", w)
 	return c
 }
 
@@ -602,7 +611,7 @@ func (x *g) window() *cand {
 		}
 		return true
 	}
-	c.question = fill(x.pick([]string{"Among the {np}, which one has the {hi} {p} in each {g}? Give the {g} and the {n}.", "For every {g}, name the {one} with the {hi} {p} among the {np}, along with the {g}.", "Considering only {np}, list each {g} with the {n} of the {one} whose {p} ranks first ({hi}) within it."}), "np", sub.np, "g", gc.c.Phrase, "one", s.t.Noun.One, "hi", hi, "p", m.c.Phrase, "n", s.name.c.Phrase)
+	c.question = fill(x.pick(named(s, []string{"Among the {np}, which one has the {hi} {p} in each {g}? Give the {g} and the {n}.", "For every {g}, name the {one} with the {hi} {p} among the {np}, along with the {g}.", "Considering only {np}, list each {g} with the {n} of the {one} whose {p} ranks first ({hi}) within it."})), "np", sub.np, "g", gc.c.Phrase, "one", s.t.Noun.One, "hi", hi, "p", m.c.Phrase, "n", s.name.c.Phrase)
 	return c
 }
 
@@ -632,7 +641,7 @@ func (x *g) correlated() *cand {
 	if s.name != nil && x.coin(0.5) {
 		c.feat("list")
 		c.sql = fmt.Sprintf("SELECT %s %s%s", s.name.ref("T1"), sub.from, w)
-		c.question = fill(x.pick([]string{"Which {np} have a {p} above the average {p} of all {many} with the same {g}? List their {ns}.", "List the {ns} of {np} whose {p} exceeds the average for their {g}.", "Name the {np} with a higher {p} than the mean {p} of all {many} of their {g}."}), "np", sub.np, "many", s.t.Noun.Many, "p", m.c.Phrase, "g", gc.c.Phrase, "ns", pluralPhrase(s.name.c.Phrase))
+		c.question = fill(x.pick(named(s, []string{"Which {np} have a {p} above the average {p} of all {many} with the same {g}? List their {ns}.", "List the {ns} of {np} whose {p} exceeds the average for their {g}.", "Name the {np} with a higher {p} than the mean {p} of all {many} of their {g}."})), "np", sub.np, "many", s.t.Noun.Many, "p", m.c.Phrase, "g", gc.c.Phrase, "ns", pluralPhrase(s.name.c.Phrase))
 		return c
 	}
 	c.feat("count")
@@ -673,7 +682,7 @@ func (x *g) nested() *cand {
 	if s.name != nil && x.coin(0.5) {
 		c.feat("list")
 		c.sql = fmt.Sprintf("SELECT %s FROM %s AS T1 WHERE T1.%s IN (%s)", s.name.ref("T1"), ident(s.t.Name), ident(s.pk), inner)
-		c.question = fill(x.pick([]string{"List the {ns} of {many} {rel} {an} whose {p} is above the average {p} of all {emany}.", "Which {many} have {an} with {p} higher than the average over all {emany}? Give their {ns}.", "Name the {many} {rel} {an} whose {p} beats the mean {p} of {emany}."}), "ns", pluralPhrase(s.name.c.Phrase), "many", s.t.Noun.Many, "rel", rel, "an", an(e.to.t.Noun.One), "p", m.c.Phrase, "emany", e.to.t.Noun.Many)
+		c.question = fill(x.pick(named(s, []string{"List the {ns} of {many} {rel} {an} whose {p} is above the average {p} of all {emany}.", "Which {many} have {an} with {p} higher than the average over all {emany}? Give their {ns}.", "Name the {many} {rel} {an} whose {p} beats the mean {p} of {emany}."})), "ns", pluralPhrase(s.name.c.Phrase), "many", s.t.Noun.Many, "rel", rel, "an", an(e.to.t.Noun.One), "p", m.c.Phrase, "emany", e.to.t.Noun.Many)
 		return c
 	}
 	c.feat("count")

@@ -154,7 +154,10 @@ func buildModel(db *schemagen.DB) (*model, error) {
 			if cl.kind == "" {
 				continue // unusable: formats the gold cannot read safely
 			}
-			if c.Role == schemagen.RoleName && tb.name == nil {
+			// A bookkeeping column (the clerk who entered the record)
+			// names a person, not the row: "Name the data session"
+			// answered with its clerk is wrong.
+			if c.Role == schemagen.RoleName && tb.name == nil && !c.Bookkeeping {
 				tb.name = cl
 			}
 			tb.cols = append(tb.cols, cl)

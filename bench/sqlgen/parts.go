@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -484,7 +485,7 @@ func (x *g) hop(e *edge, plural bool) (string, []string) {
 	}
 	if e.forward {
 		if e.fk.Phrase != "" && !e.ambiguous {
-			return e.fk.Phrase, feats
+			return relPhrase(e.fk.Phrase, true), feats
 		}
 		return "whose " + e.fkCol.Phrase + " is", feats
 	}
@@ -504,9 +505,35 @@ func (x *g) hop(e *edge, plural bool) (string, []string) {
 
 func (x *g) hopPhrase(e *edge) string {
 	if e.fk.Phrase != "" {
-		return e.fk.Phrase
+		return relPhrase(e.fk.Phrase, false)
 	}
 	return "linked to"
+}
+
+// relFix rewrites schemagen relation phrases that do not read after a
+// noun ("health checks examined an animal", "copies a copy of a book"):
+// [0] the reduced relative, [1] the form after "Each X is".
+var relFix = map[string][2]string{
+	"examined":       {"examining", "examining"},
+	"lent":           {"lending", "lending"},
+	"cleaned":        {"cleaning", "cleaning"},
+	"a copy of":      {"of", "a copy of"},
+	"a unit of":      {"of", "a unit of"},
+	"a duplicate of": {"duplicating", "a duplicate of"},
+	"an input of":    {"going into", "an input of"},
+}
+
+// relPhrase is a relation phrase as it reads after a plural or singular
+// noun (relative true) or after "Each X is" (false).
+func relPhrase(p string, relative bool) string {
+	f, ok := relFix[p]
+	if !ok {
+		return p
+	}
+	if relative {
+		return f[0]
+	}
+	return f[1]
 }
 
 // chain words a path followed by a clause on its end table: "placed by a
@@ -609,4 +636,47 @@ func (c *cand) take(s *subject) {
 	c.need = append(c.need, s.need...)
 	c.opt = append(c.opt, s.opt...)
 	c.feat(s.feats...)
+}
+
+// namesItself reports whether a table's name column is what a reader
+// means by "the name" of one of its rows: "name", "title", or a name
+// phrase that repeats the noun ("project name" of a project). A first
+// name, a stage name or a tracking code is not: "Name the producer" read
+// as a full name, or as the row's id, differs from a gold that returns the
+// first name alone, so such tables are asked for the column by its phrase.
+func namesItself(t *tbl) bool {
+	if t.name == nil {
+		return false
+	}
+	p := t.name.c.Phrase
+	if p == "name" || p == "title" {
+		return true
+	}
+	w, rest, ok := strings.Cut(p, " ")
+	if !ok || (rest != "name" && rest != "title") {
+		return false
+	}
+	return slices.Contains(strings.Fields(t.t.Noun.One), w)
+}
+
+// named keeps the wordings that say which column answers: a wording that
+// asks to "name" the rows without {n} or {ns} only where the table's name
+// column is its name (namesItself), and never "Name the {ns}" of a name
+// phrase ("Name the first names").
+func named(t *tbl, ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		says := strings.Contains(w, "{n}") || strings.Contains(w, "{ns}")
+		if !says && !namesItself(t) {
+			continue
+		}
+		if strings.HasPrefix(w, "Name the {ns}") && strings.Contains(t.name.c.Phrase, "name") {
+			continue
+		}
+		out = append(out, w)
+	}
+	if len(out) == 0 {
+		return ws
+	}
+	return out
 }
