@@ -250,6 +250,7 @@ func (x *g) group(join bool) *cand {
 	}
 	c.sql = fmt.Sprintf("SELECT %s, COUNT(*) %s%s GROUP BY %s", ge, from, w, ge)
 	c.question = fill(x.pick([]string{"For each {g}, how many {many} are there?", "How many {many} are there per {g}?", "Count the {many} for each {g}.", "Break down the number of {many} by {g}."}), "g", label, "many", s.t.Noun.Many)
+	c.question = strings.NewReplacer("each the ", "each ", "per the ", "per ", "For each the ", "For each ").Replace(c.question)
 	if gc.nulls > 0 {
 		// The gold leaves out the rows without a value; a plain GROUP
 		// BY would add a NULL group, so the question says so.
@@ -257,7 +258,7 @@ func (x *g) group(join bool) *cand {
 		if !join {
 			l = "the " + label
 		}
-		c.question += " " + fill(x.pick([]string{"Leave out {many} for which {l} is not recorded.", "Ignore {many} where {l} is missing."}), "many", s.t.Noun.Many, "l", l)
+		c.question += " " + fill(x.pick([]string{"Leave out {many} for which {l} is not recorded.", "Ignore {many} where {l} is not recorded."}), "many", s.t.Noun.Many, "l", l)
 	}
 	return c
 }

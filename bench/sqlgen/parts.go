@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sqlrl/sqlrl/bench/schemagen"
 )
 
 // cand is one composed question before verification.
@@ -201,12 +203,18 @@ func (x *g) filterOn(c *col, a string) (filter, bool) {
 		if c.nulls > 0 && x.coin(0.12) {
 			if x.coin(0.5) {
 				f.sql = c.ref(a) + " IS NULL"
-				f.words = fill(x.pick([]string{"with no {p} recorded", "whose {p} is missing", "whose {p} is unknown", "without a recorded {p}"}), "p", p)
+				f.words = fill(x.pick([]string{"with no {p} recorded", "whose {p} is unknown", "without a recorded {p}"}), "p", p)
+				if c.c.Role == schemagen.RoleFlag {
+					f.words = fill(x.pick([]string{"whose {p} flag is not recorded", "with no value recorded for {p}"}), "p", p)
+				}
 				f.feats = append(f.feats, "is_null")
 				f.keep = func(r int) bool { return c.tb.t.Rows[r][c.i] == nil }
 			} else {
 				f.sql = c.ref(a) + " IS NOT NULL"
-				f.words = fill(x.pick([]string{"with a recorded {p}", "whose {p} is known", "having a {p} on record", "whose {p} is not missing"}), "p", p)
+				f.words = fill(x.pick([]string{"with a recorded {p}", "whose {p} is known", "having a {p} on record"}), "p", p)
+				if c.c.Role == schemagen.RoleFlag {
+					f.words = fill(x.pick([]string{"whose {p} flag is recorded", "with a value recorded for {p}"}), "p", p)
+				}
 				f.feats = append(f.feats, "not_null")
 				f.keep = func(r int) bool { return c.tb.t.Rows[r][c.i] != nil }
 			}
@@ -230,6 +238,17 @@ func (x *g) filterOn(c *col, a string) (filter, bool) {
 		m := c.meaning(v)
 		f.sql = fmt.Sprintf("%s = %s", c.catExpr(a), c.catLit(v))
 		f.words = fill(x.pick([]string{"whose {p} is {v}", "with {p} {v}", "with {p} of {v}", "having {v} as {p}"}), "p", p, "v", m)
+		if c.c.Role == schemagen.RoleFlag && (m == "yes" || m == "no") {
+			// "with has drive thru of no", "having yes as delayed" read
+			// badly; the description says "Whether the X is marked p".
+			// "not marked" would also cover rows with no value, so no
+			// is said as a recorded no.
+			ws := []string{"marked {p}", "whose {p} flag is yes"}
+			if m == "no" {
+				ws = []string{"whose {p} flag is recorded as no", "recorded as not {p}"}
+			}
+			f.words = fill(x.pick(ws), "p", p)
+		}
 		f.feats = append(f.feats, "eq")
 		if codes {
 			f.feats = append(f.feats, "code")
@@ -244,7 +263,7 @@ func (x *g) filterOn(c *col, a string) (filter, bool) {
 		}
 		if c.nulls > 0 && x.coin(0.08) {
 			f.sql = c.ref(a) + " IS NULL"
-			f.words = fill(x.pick([]string{"with no {p} recorded", "whose {p} is missing", "whose {p} is unknown", "without a recorded {p}"}), "p", p)
+			f.words = fill(x.pick([]string{"with no {p} recorded", "whose {p} is unknown", "without a recorded {p}"}), "p", p)
 			f.feats = append(f.feats, "is_null")
 			f.keep = func(r int) bool { return c.tb.t.Rows[r][c.i] == nil }
 			return f, true
@@ -324,7 +343,7 @@ func (x *g) filterOn(c *col, a string) (filter, bool) {
 	case kText:
 		if c.nulls > 0 && x.coin(0.2) {
 			f.sql = c.ref(a) + " IS NULL"
-			f.words = fill(x.pick([]string{"with no {p} recorded", "whose {p} is missing", "that lack a {p}", "without any {p}"}), "p", p)
+			f.words = fill(x.pick([]string{"with no {p} recorded", "that lack " + an(p), "without any {p}"}), "p", p)
 			f.feats = append(f.feats, "is_null")
 			f.keep = func(r int) bool { return c.tb.t.Rows[r][c.i] == nil }
 			return f, true

@@ -110,10 +110,13 @@ func TestRelPhrases(t *testing.T) {
 	}
 }
 
-// TestGroupNullSaid: a count per category that leaves out the rows
+// TestReviewWordings: a count per category that leaves out the rows
 // without a value says so (review: "Break down the number of quality
-// inspections by source system" dropped the NULL group unstated).
-func TestGroupNullSaid(t *testing.T) {
+// inspections by source system" dropped the NULL group unstated); yes/no
+// flags are not worded as values ("a restaurant with has drive thru of
+// no", "having yes as delayed", "whose active is missing").
+func TestReviewWordings(t *testing.T) {
+	bad := regexp.MustCompile(`\b(of|having) (yes|no)\b|\b(yes|no) as \w|is missing|is not missing|(each|per) the `)
 	root := t.TempDir()
 	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: root})
 	defer eng.Close()
@@ -132,6 +135,9 @@ func TestGroupNullSaid(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, q := range qs {
+			if bad.MatchString(q.Question) {
+				t.Errorf("%s: unnatural wording %q", db.ID, q.Question)
+			}
 			if !re.MatchString(q.SQL) || strings.Contains(q.SQL, "HAVING") {
 				continue
 			}
