@@ -36,7 +36,7 @@ type Ranker struct {
 // RankerFeatures names the features, in order.
 var RankerFeatures = []string{
 	"failed", "empty", "vote_share", "top_group", "greedy", "fix",
-	"mean_logprob", "group_mass", "group_best_logprob", "log_rows", "one_column",
+	"mean_logprob", "logprob", "group_mass", "group_log_mass", "group_best_logprob", "log_rows", "one_column",
 	"validator_share", "selection", "condition", "join", "bad_feedback",
 	"tournament_wins",
 }
@@ -76,6 +76,10 @@ func features(r *Record, i int) []float64 {
 	set("fix", b2f(c.Source == SourceFix))
 	if c.Tokens > 0 {
 		set("mean_logprob", c.LogProb/float64(c.Tokens))
+		// The sequence's log-probability, clipped: the strongest sign of
+		// a confident decode, which the per-token mean dilutes in a long
+		// query.
+		set("logprob", max(c.LogProb, -20)/10)
 	}
 	if c.Exec.OK && c.Exec.Group >= 0 {
 		// The model's probability of this result: the share of the
@@ -108,6 +112,7 @@ func features(r *Record, i int) []float64 {
 		}
 		if all > 0 {
 			set("group_mass", mine/all)
+			set("group_log_mass", max(math.Log(mine/all), -20)/10)
 		}
 		if !math.IsInf(best, -1) {
 			set("group_best_logprob", best)
@@ -167,9 +172,24 @@ func (rk *Ranker) score(x []float64) float64 {
 	return s
 }
 
+// VotePrior is the ranker that votes: the candidates that ran, weighted
+// by the share of them that returned their result, an empty result last.
+// Training starts from it and its L2 penalty pulls towards it, not
+// towards zero, so that the learnt ranker departs from the execution vote
+// only as far as the data supports: with a few hundred informative
+// questions, a ranker shrunk to zero loses to the vote (measured by
+// cross-fitting on the holdout).
+func VotePrior() []float64 {
+	w := make([]float64, len(RankerFeatures))
+	w[slices.Index(RankerFeatures, "vote_share")] = 8
+	w[slices.Index(RankerFeatures, "failed")] = -8
+	w[slices.Index(RankerFeatures, "empty")] = -4
+	return w
+}
+
 // TrainRanker fits a ranker on scored records by full-batch gradient
 // descent on the conditional logit's loss with an L2 penalty l2 (default
-// 1e-3), for epochs steps (default 500). Records without scored candidates
+// 1e-3) towards VotePrior, for epochs steps (default 500). Records without scored candidates
 // are skipped; an error says when no question has both a correct and a
 // wrong candidate, since then there is nothing to learn.
 func TrainRanker(recs []*Record, epochs int, l2 float64) (*Ranker, error) {
@@ -184,7 +204,8 @@ func TrainRanker(recs []*Record, epochs int, l2 float64) (*Ranker, error) {
 		pos []bool
 	}
 	var qs []q
-	rk := &Ranker{Features: slices.Clone(RankerFeatures), Weights: make([]float64, len(RankerFeatures))}
+	rk := &Ranker{Features: slices.Clone(RankerFeatures), Weights: VotePrior()}
+	prior := VotePrior()
 	for _, r := range recs {
 		if len(r.Candidates) == 0 || !r.Candidates[0].Scored {
 			continue
@@ -247,7 +268,7 @@ func TrainRanker(recs []*Record, epochs int, l2 float64) (*Ranker, error) {
 		n := float64(len(qs))
 		rk.Loss = loss / n
 		for k := range grad {
-			g := grad[k]/n + l2*rk.Weights[k]
+			g := grad[k]/n + l2*(rk.Weights[k]-prior[k])
 			m[k] = b1*m[k] + (1-b1)*g
 			v[k] = b2*v[k] + (1-b2)*g*g
 			mh := m[k] / (1 - math.Pow(b1, float64(t)))
