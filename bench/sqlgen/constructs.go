@@ -18,31 +18,38 @@ type construct struct {
 // is near the target table in the package doc.
 var constructs = [numTiers][]construct{
 	Simple: {
-		{"plain", 0.17, func(x *g) *cand { return x.plain(0, false) }},
-		{"plain_join", 0.65, func(x *g) *cand { return x.plain(1, false) }},
+		{"plain", 0.09, func(x *g) *cand { return x.plain(0, false) }},
+		{"plain_join", 0.71, func(x *g) *cand { return x.plain(1, false) }},
 		{"top", 0.10, func(x *g) *cand { return x.top(x.r.IntN(2)) }},
-		{"group", 0.08, func(x *g) *cand { return x.group(false) }},
+		{"group", 0.07, func(x *g) *cand { return x.group(false) }},
+		// On a single table, BIRD's simple tier has a few computed
+		// values and subqueries (see Tier).
+		{"percentage0", 0.012, func(x *g) *cand { return x.percentage(0) }},
+		{"ratio0", 0.01, func(x *g) *cand { return x.ratio(0) }},
+		{"arith0", 0.014, func(x *g) *cand { return x.arith(0) }},
+		{"in_sub", 0.016, (*g).inSub},
 	},
 	Moderate: {
 		{"plain_join2", 0.26, func(x *g) *cand { return x.plain(2, false) }},
 		{"group_join", 0.08, func(x *g) *cand { return x.group(true) }},
 		{"having", 0.08, (*g).having},
-		{"percentage", 0.08, func(x *g) *cand { return x.percentage(1) }},
-		{"ratio", 0.03, func(x *g) *cand { return x.ratio(1) }},
+		{"percentage", 0.09, func(x *g) *cand { return x.percentage(1) }},
+		{"ratio", 0.02, func(x *g) *cand { return x.ratio(1) }},
 		{"arith", 0.03, func(x *g) *cand { return x.arith(1) }},
-		{"above_avg", 0.04, (*g).aboveAvg},
+		{"above_avg", 0.05, (*g).aboveAvg},
 		{"top_agg", 0.14, (*g).topAgg},
-		{"in_sub", 0.03, (*g).inSub},
 		{"plain_join1_agg", 0.11, func(x *g) *cand { return x.plain(1, true) }},
 	},
 	Challenging: {
-		{"percentage2", 0.18, func(x *g) *cand { return x.percentage(2) }},
-		{"long_chain", 0.46, func(x *g) *cand { return x.plain(3+x.r.IntN(4), false) }},
-		{"set_op", 0.08, (*g).setOp},
-		{"window", 0.05, (*g).window},
+		{"percentage2", 0.33, func(x *g) *cand { return x.percentage(2 + x.r.IntN(2)) }},
+		{"diff2", 0.12, func(x *g) *cand { return x.diff(2 + x.r.IntN(2)) }},
+		{"ratio2", 0.05, func(x *g) *cand { return x.ratio(2) }},
+		{"long_chain", 0.30, func(x *g) *cand { return x.plain(3+x.r.IntN(4), false) }},
+		{"set_op", 0.05, (*g).setOp},
+		{"window", 0.04, (*g).window},
 		{"correlated", 0.04, (*g).correlated},
 		{"nested", 0.02, (*g).nested},
-		{"arith2", 0.03, func(x *g) *cand { return x.arith(2) }},
+		{"arith2", 0.01, func(x *g) *cand { return x.arith(2) }},
 	},
 }
 
@@ -359,7 +366,13 @@ func (x *g) percentage(n int) *cand {
 	c.need = append(c.need, f.need...)
 	c.opt = append(c.opt, f.opt...)
 	c.feat("case", "percentage", "arithmetic")
-	if x.coin(0.6) {
+	// BIRD's challenging percentages nearly always CAST; its moderate
+	// ones, over a join, less often.
+	castP := 0.45
+	if n >= 2 {
+		castP = 0.75
+	}
+	if x.coin(castP) {
 		c.feat("cast")
 		c.sql = fmt.Sprintf("SELECT CAST(SUM(CASE WHEN %s THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(*) %s%s", f.sql, sub.from, sub.whereSQL())
 	} else {
@@ -402,6 +415,45 @@ func (x *g) ratio(n int) *cand {
 	c.sql = fmt.Sprintf("SELECT CAST(SUM(%s = %s) AS REAL) / SUM(%s = %s) %s%s", e, cc.catLit(va), e, cc.catLit(vb), sub.from, sub.whereSQL())
 	c.question = fill(x.pick([]string{"Among {np}, what is the ratio of those whose {p} is {a} to those whose {p} is {b}?", "For {np}, how many with {p} {a} are there for each one with {p} {b}?", "What is the ratio between {a} and {b} {p} among {np}?"}), "np", sub.np, "p", cc.c.Phrase, "a", cc.meaning(va), "b", cc.meaning(vb))
 	c.opt = append(c.opt, fmt.Sprintf("The ratio is the number with %s %s divided by the number with %s %s.", cc.c.Phrase, cc.meaning(va), cc.c.Phrase, cc.meaning(vb)))
+	return c
+}
+
+// diff: how many more subjects have one category value than another, by
+// two CASE counts subtracted: BIRD's "how many more ... than ..." asks.
+func (x *g) diff(n int) *cand {
+	s := x.withPaths(n, true, func(t *tbl) bool { return len(t.ofKind(kCat)) > 0 })
+	if s == nil {
+		return nil
+	}
+	cs := s.ofKind(kCat)
+	cc := cs[x.r.IntN(len(cs))]
+	if len(cc.vals) < 2 {
+		return nil
+	}
+	i := x.r.IntN(len(cc.vals))
+	j := (i + 1 + x.r.IntN(len(cc.vals)-1)) % len(cc.vals)
+	va, vb := cc.vals[i], cc.vals[j]
+	sub, ok := x.compose(s, n, true, 0)
+	if !ok {
+		return nil
+	}
+	c := newCand()
+	c.take(sub)
+	c.feat("case", "difference", "arithmetic")
+	if len(cc.c.Codes) > 0 {
+		c.feat("code")
+		c.opt = append(c.opt, x.codeKnow(cc, va), x.codeKnow(cc, vb))
+	}
+	if cc.dirtyText {
+		c.feat("dirty_text")
+	}
+	e := cc.catExpr("T1")
+	c.sql = fmt.Sprintf("SELECT SUM(CASE WHEN %s = %s THEN 1 ELSE 0 END) - SUM(CASE WHEN %s = %s THEN 1 ELSE 0 END) %s%s", e, cc.catLit(va), e, cc.catLit(vb), sub.from, sub.whereSQL())
+	// "How many more" reads wrong with a negative answer: keep only the
+	// draws where the first value is the more frequent.
+	c.check = func(rows [][]string) bool { return len(rows) == 1 && !strings.Contains(rows[0][0], ":-") }
+	c.question = fill(x.pick([]string{"Among {np}, how many more have {p} {a} than {p} {b}?", "For {np}, what is the number of those whose {p} is {a} minus the number whose {p} is {b}?", "Among the {np}, by how much does the count with {p} {a} exceed the count with {p} {b}?"}), "np", sub.np, "p", cc.c.Phrase, "a", cc.meaning(va), "b", cc.meaning(vb))
+	c.opt = append(c.opt, fmt.Sprintf("The difference is the number with %s %s minus the number with %s %s.", cc.c.Phrase, cc.meaning(va), cc.c.Phrase, cc.meaning(vb)))
 	return c
 }
 

@@ -130,21 +130,24 @@ func TestGoldsVerify(t *testing.T) {
 	}
 }
 
-// TestConstructs: every construct of the grammar appears in the fixtures.
+// TestConstructs: every construct of the grammar appears in the fixtures
+// or the schemagen domains.
 func TestConstructs(t *testing.T) {
 	seen := map[string]int{}
+	qs := domainMix(t).qs
 	for _, f := range fixtures(t) {
-		for _, q := range f.qs {
-			for _, ft := range q.Features {
-				seen[ft]++
-			}
+		qs = append(qs, f.qs...)
+	}
+	for _, q := range qs {
+		for _, ft := range q.Features {
+			seen[ft]++
 		}
 	}
 	want := []string{"join1", "join2", "join3", "join4", "link", "self_ref", "multi_path",
 		"count", "count_distinct", "list", "distinct", "sum", "avg", "min", "max",
 		"eq", "lt", "gt", "between", "like", "in_list", "is_null", "not_null", "code", "year", "month", "date_func", "defined_term",
 		"group_by", "having", "order_limit", "subquery_scalar", "subquery_in", "subquery_not_in", "subquery_correlated", "subquery_nested",
-		"union", "intersect", "except", "window_rank", "case", "cast", "percentage", "ratio", "arithmetic",
+		"union", "intersect", "except", "window_rank", "case", "cast", "percentage", "ratio", "difference", "arithmetic",
 		"dirty_text", "dirty_date", "dirty_number", "evidence", "no_evidence"}
 	for _, w := range want {
 		if seen[w] == 0 {
@@ -164,39 +167,33 @@ func TestConstructs(t *testing.T) {
 }
 
 // mixTolerance is how far a tier's feature share may be from the target
-// table (package doc) on the fixtures: two small designs, 300 questions
-// each, so about two standard errors on the smaller tiers.
-const mixTolerance = 0.12
+// table (package doc) over the schemagen domains (domainMix): 400
+// challenging questions, so about three standard errors on that tier's
+// shares near one half.
+const mixTolerance = 0.07
 
 // target is the package doc's table: tier share and feature shares.
 var target = [numTiers]map[string]float64{
 	Simple:      {"share": 0.60, "join": 0.75, "subquery": 0.02, "case": 0.02, "cast": 0.03, "arithmetic": 0.04, "set_op": 0, "window": 0},
-	Moderate:    {"share": 0.30, "join": 0.96, "subquery": 0.06, "case": 0.14, "cast": 0.11, "arithmetic": 0.19, "set_op": 0.03, "window": 0.03},
+	Moderate:    {"share": 0.30, "join": 0.96, "subquery": 0.06, "case": 0.14, "cast": 0.11, "arithmetic": 0.19, "set_op": 0, "window": 0},
 	Challenging: {"share": 0.10, "join": 1.00, "subquery": 0.13, "case": 0.46, "cast": 0.33, "arithmetic": 0.46, "set_op": 0, "window": 0},
 }
 
-// measuredMix is the produced mix over all fixtures.
-func measuredMix(t *testing.T) (mix [numTiers]map[string]float64, n [numTiers]int) {
+// measuredMix is the mix of qs per tier: the share of each feature.
+func measuredMix(t *testing.T, qs []Question) (mix [numTiers]map[string]float64, n [numTiers]int) {
 	total := 0
 	for t := range numTiers {
 		mix[t] = map[string]float64{}
 	}
-	for _, f := range fixtures(t) {
-		for _, q := range f.qs {
-			tier := -1
-			for i, name := range TierNames {
-				if q.Difficulty == name {
-					tier = i
-				}
-			}
-			if tier < 0 {
-				t.Fatalf("difficulty %q", q.Difficulty)
-			}
-			n[tier]++
-			total++
-			for _, ft := range q.Features {
-				mix[tier][ft]++
-			}
+	for _, q := range qs {
+		tier := tierOf(q.Difficulty)
+		if tier < 0 {
+			t.Fatalf("difficulty %q", q.Difficulty)
+		}
+		n[tier]++
+		total++
+		for _, ft := range q.Features {
+			mix[tier][ft]++
 		}
 	}
 	for tier := range numTiers {
@@ -208,11 +205,15 @@ func measuredMix(t *testing.T) (mix [numTiers]map[string]float64, n [numTiers]in
 	return mix, n
 }
 
-// TestTierMix: the produced mix per tier is within mixTolerance of the
-// target on the features the issue names; set operations and windows,
-// which BIRD's sample barely has, must appear in challenging only.
+// TestTierMix: the mix per tier over the schemagen domains, which is what
+// benchmark v2 is made of, is within mixTolerance of the target on the
+// features the issue names; set operations and windows, which BIRD's
+// sample barely has, must appear in challenging only. (The fixtures are
+// two small hand-written designs with few long join paths: their
+// challenging tier is mostly computed values, so they are no measure of
+// v2's mix.)
 func TestTierMix(t *testing.T) {
-	mix, n := measuredMix(t)
+	mix, n := measuredMix(t, domainMix(t).qs)
 	keys := []string{"share", "join", "subquery", "case", "cast", "arithmetic"}
 	for tier := range numTiers {
 		row := TierNames[tier] + ":"
@@ -245,9 +246,17 @@ func TestTierRule(t *testing.T) {
 		{"SELECT T1.x, COUNT(*) FROM a AS T1 GROUP BY T1.x", false, Simple},
 		{"SELECT T2.x, COUNT(*) FROM a AS T1 JOIN b AS T2 ON T1.b = T2.id GROUP BY T2.x", false, Moderate},
 		{"SELECT COUNT(*) FROM a AS T1 JOIN b AS T2 ON T1.id = T2.a JOIN c AS T3 ON T2.c = T3.id", false, Moderate},
-		{"SELECT CAST(SUM(CASE WHEN x = 1 THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(*) FROM a", false, Moderate},
+		// A computed value or a subquery on one table is simple (BIRD's
+		// "percentage of budgets that went over"); over a join, with a
+		// GROUP BY or both together, moderate.
+		{"SELECT CAST(SUM(CASE WHEN x = 1 THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(*) FROM a", false, Simple},
+		{"SELECT MAX(x) - MIN(x) FROM a WHERE y = 2", false, Simple},
+		{"SELECT CAST(SUM(CASE WHEN T1.x = 1 THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(*) FROM a AS T1 JOIN b AS T2 ON T1.b = T2.id", false, Moderate},
+		{"SELECT COUNT(*) FROM a WHERE id IN (SELECT a FROM b WHERE CAST(y AS REAL) > 3)", false, Moderate},
+		{"SELECT x, SUM(y * z) FROM a GROUP BY x", false, Moderate},
+		{"SELECT COUNT(*) FROM a AS T1 JOIN b AS T2 ON T1.id = T2.a WHERE T2.x > (SELECT AVG(x) FROM b)", false, Moderate},
 		{"SELECT CAST(SUM(CASE WHEN T1.x = 1 THEN 1 ELSE 0 END) AS REAL) * 100 / COUNT(*) FROM a AS T1 JOIN b AS T2 ON T1.b = T2.id JOIN c AS T3 ON T2.c = T3.id", false, Challenging},
-		{"SELECT name FROM a WHERE x > (SELECT AVG(x) FROM a)", false, Moderate},
+		{"SELECT name FROM a WHERE x > (SELECT AVG(x) FROM a)", false, Simple},
 		{"SELECT name FROM a AS T1 WHERE x > (SELECT AVG(x) FROM a AS T2 WHERE T2.g = T1.g)", true, Challenging},
 		{"SELECT name FROM a WHERE x = 1 INTERSECT SELECT name FROM a WHERE y = 2", false, Challenging},
 		{"SELECT name FROM (SELECT name, RANK() OVER (ORDER BY x) AS rk FROM a) WHERE rk = 1", false, Challenging},
