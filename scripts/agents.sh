@@ -28,6 +28,7 @@ run() { # name args...: pipeline run unless OUT/name.jsonl exists
   [ -f "$OUT/$name.jsonl" ] || bin/sqlrl pipeline run -planner "$PLANNER" -k "$K" -out "$OUT/$name.jsonl" "$@" "$BENCH" | tee "$OUT/$name.md"
 }
 run dev_plan
+run dev_plan_s2 -seed 2
 run hold_plan -split holdout
 # Native agents (validators, fixer, selector) from the holdout rollouts; with
 # COLLAB and INDEP validators trained by ORPO (-pairs).
@@ -47,6 +48,7 @@ done
 bin/sqlrl pipeline train-ranker -out "$OUT/ranker_plan.json" "$OUT/hold_plan.jsonl" | tee "$OUT/ranker_plan.md"
 bin/sqlrl pipeline train-ranker -out "$OUT/ranker.json" "$OUT/hold_fold0.jsonl" "$OUT/hold_fold1.jsonl" | tee "$OUT/ranker.md"
 bin/sqlrl pipeline report -ranker "$OUT/ranker_plan.json" "$OUT/dev_plan.jsonl" | tee "$OUT/report_plan.md"
+bin/sqlrl pipeline report -ranker "$OUT/ranker_plan.json" "$OUT/dev_plan_s2.jsonl" | tee "$OUT/report_plan_s2.md"
 bin/sqlrl pipeline report -ranker "$OUT/ranker.json" -json "$OUT/dev_full_report.json" -preds "$OUT/dev_full_preds" "$OUT/dev_full.jsonl" | tee "$OUT/report.md"
 for kind in indep collab; do
   bin/sqlrl pipeline report -ranker "$OUT/ranker.json" "$OUT/dev_$kind.jsonl" | tee "$OUT/report_$kind.md"
