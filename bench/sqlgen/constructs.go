@@ -42,13 +42,13 @@ var constructs = [numTiers][]construct{
 	},
 	Challenging: {
 		{"percentage2", 0.33, func(x *g) *cand { return x.percentage(2 + x.r.IntN(2)) }},
-		{"diff2", 0.12, func(x *g) *cand { return x.diff(2 + x.r.IntN(2)) }},
-		{"ratio2", 0.05, func(x *g) *cand { return x.ratio(2) }},
+		{"diff2", 0.14, func(x *g) *cand { return x.diff(2 + x.r.IntN(2)) }},
+		{"ratio2", 0.03, func(x *g) *cand { return x.ratio(2) }},
 		{"long_chain", 0.30, func(x *g) *cand { return x.plain(3+x.r.IntN(4), false) }},
-		{"set_op", 0.05, (*g).setOp},
-		{"window", 0.04, (*g).window},
-		{"correlated", 0.04, (*g).correlated},
-		{"nested", 0.02, (*g).nested},
+		{"set_op", 0.04, (*g).setOp},
+		{"window", 0.025, (*g).window},
+		{"correlated", 0.025, (*g).correlated},
+		{"nested", 0.015, (*g).nested},
 		{"arith2", 0.01, func(x *g) *cand { return x.arith(2) }},
 	},
 }
@@ -370,7 +370,7 @@ func (x *g) percentage(n int) *cand {
 	// ones, over a join, less often.
 	castP := 0.45
 	if n >= 2 {
-		castP = 0.75
+		castP = 0.6
 	}
 	if x.coin(castP) {
 		c.feat("cast")
