@@ -304,8 +304,11 @@ func measureAgents(ctx context.Context, pol *policy.Policy, trainEx, valEx []age
 	}
 	var prompts []string
 	var which []agents.TrainExample
+	maxT := pol.Model.Cfg.MaxSeq
 	for _, e := range valEx {
-		if e.Role == agents.RoleFixer {
+		// The fixer's answer is a query, scored in the pipeline; a prompt
+		// that leaves no room for an answer is left out, as SFT leaves it.
+		if e.Role == agents.RoleFixer || len(pol.Tok.Encode(e.Prompt))+8 > maxT {
 			continue
 		}
 		prompts = append(prompts, e.Prompt)
