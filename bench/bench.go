@@ -198,6 +198,41 @@ func plan(p Preset, seed uint64, split, root string, doms []*domain) []*instance
 	return out
 }
 
+// stage checks opts and makes the staging directory a benchmark is written
+// into (a hidden sibling of opts.Out) before it is verified and moved into
+// place; done(keep) removes it unless keep (and the parent it created, if
+// empty). It is the one start of both generators, so that neither leaves a
+// half-written benchmark behind.
+func stage(opts Options) (tmp string, workers int, done func(keep bool), err error) {
+	if opts.Out == "" {
+		return "", 0, nil, errors.New("generate: no output directory")
+	}
+	if _, err := os.Stat(opts.Out); err == nil && !opts.Force {
+		return "", 0, nil, fmt.Errorf("generate %s: %w", opts.Out, ErrExists)
+	}
+	workers = opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	parent := filepath.Dir(filepath.Clean(opts.Out))
+	_, statErr := os.Stat(parent)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", 0, nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+	}
+	tmp, err = os.MkdirTemp(parent, "."+filepath.Base(opts.Out)+".tmp-")
+	if err != nil {
+		return "", 0, nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+	}
+	return tmp, workers, func(keep bool) {
+		if !keep {
+			os.RemoveAll(tmp)
+			if statErr != nil {
+				os.Remove(parent) // only if we created it and it is empty
+			}
+		}
+	}, nil
+}
+
 // Generate builds the benchmark described by opts into opts.Out. Everything
 // is written to a temporary sibling directory, verified with Verify, and only
 // then renamed into place, so an interrupted or refused run leaves the old
@@ -212,34 +247,12 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 	if !ok {
 		return nil, fmt.Errorf("generate: unknown preset %q (want small, full, v2-small or v2-full)", opts.Preset)
 	}
-	if opts.Out == "" {
-		return nil, errors.New("generate: no output directory")
-	}
-	if _, err := os.Stat(opts.Out); err == nil && !opts.Force {
-		return nil, fmt.Errorf("generate %s: %w", opts.Out, ErrExists)
-	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	parent := filepath.Dir(filepath.Clean(opts.Out))
-	_, statErr := os.Stat(parent)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(opts.Out)+".tmp-")
+	tmp, workers, done, err := stage(opts)
 	if err != nil {
-		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+		return nil, err
 	}
 	keep := false
-	defer func() {
-		if !keep {
-			os.RemoveAll(tmp)
-			if statErr != nil {
-				os.Remove(parent) // only if we created it and it is empty
-			}
-		}
-	}()
+	defer func() { done(keep) }()
 
 	doms := domains()
 	splits := []string{"train", "dev"}

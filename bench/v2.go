@@ -24,7 +24,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -267,34 +266,12 @@ func normWording(q string) string { return strings.Join(strings.Fields(strings.T
 // generateV2 is Generate for the v2 presets.
 func generateV2(ctx context.Context, opts Options, p V2Preset) (*Summary, error) {
 	start := time.Now()
-	if opts.Out == "" {
-		return nil, errors.New("generate: no output directory")
-	}
-	if _, err := os.Stat(opts.Out); err == nil && !opts.Force {
-		return nil, fmt.Errorf("generate %s: %w", opts.Out, ErrExists)
-	}
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	parent := filepath.Dir(filepath.Clean(opts.Out))
-	_, statErr := os.Stat(parent)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(opts.Out)+".tmp-")
+	tmp, workers, done, err := stage(opts)
 	if err != nil {
-		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
+		return nil, err
 	}
 	keep := false
-	defer func() {
-		if !keep {
-			os.RemoveAll(tmp)
-			if statErr != nil {
-				os.Remove(parent) // only if we created it and it is empty
-			}
-		}
-	}()
+	defer func() { done(keep) }()
 
 	heldOut, err := chooseHeldOut(ctx, opts.Seed, workers)
 	if err != nil {
