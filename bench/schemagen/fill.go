@@ -257,6 +257,9 @@ func setCodes(t *Table, gens []*colGen) {
 			yes, no := flagStyles[gens[i].style][0], flagStyles[gens[i].style][1]
 			c.Codes = map[string]string{yes: "yes", no: "no"}
 			c.ValueDescription = fmt.Sprintf("%s: yes, %s; %s: no", yes, c.Phrase, no)
+			// Letter flags are text: without a declared type the DDL and
+			// the description's data_format were empty.
+			c.Type = "TEXT"
 			if gens[i].style == 0 {
 				c.Type = "INTEGER"
 			}
