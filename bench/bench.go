@@ -306,56 +306,21 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 // workers goroutines. Each instance draws from its own random streams, so
 // the order in which workers finish changes nothing in the output.
 func runInstances(ctx context.Context, all []*instance, scale float64, workers int, w io.Writer, start time.Time) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan *instance)
-	errs := make([]error, len(all))
-	index := map[*instance]int{}
-	for i, inst := range all {
-		index[inst] = i
-	}
 	var mu sync.Mutex
 	done, questions := 0, 0
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for inst := range jobs {
-				err := runInstance(ctx, inst, scale)
-				mu.Lock()
-				if err != nil {
-					errs[index[inst]] = err
-					cancel()
-				} else {
-					done++
-					questions += len(inst.drafts)
-					progress(w, "bench: [%d/%d] %-16s %6d rows %4d questions  (%d questions, %.1fs)",
-						done, len(all), inst.split+"/"+inst.id, inst.rows, len(inst.drafts), questions, time.Since(start).Seconds())
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, inst := range all {
-		if ctx.Err() != nil {
-			break
-		}
-		jobs <- inst
-	}
-	close(jobs)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
+	return parallel(ctx, len(all), workers, func(ctx context.Context, i int) error {
+		inst := all[i]
+		if err := runInstance(ctx, inst, scale); err != nil {
 			return err
 		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		questions += len(inst.drafts)
+		progress(w, "bench: [%d/%d] %-16s %6d rows %4d questions  (%d questions, %.1fs)",
+			done, len(all), inst.split+"/"+inst.id, inst.rows, len(inst.drafts), questions, time.Since(start).Seconds())
+		return nil
+	})
 }
 
 // runInstance builds one database and asks its questions. Each instance
