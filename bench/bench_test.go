@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/bench/sqlgen"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
@@ -673,7 +674,7 @@ func TestInformative(t *testing.T) {
 		{"zero in a wider row", [][]sqlexec.Value{{sqlexec.Text("x"), sqlexec.Int(0)}}, true},
 	}
 	for _, tt := range tests {
-		if got := informative(&sqlexec.Result{Rows: tt.rows}); got != tt.want {
+		if got := sqlgen.Informative(&sqlexec.Result{Rows: tt.rows}); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}

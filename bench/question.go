@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlrl/sqlrl/bench/sqlgen"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -371,33 +372,6 @@ func (a *asker) slotRows(sql string) ([][]sqlexec.Value, error) {
 	return res.Rows, nil
 }
 
-// informative reports whether a gold result can grade an answer: at least
-// one row, no all-NULL row, and not a lone 0 or NULL, which a wrong query
-// (a filter on a misspelt value, say) returns just as easily.
-func informative(res *sqlexec.Result) bool {
-	if len(res.Rows) == 0 {
-		return false
-	}
-	for _, r := range res.Rows {
-		null := true
-		for _, v := range r {
-			if v.Kind != sqlexec.KindNull {
-				null = false
-			}
-		}
-		if null {
-			return false
-		}
-	}
-	if len(res.Rows) == 1 && len(res.Rows[0]) == 1 {
-		v := res.Rows[0][0]
-		if (v.Kind == sqlexec.KindInt && v.I == 0) || (v.Kind == sqlexec.KindFloat && v.F == 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // accept executes a candidate's gold (and tie check). A gold that fails to
 // run is a template bug and stops the generator; one whose result cannot
 // grade an answer is skipped.
@@ -406,7 +380,7 @@ func (a *asker) accept(q *candidate) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("gold does not execute: %w: %s", err, q.sql)
 	}
-	if !informative(res) || len(res.Rows) > q.maxRows || (q.one && len(res.Rows) != 1) {
+	if !sqlgen.Informative(res) || len(res.Rows) > q.maxRows || (q.one && len(res.Rows) != 1) {
 		return false, nil
 	}
 	if q.tie == "" {

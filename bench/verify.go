@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sqlrl/sqlrl/bench/sqlgen"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -184,7 +185,7 @@ func runGolds(ctx context.Context, eng *sqlexec.SQLite, exs []dataset.Example, w
 			defer wg.Done()
 			for ex := range jobs {
 				res, err := eng.Query(ctx, ex.DBID, ex.SQL)
-				if err == nil && !informative(res) {
+				if err == nil && !sqlgen.Informative(res) {
 					err = errors.New("empty or uninformative result")
 				}
 				if err != nil {

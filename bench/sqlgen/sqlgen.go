@@ -313,7 +313,7 @@ func verify(ctx context.Context, eng sqlexec.Engine, db string, c *cand) (bool, 
 	if err != nil {
 		return false, fmt.Errorf("gold does not execute: %w: %s", err, c.sql)
 	}
-	if len(res.Rows) == 0 || len(res.Rows) > c.maxRows || !informative(res) {
+	if len(res.Rows) > c.maxRows || !Informative(res) {
 		return false, nil
 	}
 	rows := display(res.Rows)
@@ -353,9 +353,14 @@ func sortedRows(rows [][]string) []string {
 	return out
 }
 
-// informative: a result that can grade an answer (no all-NULL row, not a
-// lone 0, which a wrong filter returns as easily).
-func informative(res *sqlexec.Result) bool {
+// Informative reports whether a gold result can grade an answer: at least
+// one row, no all-NULL row, and not a lone 0, which a wrong query (a
+// filter on a misspelt value, say) returns just as easily. Both benchmark
+// generators keep only golds it accepts.
+func Informative(res *sqlexec.Result) bool {
+	if len(res.Rows) == 0 {
+		return false
+	}
 	for _, r := range res.Rows {
 		null := true
 		for _, v := range r {
