@@ -383,6 +383,28 @@ func (x *g) percentage(n int) *cand {
 	return c
 }
 
+// twoValues starts a candidate that compares the subjects with value va
+// of category column cc against those with vb (ratio, diff): the subjects
+// composed from s, the features, what the codes mean, and the column's
+// expression (cleaned when its text is dirty).
+func (x *g) twoValues(s *tbl, n int, cc *col, va, vb string, feats ...string) (*cand, *subject, string, bool) {
+	sub, ok := x.compose(s, n, true, 0)
+	if !ok {
+		return nil, nil, "", false
+	}
+	c := newCand()
+	c.take(sub)
+	c.feat(feats...)
+	if len(cc.c.Codes) > 0 {
+		c.feat("code")
+		c.opt = append(c.opt, x.codeKnow(cc, va), x.codeKnow(cc, vb))
+	}
+	if cc.dirtyText {
+		c.feat("dirty_text")
+	}
+	return c, sub, cc.catExpr("T1"), true
+}
+
 // ratio: how many subjects of one category per subject of another.
 func (x *g) ratio(n int) *cand {
 	s := x.withPaths(n, true, func(t *tbl) bool { return len(t.ofKind(kCat)) > 0 })
@@ -397,21 +419,10 @@ func (x *g) ratio(n int) *cand {
 		return nil
 	}
 	va, vb := cc.vals[i], cc.vals[j]
-	sub, ok := x.compose(s, n, true, 0)
+	c, sub, e, ok := x.twoValues(s, n, cc, va, vb, "cast", "ratio", "arithmetic")
 	if !ok {
 		return nil
 	}
-	c := newCand()
-	c.take(sub)
-	c.feat("cast", "ratio", "arithmetic")
-	if len(cc.c.Codes) > 0 {
-		c.feat("code")
-		c.opt = append(c.opt, x.codeKnow(cc, va), x.codeKnow(cc, vb))
-	}
-	if cc.dirtyText {
-		c.feat("dirty_text")
-	}
-	e := cc.catExpr("T1")
 	c.sql = fmt.Sprintf("SELECT CAST(SUM(%s = %s) AS REAL) / SUM(%s = %s) %s%s", e, cc.catLit(va), e, cc.catLit(vb), sub.from, sub.whereSQL())
 	c.question = fill(x.pick([]string{"Among {np}, what is the ratio of those whose {p} is {a} to those whose {p} is {b}?", "For {np}, how many with {p} {a} are there for each one with {p} {b}?", "What is the ratio between {a} and {b} {p} among {np}?"}), "np", sub.np, "p", cc.c.Phrase, "a", cc.meaning(va), "b", cc.meaning(vb))
 	c.opt = append(c.opt, fmt.Sprintf("The ratio is the number with %s %s divided by the number with %s %s.", cc.c.Phrase, cc.meaning(va), cc.c.Phrase, cc.meaning(vb)))
@@ -433,21 +444,10 @@ func (x *g) diff(n int) *cand {
 	i := x.r.IntN(len(cc.vals))
 	j := (i + 1 + x.r.IntN(len(cc.vals)-1)) % len(cc.vals)
 	va, vb := cc.vals[i], cc.vals[j]
-	sub, ok := x.compose(s, n, true, 0)
+	c, sub, e, ok := x.twoValues(s, n, cc, va, vb, "case", "difference", "arithmetic")
 	if !ok {
 		return nil
 	}
-	c := newCand()
-	c.take(sub)
-	c.feat("case", "difference", "arithmetic")
-	if len(cc.c.Codes) > 0 {
-		c.feat("code")
-		c.opt = append(c.opt, x.codeKnow(cc, va), x.codeKnow(cc, vb))
-	}
-	if cc.dirtyText {
-		c.feat("dirty_text")
-	}
-	e := cc.catExpr("T1")
 	c.sql = fmt.Sprintf("SELECT SUM(CASE WHEN %s = %s THEN 1 ELSE 0 END) - SUM(CASE WHEN %s = %s THEN 1 ELSE 0 END) %s%s", e, cc.catLit(va), e, cc.catLit(vb), sub.from, sub.whereSQL())
 	// "How many more" reads wrong with a negative answer: keep only the
 	// draws where the first value is the more frequent.
