@@ -307,3 +307,52 @@ func LoadRanker(path string) (*Ranker, error) {
 	}
 	return rk, nil
 }
+
+// Fold is one held-out part of a cross-fitting: the EX of the ranker fit
+// on the other parts, and of the vote, on its questions.
+type Fold struct {
+	Questions int     `json:"questions"`
+	Ranker    float64 `json:"ranker"`
+	Vote      float64 `json:"vote"`
+}
+
+// CrossFit splits the scored records into folds by question id, fits a
+// ranker (TrainRanker with epochs and l2) on all folds but one and scores
+// it and the vote on that one: what the ranker is worth on questions it was
+// not fit on, without touching dev. It is how the penalty is chosen.
+func CrossFit(recs []*Record, folds, epochs int, l2 float64) ([]Fold, error) {
+	if folds < 2 {
+		return nil, fmt.Errorf("agents: cross-fitting needs at least 2 folds, got %d", folds)
+	}
+	out := make([]Fold, folds)
+	for f := range folds {
+		var fit, held []*Record
+		for _, r := range recs {
+			if r.QuestionID%folds == f {
+				held = append(held, r)
+			} else {
+				fit = append(fit, r)
+			}
+		}
+		rk, err := TrainRanker(fit, epochs, l2)
+		if err != nil {
+			return nil, fmt.Errorf("agents: fold %d: %w", f, err)
+		}
+		var rankerOK, voteOK int
+		for _, r := range held {
+			if len(r.Candidates) == 0 || !r.Candidates[0].Scored {
+				continue
+			}
+			out[f].Questions++
+			if i := rk.Select(r); i >= 0 && r.Candidates[i].Correct {
+				rankerOK++
+			}
+			if i := selectVote(r, func(int) float64 { return 1 }); i >= 0 && r.Candidates[i].Correct {
+				voteOK++
+			}
+		}
+		n := float64(max(out[f].Questions, 1))
+		out[f].Ranker, out[f].Vote = 100*float64(rankerOK)/n, 100*float64(voteOK)/n
+	}
+	return out, nil
+}

@@ -145,3 +145,30 @@ func TestLoadRankerRefuses(t *testing.T) {
 		t.Fatalf("a ranker of this version's features: %v", err)
 	}
 }
+
+// TestCrossFit: on records where only the verdicts tell right from wrong
+// (the vote is wrong on every one), each held-out fold is ranked right by a
+// ranker fit on the other fold, and every question is held out once.
+func TestCrossFit(t *testing.T) {
+	recs := rankerRecords(24)
+	for i, r := range recs {
+		r.QuestionID = i
+	}
+	folds, err := CrossFit(recs, 2, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for f, x := range folds {
+		n += x.Questions
+		if x.Ranker != 100 || x.Vote != 0 {
+			t.Errorf("fold %d: ranker %.1f, vote %.1f; want 100 and 0", f, x.Ranker, x.Vote)
+		}
+	}
+	if n != len(recs) {
+		t.Errorf("%d questions held out, want %d", n, len(recs))
+	}
+	if _, err := CrossFit(recs, 1, 0, 0); err == nil {
+		t.Error("one fold: want an error")
+	}
+}

@@ -150,7 +150,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 					*x.dst = a
 					sets[a.Set] = true
 				}
-				if *final != "" && !strings.Contains(strings.Join(agents.Strategies, " "), *final) {
+				if *final != "" && !slices.Contains(agents.Strategies, *final) {
 					return usagef("-final %q: want one of %s", *final, strings.Join(agents.Strategies, ", "))
 				}
 				if *rankerPath != "" {
@@ -278,6 +278,7 @@ question. Train it on rollouts of questions the ranker will not be judged on
 			out := fs.String("out", "", "ranker JSON to write (required)")
 			epochs := fs.Int("epochs", 500, "gradient steps")
 			l2 := fs.Float64("l2", 0.1, "L2 penalty towards the vote (agents.VotePrior); 0.1 was best in 2-fold cross-fitting on the holdout")
+			folds := fs.Int("folds", 0, "also cross-fit: fit on all folds but one (by question id) and print the ranker's and the vote's EX on each held-out fold")
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 || *out == "" {
 					return usagef("want -out and at least one rollout file")
@@ -298,6 +299,15 @@ question. Train it on rollouts of questions the ranker will not be judged on
 					return err
 				}
 				fmt.Printf("ranker on %d questions (%d with a correct and a wrong candidate), %d candidates: loss %.4f\n", rk.Questions, rk.Informative, rk.Candidates, rk.Loss)
+				if *folds > 0 {
+					fs, err := agents.CrossFit(recs, *folds, *epochs, *l2)
+					if err != nil {
+						return err
+					}
+					for f, x := range fs {
+						fmt.Printf("fold %d of %d (%d questions held out): ranker %.1f, vote %.1f\n", f+1, *folds, x.Questions, x.Ranker, x.Vote)
+					}
+				}
 				for i, f := range rk.Features {
 					fmt.Printf("  %-20s %+.3f\n", f, rk.Weights[i])
 				}
