@@ -11,7 +11,6 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -289,62 +288,4 @@ func cutRows(res string) string {
 		return abbreviate(res, 120)
 	}
 	return head
-}
-
-// generate renders nothing: it decodes prompts already rendered, one
-// completion each, isolating failures: a failing call is retried one
-// prompt at a time so that only the prompts that fail on their own are
-// lost. con, when set, constrains prompt i.
-func (a *Agent) generate(ctxDone func() error, call func(prompts []string, con func(int) policy.Constraint) ([][]policy.Completion, error), prompts []string, con func(int) policy.Constraint) ([]string, []error, error) {
-	texts := make([]string, len(prompts))
-	errs := make([]error, len(prompts))
-	var run func(idx []int) error
-	run = func(idx []int) error {
-		ps := make([]string, len(idx))
-		for k, i := range idx {
-			ps[k] = prompts[i]
-		}
-		var c func(int) policy.Constraint
-		if con != nil {
-			c = func(k int) policy.Constraint { return con(idx[k]) }
-		}
-		outs, err := call(ps, c)
-		if err == nil && len(outs) != len(idx) {
-			err = errors.New("the backend answered a different number of prompts than asked")
-		}
-		if err != nil {
-			if e := ctxDone(); e != nil {
-				return e
-			}
-			if len(idx) == 1 {
-				errs[idx[0]] = err
-				return nil
-			}
-			for _, i := range idx {
-				if err := run([]int{i}); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		for k, i := range idx {
-			if len(outs[k]) == 0 {
-				errs[i] = errors.New("the backend answered no completion")
-				continue
-			}
-			texts[i] = outs[k][0].Text
-		}
-		return nil
-	}
-	const chunk = 64
-	for lo := 0; lo < len(prompts); lo += chunk {
-		idx := make([]int, 0, chunk)
-		for i := lo; i < min(lo+chunk, len(prompts)); i++ {
-			idx = append(idx, i)
-		}
-		if err := run(idx); err != nil {
-			return texts, errs, err
-		}
-	}
-	return texts, errs, nil
 }

@@ -89,9 +89,16 @@ func Decode(ctx context.Context, g Generator, fb *policy.FitBatch, o DecodeOptio
 	if o.Guide {
 		constrain = fb.Guides(o.Words)
 	}
-	var decode func(idx []int, seed uint64) error
-	decode = func(idx []int, seed uint64) error {
+	// decode runs the questions idx (a run of fb.OK) together; the seed of
+	// a run is Seed plus the position of its first question in fb.OK, so a
+	// question retried alone draws as it would have in its chunk's place.
+	pos := make(map[int]int, len(fb.OK))
+	for k, i := range fb.OK {
+		pos[i] = k
+	}
+	decode := func(idx []int) error {
 		prompts := fb.Prompts(idx)
+		seed := o.Seed + uint64(pos[idx[0]])
 		var con func(int) policy.Constraint
 		if constrain != nil {
 			con = func(k int) policy.Constraint { return constrain(idx[k]) }
@@ -115,22 +122,10 @@ func Decode(ctx context.Context, g Generator, fb *policy.FitBatch, o DecodeOptio
 			st.CompletionTokens += s.CompletionTokens
 		}
 		if err == nil && ((samples != nil && len(samples) != len(idx)) || (greedy != nil && len(greedy) != len(idx))) {
-			err = errors.New("agents: decode: the generator answered a different number of prompts than asked")
+			err = errAnswerCount
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if len(idx) == 1 {
-				out[idx[0]].Err = err
-				return nil
-			}
-			for k, i := range idx {
-				if err := decode([]int{i}, seed+uint64(k)); err != nil {
-					return err
-				}
-			}
-			return nil
+			return err
 		}
 		for k, i := range idx {
 			d := &out[i]
@@ -147,7 +142,7 @@ func Decode(ctx context.Context, g Generator, fb *policy.FitBatch, o DecodeOptio
 	ok := fb.OK
 	for lo := 0; lo < len(ok); lo += o.Chunk {
 		hi := min(lo+o.Chunk, len(ok))
-		if err := decode(ok[lo:hi], o.Seed+uint64(lo)); err != nil {
+		if err := isolated(ctx, ok[lo:hi], decode, func(i int, err error) { out[i].Err = err }); err != nil {
 			return out, st, err
 		}
 		if o.Progress != nil {
@@ -155,4 +150,31 @@ func Decode(ctx context.Context, g Generator, fb *policy.FitBatch, o DecodeOptio
 		}
 	}
 	return out, st, nil
+}
+
+// errAnswerCount is a generator's failure to answer every prompt asked.
+var errAnswerCount = errors.New("agents: the generator answered a different number of prompts than asked")
+
+// isolated runs run on idx together and, when that fails for a reason
+// other than ctx's end, on each index alone, so that only the indexes that
+// fail on their own are lost (fail records them): one bad prompt must not
+// cost its whole batch. Only ctx's end is returned. Decode and every agent
+// stage call through it.
+func isolated(ctx context.Context, idx []int, run func(idx []int) error, fail func(i int, err error)) error {
+	err := run(idx)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case len(idx) == 1:
+		fail(idx[0], err)
+		return nil
+	}
+	for _, i := range idx {
+		if err := isolated(ctx, []int{i}, run, fail); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -444,26 +445,49 @@ type item struct {
 
 // call runs one stage's prompts through agent a, isolating failures.
 func (p *Pipeline) call(ctx context.Context, a *Agent, stage string, items []item, con func(item) policy.Constraint) ([]string, []error, error) {
-	prompts := make([]string, len(items))
-	for k, it := range items {
-		prompts[k] = it.prompt
-	}
-	var c func(int) policy.Constraint
-	if con != nil {
-		c = func(k int) policy.Constraint { return con(items[k]) }
-	}
+	texts := make([]string, len(items))
+	errs := make([]error, len(items))
 	done := 0
-	return a.generate(ctx.Err, func(ps []string, c func(int) policy.Constraint) ([][]policy.Completion, error) {
-		so := policy.SampleOptions{N: 1, Temperature: a.Temperature, TopP: 1, MaxTokens: a.maxTokens(), Batch: 32, Seed: p.Seed, Constrain: c}
-		outs, _, err := a.Gen.Generate(ctx, ps, so)
-		if err == nil {
-			done += len(ps)
-			if p.Progress != nil {
-				p.Progress(stage, done, len(items))
-			}
+	run := func(idx []int) error {
+		ps := make([]string, len(idx))
+		for k, i := range idx {
+			ps[k] = items[i].prompt
 		}
-		return outs, err
-	}, prompts, c)
+		so := policy.SampleOptions{N: 1, Temperature: a.Temperature, TopP: 1, MaxTokens: a.maxTokens(), Batch: 32, Seed: p.Seed}
+		if con != nil {
+			so.Constrain = func(k int) policy.Constraint { return con(items[idx[k]]) }
+		}
+		outs, _, err := a.Gen.Generate(ctx, ps, so)
+		if err == nil && len(outs) != len(idx) {
+			err = errAnswerCount
+		}
+		if err != nil {
+			return err
+		}
+		for k, i := range idx {
+			if len(outs[k]) == 0 {
+				errs[i] = errors.New("the backend answered no completion")
+				continue
+			}
+			texts[i] = outs[k][0].Text
+		}
+		done += len(idx)
+		if p.Progress != nil {
+			p.Progress(stage, done, len(items))
+		}
+		return nil
+	}
+	const chunk = 64
+	for lo := 0; lo < len(items); lo += chunk {
+		idx := make([]int, 0, chunk)
+		for i := lo; i < min(lo+chunk, len(items)); i++ {
+			idx = append(idx, i)
+		}
+		if err := isolated(ctx, idx, run, func(i int, err error) { errs[i] = err }); err != nil {
+			return texts, errs, err
+		}
+	}
+	return texts, errs, nil
 }
 
 // validate runs every validator on every distinct candidate that executed.
