@@ -22,7 +22,7 @@ type Backends struct {
 	// SetNative (a server of a native checkpoint, `sqlrl serve-model`,
 	// over /v1/completions: the native prompts, guided by the server).
 	RemoteSet string
-	// Native, when set, is the checkpoint whose prompt format and context
+	// NativePrompts, when set, is the checkpoint whose prompt format and context
 	// native prompts are written for when no native agent is loaded
 	// (remote agents reading native prompts).
 	NativePrompts string

@@ -112,3 +112,35 @@ type generatorFunc func(ctx context.Context, prompts []string, o policy.SampleOp
 func (f generatorFunc) Generate(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
 	return f(ctx, prompts, o)
 }
+
+// TestDecodeRetryKeepsSeeds: a question retried alone after its batch
+// failed samples with the seed it had in the batch (Seed plus its
+// position), so a failure elsewhere does not change its samples.
+func TestDecodeRetryKeepsSeeds(t *testing.T) {
+	g := generatorFunc(func(_ context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
+		out := make([][]policy.Completion, len(prompts))
+		for i, p := range prompts {
+			if strings.Contains(p, "boom") {
+				return nil, policy.Stats{}, errors.New("boom")
+			}
+			// the seed a prompt's samples draw from: the batch's, plus
+			// the prompt's index in it (as policy.Generate seeds them)
+			out[i] = []policy.Completion{{Text: fmt.Sprint(o.Seed + uint64(i))}}
+		}
+		return out, policy.Stats{}, nil
+	})
+	for _, prompts := range [][]string{{"a", "b", "c", "d"}, {"a", "b", "boom", "d"}} {
+		out, _, err := Decode(context.Background(), g, fitBatch(prompts...), DecodeOptions{Samples: 1, Temperature: 1, Seed: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []string{"10", "11", "", "13"} {
+			if prompts[i] == "boom" {
+				continue
+			}
+			if got := out[i].Best(); got != want && !(i == 2 && got == "12") {
+				t.Errorf("%v: question %d drew from seed %s, want %s", prompts, i, got, want)
+			}
+		}
+	}
+}
