@@ -33,6 +33,7 @@ import (
 	"github.com/sqlrl/sqlrl/bench/sqlgen"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 // V2 split names, in output order.
@@ -288,7 +289,7 @@ func generateV2(ctx context.Context, opts Options, p V2Preset) (*Summary, error)
 	if err := runV2(ctx, tmp, opts.Seed, plan[SplitTrain], nil, workers, pr); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
 	}
-	allocate(plan[SplitTrain])
+	allocate(plan[SplitTrain], nil)
 	seen := &trainSeen{wordings: map[string]bool{}, skeletons: map[string]bool{}}
 	for _, inst := range plan[SplitTrain] {
 		for _, q := range inst.qs {
@@ -304,7 +305,7 @@ func generateV2(ctx context.Context, opts Options, p V2Preset) (*Summary, error)
 		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
 	}
 	for _, s := range V2Splits[1:] {
-		allocate(plan[s])
+		allocate(plan[s], &sqlgen.BIRDMix)
 	}
 
 	sum := &Summary{Out: opts.Out, Preset: p.Name, Seed: opts.Seed, HeldOut: heldOut, Dropped: map[string]*DropStats{}}
@@ -424,6 +425,92 @@ func runV2Inst(ctx context.Context, root string, seed uint64, inst *v2Inst, seen
 	return nil
 }
 
+// Features allocate balances: the ones issue 11 compares with BIRD per
+// tier (sqlgen.FeatureMix).
+const (
+	featJoin = iota
+	featSubquery
+	featCase
+	featCast
+	featArithmetic
+	numFeats
+)
+
+// feats says which of the balanced features a gold has.
+type feats [numFeats]bool
+
+// goldFeats reads a gold's features with sqlparse.Analyze, as `bench
+// stats` does (it also counts IIF as CASE; sqlgen writes none). sqlgen
+// keeps only golds that parse, so an error leaves a plain gold.
+func goldFeats(sql string) feats {
+	sh, err := sqlparse.Analyze(sql)
+	if err != nil {
+		return feats{}
+	}
+	return feats{sh.Joins > 0, sh.Subqueries > 0, sh.Case > 0, sh.Cast > 0, sh.Arithmetic > 0}
+}
+
+// mixShares is m as an array indexed like feats.
+func mixShares(m sqlgen.FeatureMix) [numFeats]float64 {
+	return [numFeats]float64{m.Join, m.Subquery, m.Case, m.Cast, m.Arithmetic}
+}
+
+// mixPicker chooses a tier's questions so that its feature shares follow
+// a target: the skeleton filter leaves dev_compositional candidates rich in
+// the rarer computed shapes (CASE, CAST, arithmetic), and small dev splits
+// drift from the mix by chance; picking by feature keeps each tier's
+// shares at BIRD's however the candidates lean.
+type mixPicker struct {
+	share  [numFeats]float64
+	budget [numFeats]int // features wanted among the tier's target questions
+	target int
+	n      int           // questions picked so far
+	have   [numFeats]int // of them, with each feature
+}
+
+func newMixPicker(m sqlgen.FeatureMix, target int) *mixPicker {
+	p := &mixPicker{share: mixShares(m), target: target}
+	for f, s := range p.share {
+		p.budget[f] = int(math.Round(s * float64(target)))
+	}
+	return p
+}
+
+// fits reports whether picking x keeps every feature's count, and every
+// count of questions without it, within the tier's target.
+func (p *mixPicker) fits(x feats) bool {
+	for f, yes := range x {
+		if yes && p.have[f]+1 > p.budget[f] || !yes && p.n-p.have[f]+1 > p.target-p.budget[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// cost is how far the counts would be from the target shares after
+// picking x: the sum over features of the squared distance between the
+// count and share * questions.
+func (p *mixPicker) cost(x feats) float64 {
+	c := 0.0
+	for f, yes := range x {
+		d := float64(p.have[f]) - p.share[f]*float64(p.n+1)
+		if yes {
+			d++
+		}
+		c += d * d
+	}
+	return c
+}
+
+func (p *mixPicker) add(x feats) {
+	p.n++
+	for f, yes := range x {
+		if yes {
+			p.have[f]++
+		}
+	}
+}
+
 // allocate picks each split's questions from its instances' candidates,
 // keeping BIRD's tier mix at the split level: a tier's quota is filled
 // round-robin over the databases, one question per database in turn, first
@@ -433,11 +520,21 @@ func runV2Inst(ctx context.Context, root string, seed uint64, inst *v2Inst, seen
 // simple skeletons are in train), every tier shrinks by the same factor,
 // so the split is smaller but keeps the mix. Questions keep sqlgen's order
 // within a database.
-func allocate(insts []*v2Inst) {
+//
+// With a mix (the dev splits, sqlgen.BIRDMix), each tier's features are
+// held to it too: in its turn a database gives the candidate that brings
+// the tier's feature counts closest to the mix, and only one that keeps
+// every feature within the tier's budget (rounded share x target); a
+// database with no such candidate is passed over while others have one.
+// Only then, rather than leave a quota unfilled, does the closest
+// candidate of any database go in whatever its features. Without a mix
+// (train), a database gives its next candidate in sqlgen's order.
+func allocate(insts []*v2Inst, mix *[numTiers]sqlgen.FeatureMix) {
 	if len(insts) == 0 {
 		return
 	}
 	byTier := make([][numTiers][]int, len(insts))
+	var fs [][]feats
 	var need, avail [numTiers]int
 	for i, inst := range insts {
 		for k, q := range inst.cands {
@@ -447,6 +544,13 @@ func allocate(insts []*v2Inst) {
 		}
 		for t := range need {
 			need[t] += inst.quota[t]
+		}
+		if mix != nil {
+			f := make([]feats, len(inst.cands))
+			for k, q := range inst.cands {
+				f[k] = goldFeats(q.SQL)
+			}
+			fs = append(fs, f)
 		}
 	}
 	scale := 1.0
@@ -461,20 +565,59 @@ func allocate(insts []*v2Inst) {
 	}
 	for t := Simple; t < numTiers; t++ {
 		target := int(float64(need[t]) * scale)
+		var p *mixPicker
+		if mix != nil {
+			p = newMixPicker(mix[t], target)
+		}
+		// pick returns the position in byTier[i][t] of database i's
+		// candidate for its turn, or -1.
+		pick := func(i int, strict bool) int {
+			best, bestCost := -1, math.Inf(1)
+			for j, k := range byTier[i][t] {
+				if take[i][k] {
+					continue
+				}
+				if p == nil {
+					return j
+				}
+				if strict && !p.fits(fs[i][k]) {
+					continue
+				}
+				if c := p.cost(fs[i][k]); c < bestCost {
+					best, bestCost = j, c
+				}
+			}
+			return best
+		}
 		got := 0
-		next := make([]int, len(insts))
-		for phase := 0; phase < 2 && got < target; phase++ {
+		used := make([]int, len(insts)) // questions taken from each database
+		// Phases: own quota, then spares; with a mix, first only
+		// candidates that fit its budgets.
+		type phase struct{ strict, spares bool }
+		phases := []phase{{false, false}, {false, true}}
+		if p != nil {
+			phases = append([]phase{{true, false}, {true, true}}, phases...)
+		}
+		for _, ph := range phases {
 			for progress := true; progress && got < target; {
 				progress = false
 				for i, inst := range insts {
 					if got == target {
 						break
 					}
-					if next[i] >= len(byTier[i][t]) || (phase == 0 && next[i] >= inst.quota[t]) {
+					if !ph.spares && used[i] >= inst.quota[t] {
 						continue
 					}
-					take[i][byTier[i][t][next[i]]] = true
-					next[i]++
+					j := pick(i, ph.strict)
+					if j < 0 {
+						continue
+					}
+					k := byTier[i][t][j]
+					take[i][k] = true
+					if p != nil {
+						p.add(fs[i][k])
+					}
+					used[i]++
 					got++
 					progress = true
 				}

@@ -303,19 +303,19 @@ func TestAllocate(t *testing.T) {
 	}
 	// Enough of everything: each database fills its own quota.
 	full := []*v2Inst{mk("a", 9, 9, 9, [3]int{6, 3, 1}), mk("b", 9, 9, 9, [3]int{6, 3, 1})}
-	allocate(full)
+	allocate(full, nil)
 	if got := count(full); got != [3]int{12, 6, 2} || len(full[0].qs) != 10 || full[0].drop.Short != 0 {
 		t.Fatalf("full: %v, a has %d", got, len(full[0].qs))
 	}
 	// b lacks simple questions: a's spares fill the tier.
 	spare := []*v2Inst{mk("a", 9, 3, 1, [3]int{6, 3, 1}), mk("b", 2, 3, 1, [3]int{6, 3, 1})}
-	allocate(spare)
+	allocate(spare, nil)
 	if got := count(spare); got != [3]int{11, 5, 1} {
 		t.Fatalf("spare: %v", got)
 	}
 	// Only 6 simple of 12 wanted: every tier halves.
 	short := []*v2Inst{mk("a", 3, 9, 9, [3]int{6, 3, 1}), mk("b", 3, 9, 9, [3]int{6, 3, 1})}
-	allocate(short)
+	allocate(short, nil)
 	if got := count(short); got != [3]int{6, 3, 1} || short[0].drop.Short != 10 {
 		t.Fatalf("short: %v, short %d", got, short[0].drop.Short)
 	}

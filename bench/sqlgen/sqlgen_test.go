@@ -172,12 +172,15 @@ func TestConstructs(t *testing.T) {
 // shares near one half.
 const mixTolerance = 0.07
 
-// target is the package doc's table: tier share and feature shares.
-var target = [numTiers]map[string]float64{
-	Simple:      {"share": 0.60, "join": 0.75, "subquery": 0.02, "case": 0.02, "cast": 0.03, "arithmetic": 0.04, "set_op": 0, "window": 0},
-	Moderate:    {"share": 0.30, "join": 0.96, "subquery": 0.06, "case": 0.14, "cast": 0.11, "arithmetic": 0.19, "set_op": 0, "window": 0},
-	Challenging: {"share": 0.10, "join": 1.00, "subquery": 0.13, "case": 0.46, "cast": 0.33, "arithmetic": 0.46, "set_op": 0, "window": 0},
-}
+// target is the package doc's table: tier share and BIRDMix's feature
+// shares.
+var target = func() (out [numTiers]map[string]float64) {
+	for t, share := range [numTiers]float64{0.60, 0.30, 0.10} {
+		m := BIRDMix[t]
+		out[t] = map[string]float64{"share": share, "join": m.Join, "subquery": m.Subquery, "case": m.Case, "cast": m.Cast, "arithmetic": m.Arithmetic, "set_op": 0, "window": 0}
+	}
+	return out
+}()
 
 // measuredMix is the mix of qs per tier: the share of each feature.
 func measuredMix(t *testing.T, qs []Question) (mix [numTiers]map[string]float64, n [numTiers]int) {
