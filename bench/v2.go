@@ -104,9 +104,11 @@ func LookupV2Preset(name string) (V2Preset, bool) {
 // DropStats counts dev candidates left out of a split, so a report can say
 // how much of the grammar's output a filter cost.
 type DropStats struct {
-	// Wording: the question's wording occurs in train. Skeleton: its SQL
-	// skeleton occurs in train (dev_compositional only). Short: questions
-	// the split's quota wanted that no candidate filled.
+	// Wording: composed questions whose wording occurs in train.
+	// Skeleton: composed questions whose SQL skeleton occurs in train
+	// (dev_compositional only). Both are dropped before their gold runs
+	// (sqlgen.Options.Skip). Short: questions the split's quota wanted
+	// that no candidate filled.
 	Wording, Skeleton, Short int
 }
 
@@ -249,14 +251,16 @@ func planV2(p V2Preset, seed uint64, heldOut []string) map[string][]*v2Inst {
 		out[split] = insts
 	}
 	// Oversampling: train keeps a few spare candidates per database to
-	// fill each tier's quota exactly; dev splits lose candidates to the
-	// wording filter, dev_compositional most to the skeleton filter.
+	// fill each tier's quota exactly; the dev filters run inside sqlgen
+	// (runV2Inst), so a dev split's candidates have passed them, and
+	// dev_compositional asks for four per question so that allocate can
+	// pick its tiers' features to BIRD's mix.
 	add(SplitTrain, capDoms(trainDoms, p.Train.Domains), p.Train, 1, func(n int) int { return n + n/5 + 4 })
-	add(SplitDev, capDoms(heldOut, p.Dev.Domains), p.Dev, 1, func(n int) int { return n + n/2 + 4 })
+	add(SplitDev, capDoms(heldOut, p.Dev.Domains), p.Dev, 1, func(n int) int { return 2*n + 4 })
 	k := p.Train.PerDomain + 1
-	add(SplitDevID, capDoms(trainDoms, p.DevID.Domains), p.DevID, k, func(n int) int { return n + n/2 + 4 })
+	add(SplitDevID, capDoms(trainDoms, p.DevID.Domains), p.DevID, k, func(n int) int { return 2*n + 4 })
 	k += p.DevID.PerDomain
-	add(SplitDevCompositional, capDoms(trainDoms, p.DevComp.Domains), p.DevComp, k, func(n int) int { return max(20*n, 400) })
+	add(SplitDevCompositional, capDoms(trainDoms, p.DevComp.Domains), p.DevComp, k, func(n int) int { return 4 * n })
 	return out
 }
 
@@ -375,9 +379,9 @@ func runV2(ctx context.Context, root string, seed uint64, insts []*v2Inst, seen 
 	})
 }
 
-// runV2Inst designs and writes one database, asks sqlgen for questions and
-// keeps, per tier, the first ones that pass the split's filters up to the
-// instance's quota.
+// runV2Inst designs and writes one database and asks sqlgen for inst.ask
+// questions that pass the split's filters (seen: a dev split), the
+// candidates allocate picks from.
 func runV2Inst(ctx context.Context, root string, seed uint64, inst *v2Inst, seen *trainSeen) error {
 	db, err := schemagen.Design(inst.domain, inst.designSeed)
 	if err != nil {
@@ -394,10 +398,27 @@ func runV2Inst(ctx context.Context, root string, seed uint64, inst *v2Inst, seen
 	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: dbRoot, Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}, MaxConnsPerDB: 1})
 	defer eng.Close()
 	o := sqlgen.Options{Seed: seed, N: inst.ask}
+	if seen != nil {
+		// The dev filters run before sqlgen runs a gold: a dropped
+		// question costs its composition only, and sqlgen composes on
+		// until inst.ask have passed.
+		o.Skip = func(question, skeleton string) bool {
+			if seen.wordings[normWording(question)] {
+				inst.drop.Wording++
+				return true
+			}
+			if inst.split == SplitDevCompositional && seen.skeletons[skeleton] {
+				inst.drop.Skeleton++
+				return true
+			}
+			return false
+		}
+	}
 	if inst.split == SplitDevCompositional {
-		// Most simple skeletons are in train: ask for more simple
-		// candidates so that the survivors keep BIRD's tier mix.
-		o.Mix = [3]float64{0.8, 0.15, 0.05}
+		// Nine in ten composed questions have a train skeleton (on
+		// v2-full 49 in 50 simple ones): compose longer per question
+		// kept, so that every tier keeps its quota.
+		o.MaxTries = 120
 	}
 	qs, err := sqlgen.Generate(ctx, db, eng, o)
 	if err != nil {
@@ -407,19 +428,9 @@ func runV2Inst(ctx context.Context, root string, seed uint64, inst *v2Inst, seen
 		t.Rows = nil // in the file now; hundreds of designs' rows add up
 	}
 	for _, q := range qs {
-		t := tierOf(q.Difficulty)
-		if t < 0 {
-			continue
+		if tierOf(q.Difficulty) >= 0 {
+			inst.cands = append(inst.cands, q)
 		}
-		if seen != nil && seen.wordings[normWording(q.Question)] {
-			inst.drop.Wording++
-			continue
-		}
-		if seen != nil && inst.split == SplitDevCompositional && seen.skeletons[q.Skeleton] {
-			inst.drop.Skeleton++
-			continue
-		}
-		inst.cands = append(inst.cands, q)
 	}
 	inst.db = db
 	return nil
@@ -522,13 +533,15 @@ func (p *mixPicker) add(x feats) {
 // within a database.
 //
 // With a mix (the dev splits, sqlgen.BIRDMix), each tier's features are
-// held to it too: in its turn a database gives the candidate that brings
-// the tier's feature counts closest to the mix, and only one that keeps
-// every feature within the tier's budget (rounded share x target); a
-// database with no such candidate is passed over while others have one.
-// Only then, rather than leave a quota unfilled, does the closest
-// candidate of any database go in whatever its features. Without a mix
-// (train), a database gives its next candidate in sqlgen's order.
+// held to it too: the next question is the candidate, over all databases,
+// that brings the tier's feature counts closest to the mix (on a tie, from
+// the database with fewest questions taken, then sqlgen's order), first
+// only among candidates that keep every feature, and its absence, within
+// the tier's budget (rounded share x target), up to each database's own
+// quota and then from spares. Only then, rather than leave a quota
+// unfilled, does the closest candidate go in whatever its features.
+// Without a mix (train), databases give their candidates round-robin in
+// sqlgen's order.
 func allocate(insts []*v2Inst, mix *[numTiers]sqlgen.FeatureMix) {
 	if len(insts) == 0 {
 		return
@@ -569,57 +582,60 @@ func allocate(insts []*v2Inst, mix *[numTiers]sqlgen.FeatureMix) {
 		if mix != nil {
 			p = newMixPicker(mix[t], target)
 		}
-		// pick returns the position in byTier[i][t] of database i's
-		// candidate for its turn, or -1.
-		pick := func(i int, strict bool) int {
-			best, bestCost := -1, math.Inf(1)
-			for j, k := range byTier[i][t] {
-				if take[i][k] {
-					continue
-				}
-				if p == nil {
-					return j
-				}
-				if strict && !p.fits(fs[i][k]) {
-					continue
-				}
-				if c := p.cost(fs[i][k]); c < bestCost {
-					best, bestCost = j, c
-				}
-			}
-			return best
-		}
 		got := 0
 		used := make([]int, len(insts)) // questions taken from each database
-		// Phases: own quota, then spares; with a mix, first only
-		// candidates that fit its budgets.
-		type phase struct{ strict, spares bool }
-		phases := []phase{{false, false}, {false, true}}
-		if p != nil {
-			phases = append([]phase{{true, false}, {true, true}}, phases...)
+		takeOne := func(i, k int) {
+			take[i][k] = true
+			if p != nil {
+				p.add(fs[i][k])
+			}
+			used[i]++
+			got++
 		}
-		for _, ph := range phases {
-			for progress := true; progress && got < target; {
-				progress = false
-				for i, inst := range insts {
-					if got == target {
+		if p == nil {
+			// Round-robin: own quota first, then spares.
+			next := make([]int, len(insts))
+			for _, spares := range []bool{false, true} {
+				for progress := true; progress && got < target; {
+					progress = false
+					for i, inst := range insts {
+						if got == target {
+							break
+						}
+						if next[i] >= len(byTier[i][t]) || (!spares && used[i] >= inst.quota[t]) {
+							continue
+						}
+						takeOne(i, byTier[i][t][next[i]])
+						next[i]++
+						progress = true
+					}
+				}
+			}
+		} else {
+			// Closest to the mix over all databases, the database with
+			// fewest questions taken on a tie; own quotas first, then
+			// spares; candidates that fit the budgets first.
+			type phase struct{ strict, spares bool }
+			for _, ph := range []phase{{true, false}, {true, true}, {false, false}, {false, true}} {
+				for got < target {
+					bi, bk, bc := -1, -1, 0.0
+					for i, inst := range insts {
+						if !ph.spares && used[i] >= inst.quota[t] {
+							continue
+						}
+						for _, k := range byTier[i][t] {
+							if take[i][k] || ph.strict && !p.fits(fs[i][k]) {
+								continue
+							}
+							if c := p.cost(fs[i][k]); bi < 0 || c < bc || c == bc && used[i] < used[bi] {
+								bi, bk, bc = i, k, c
+							}
+						}
+					}
+					if bi < 0 {
 						break
 					}
-					if !ph.spares && used[i] >= inst.quota[t] {
-						continue
-					}
-					j := pick(i, ph.strict)
-					if j < 0 {
-						continue
-					}
-					k := byTier[i][t][j]
-					take[i][k] = true
-					if p != nil {
-						p.add(fs[i][k])
-					}
-					used[i]++
-					got++
-					progress = true
+					takeOne(bi, bk)
 				}
 			}
 		}

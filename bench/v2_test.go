@@ -24,6 +24,7 @@ func TestV2Tiny(t *testing.T) {
 	t.Run("splits", func(t *testing.T) { testV2Splits(t, dir) })
 	t.Run("checks reject", func(t *testing.T) { testV2CheckRejects(t, dir) })
 	t.Run("ties", func(t *testing.T) { testV2Ties(t, dir) })
+	t.Run("feature mix", func(t *testing.T) { testV2FeatureMix(t, dir) })
 }
 
 // testV2Ties: the benchmark-level tie check passes on the generated golds
