@@ -367,3 +367,64 @@ func slicesContains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// queryLog is an engine that records the SQL it is asked to run.
+type queryLog struct {
+	sqlexec.Engine
+	mu  sync.Mutex
+	sql []string
+}
+
+func (e *queryLog) Query(ctx context.Context, db, sql string) (*sqlexec.Result, error) {
+	e.mu.Lock()
+	e.sql = append(e.sql, sql)
+	e.mu.Unlock()
+	return e.Engine.Query(ctx, db, sql)
+}
+
+// TestSkip: questions Skip drops are neither returned nor run, each is
+// counted once, and Generate composes on until N have passed (benchmark
+// v2's dev_compositional drops most composed questions this way).
+func TestSkip(t *testing.T) {
+	f := fixtures(t)[0]
+	skip := map[string]bool{}
+	for _, q := range f.qs[:perDB/2] {
+		skip[q.Skeleton] = true
+	}
+	eng := &queryLog{Engine: f.eng}
+	const n = 60
+	asked := map[string]int{}
+	qs, st, err := generate(context.Background(), f.db, eng, Options{Seed: 7, N: n, Skip: func(question, skeleton string) bool {
+		asked[question]++
+		return skip[skeleton]
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != n {
+		t.Errorf("%d questions, want %d", len(qs), n)
+	}
+	for _, q := range qs {
+		if skip[q.Skeleton] {
+			t.Errorf("skipped skeleton returned: %s", q.SQL)
+		}
+	}
+	skipped := 0
+	for _, v := range st.Skipped {
+		skipped += v
+	}
+	if skipped == 0 {
+		t.Fatal("nothing skipped: the test skips nothing")
+	}
+	for q, k := range asked {
+		if k > 1 {
+			t.Errorf("%q passed to Skip %d times", q, k)
+		}
+	}
+	for _, sql := range eng.sql {
+		sh, err := sqlparse.Analyze(sql)
+		if err == nil && skip[sh.Skeleton] {
+			t.Errorf("ran a skipped gold: %s", sql)
+		}
+	}
+}
