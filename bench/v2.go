@@ -251,10 +251,13 @@ func planV2(p V2Preset, seed uint64, heldOut []string) map[string][]*v2Inst {
 		out[split] = insts
 	}
 	// Oversampling: train keeps a few spare candidates per database to
-	// fill each tier's quota exactly; the dev filters run inside sqlgen
-	// (runV2Inst), so a dev split's candidates have passed them, and
-	// dev_compositional asks for four per question so that allocate can
-	// pick its tiers' features to BIRD's mix.
+	// fill each tier's quota exactly. The dev filters run inside sqlgen
+	// (runV2Inst), so a dev split's candidates have passed them; dev and
+	// dev_id ask for two per question and dev_compositional, whose
+	// candidates lean to computed shapes, four, so that allocate finds
+	// each tier's features in BIRD's proportions (on v2-tiny's few
+	// databases 1.5 per question left moderate CASE and challenging CAST
+	// short).
 	add(SplitTrain, capDoms(trainDoms, p.Train.Domains), p.Train, 1, func(n int) int { return n + n/5 + 4 })
 	add(SplitDev, capDoms(heldOut, p.Dev.Domains), p.Dev, 1, func(n int) int { return 2*n + 4 })
 	k := p.Train.PerDomain + 1
