@@ -200,7 +200,9 @@ func LoadTRL(path string) (*Data, error) {
 
 // render writes the prompt and completion of a training example; with a
 // renamer and rng, the schema's names are replaced at random (probability
-// p per identifier) in the prompt, the evidence's code and the SQL.
+// p per identifier) in the prompt, the evidence's code and the SQL, or,
+// with a renamer of words (renamer.text), the words of the names wherever
+// they occur (probability p per word).
 func (d *Data) render(ctx context.Context, ex *Example, rn *renamer, p float64, rng *rand.Rand) (string, string, error) {
 	return d.renderFit(ctx, ex, rn, p, rng, nil)
 }
@@ -228,13 +230,18 @@ func (d *Data) renderFit(ctx context.Context, ex *Example, rn *renamer, p float6
 	if err != nil {
 		return "", "", err
 	}
-	sql, ev := ex.SQL, ex.Evidence
+	sql, q, ev := ex.SQL, ex.Question, ex.Evidence
 	if rn != nil && rng != nil && p > 0 {
 		var m map[string]string
-		s, m = rn.renameSchema(s, p, rng)
-		sql, ev = renameSQL(sql, m), renameEvidence(ev, m)
+		if rn.text {
+			s, m, q, ev = rn.renameText(s, q, ev, p, rng)
+		} else {
+			s, m = rn.renameSchema(s, p, rng)
+			ev = renameEvidence(ev, m)
+		}
+		sql = renameSQL(sql, m)
 	}
-	text := d.Format.Compact(s, ex.Question, ev)
+	text := d.Format.Compact(s, q, ev)
 	if fit == nil {
 		return text, sql, nil
 	}
@@ -246,10 +253,10 @@ func (d *Data) renderFit(ctx context.Context, ex *Example, rn *renamer, p float6
 	if sh, err := sqlparse.Analyze(sql); err == nil {
 		keep = sh.Tables
 	}
-	in := prompt.Input{DBID: ex.DBID, Question: ex.Question, Evidence: ev, Keep: keep}
+	in := prompt.Input{DBID: ex.DBID, Question: q, Evidence: ev, Keep: keep}
 	for _, sc := range []*prompt.Schema{s, s.Bare()} {
 		f := prompt.Fit(sc, in, budget, fit.Counter, func(ts []*prompt.Table) string {
-			return d.Format.Compact(&prompt.Schema{DBID: sc.DBID, Tables: ts}, ex.Question, ev)
+			return d.Format.Compact(&prompt.Schema{DBID: sc.DBID, Tables: ts}, q, ev)
 		})
 		if !f.OverBudget && f.Tokens <= budget {
 			return f.Text, sql, nil

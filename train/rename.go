@@ -20,6 +20,9 @@ import (
 // renamer draws new identifiers.
 type renamer struct {
 	words []string
+	// text renames the words of names, questions, evidence and
+	// descriptions alike (renameText) instead of names alone.
+	text bool
 }
 
 var syllables = []string{"ba", "ko", "ri", "tu", "mel", "sor", "an", "vi", "da", "pen", "lo", "gra", "fen", "zu", "qua", "mo", "ter", "ix", "ul", "cas"}
@@ -125,6 +128,13 @@ func (r *renamer) renameSchema(s *prompt.Schema, p float64, rng *rand.Rand) (*pr
 			}
 		}
 	}
+	return applyNames(s, m, nil), m
+}
+
+// applyNames returns a copy of s with its names replaced by m (lowercased
+// keys) and, when words is set, the words of its column descriptions too
+// (mapWords). Example values are values and stay as they are.
+func applyNames(s *prompt.Schema, m, words map[string]string) *prompt.Schema {
 	get := func(n string) string {
 		if v, ok := m[strings.ToLower(n)]; ok {
 			return v
@@ -136,6 +146,9 @@ func (r *renamer) renameSchema(s *prompt.Schema, p float64, rng *rand.Rand) (*pr
 		nt := &prompt.Table{Name: get(t.Name)}
 		for _, c := range t.Columns {
 			c.Name = get(c.Name)
+			if words != nil {
+				c.Description = mapWords(c.Description, words)
+			}
 			nt.Columns = append(nt.Columns, c)
 		}
 		for _, k := range t.PrimaryKey {
@@ -153,7 +166,7 @@ func (r *renamer) renameSchema(s *prompt.Schema, p float64, rng *rand.Rand) (*pr
 		}
 		out.Tables = append(out.Tables, nt)
 	}
-	return out, m
+	return out
 }
 
 func plainIdent(s string) bool {
@@ -227,4 +240,170 @@ func renameEvidence(ev string, m map[string]string) string {
 		}
 	}
 	return strings.Join(clauses, ";")
+}
+
+// Renaming words (SFTOptions.RenameText). Renaming names alone teaches
+// copying, but it also cuts the link a question's words have to the
+// schema: "pole inventories whose height ft exceeds 68" names pole_invn
+// and ht_ft only through their words, and with the names drawn at random
+// the question points nowhere, so the model learns to ignore it. On
+// benchmarks whose dev schemas use the question's own words (BIRD, bench
+// v2's held-out domains), that link is the skill to learn. renameText
+// renames words instead: each word of the schema's names ("pole",
+// "height") becomes one drawn word everywhere it occurs, in the names,
+// the column descriptions, the question and the evidence (plural forms
+// too), so the question still names its tables and columns, in words the
+// model has to copy.
+
+// keptWords are never renamed: words that say what to compute rather than
+// what to read, whose meaning the SQL depends on.
+var keptWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`total number count sum average avg mean max min maximum minimum highest lowest largest smallest
+		most least top first last percentage percent pct ratio difference per each all any distinct unique`) {
+		keptWords[w] = true
+	}
+}
+
+// renameText returns a copy of s whose names' words are renamed (each
+// distinct word of three or more letters with probability p), the mapping
+// of its names (for renameSQL), and question and evidence with the same
+// words renamed. Words that occur in the columns' example values are
+// values, not names, and are kept, as are keptWords and SQL words. The
+// draws depend on s alone, so that questions on one database share them.
+func (r *renamer) renameText(s *prompt.Schema, question, evidence string, p float64, rng *rand.Rand) (*prompt.Schema, map[string]string, string, string) {
+	values := map[string]bool{}
+	known := map[string]bool{}
+	var parts []string
+	addParts := func(name string) {
+		for _, w := range strings.Split(strings.ToLower(name), "_") {
+			if len(w) >= 3 && isLetters(w) && !known[w] {
+				known[w] = true
+				parts = append(parts, w)
+			}
+		}
+	}
+	for _, t := range s.Tables {
+		addParts(t.Name)
+		for _, c := range t.Columns {
+			addParts(c.Name)
+			for _, v := range c.Examples {
+				for _, w := range letterRuns(strings.ToLower(v)) {
+					values[w] = true
+				}
+			}
+		}
+	}
+	words := map[string]string{}
+	for _, w := range parts {
+		if rng.Float64() >= p || values[w] || keptWords[w] || sqlWords[w] {
+			continue
+		}
+		for try := 0; try < 20; try++ {
+			nw := strings.ToLower(r.word(rng))
+			if !known[nw] && !values[nw] && !sqlWords[nw] && !keptWords[nw] {
+				known[nw] = true
+				words[w] = nw
+				break
+			}
+		}
+	}
+	m := map[string]string{}
+	taken := map[string]bool{}
+	var names []string
+	for _, t := range s.Tables {
+		names = append(names, t.Name)
+		for _, c := range t.Columns {
+			names = append(names, c.Name)
+		}
+	}
+	for _, n := range names {
+		taken[strings.ToLower(n)] = true
+	}
+	for _, n := range names {
+		k := strings.ToLower(n)
+		if _, done := m[k]; done || !plainIdent(n) {
+			continue
+		}
+		ps := strings.Split(n, "_")
+		changed := false
+		for i, w := range ps {
+			if nw, ok := words[strings.ToLower(w)]; ok {
+				ps[i], changed = nw, true
+			}
+		}
+		nn := strings.Join(ps, "_")
+		if !changed || taken[strings.ToLower(nn)] {
+			continue
+		}
+		taken[strings.ToLower(nn)] = true
+		m[k] = nn
+	}
+	return applyNames(s, m, words), m, mapWords(question, words), mapWords(evidence, words)
+}
+
+// mapWords replaces the words of text (runs of letters; "_" separates
+// words) found in words, lowercased, or whose singular is (-s, -es, -ies),
+// keeping the plural ending and the capitalisation: with pole -> zinc,
+// "Poles" becomes "Zincs" and pole_invn becomes zinc_invn.
+func mapWords(text string, words map[string]string) string {
+	if len(words) == 0 || text == "" {
+		return text
+	}
+	var b strings.Builder
+	i := 0
+	for i < len(text) {
+		if !isLetter(text[i]) {
+			b.WriteByte(text[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isLetter(text[j]) {
+			j++
+		}
+		b.WriteString(mapWord(text[i:j], words))
+		i = j
+	}
+	return b.String()
+}
+
+func mapWord(w string, words map[string]string) string {
+	lw := strings.ToLower(w)
+	nw, ok := words[lw]
+	switch {
+	case ok:
+	case strings.HasSuffix(lw, "ies") && words[lw[:len(lw)-3]+"y"] != "":
+		nw = words[lw[:len(lw)-3]+"y"] + "s"
+	case strings.HasSuffix(lw, "es") && words[lw[:len(lw)-2]] != "":
+		nw = words[lw[:len(lw)-2]] + "es"
+	case strings.HasSuffix(lw, "s") && words[lw[:len(lw)-1]] != "":
+		nw = words[lw[:len(lw)-1]] + "s"
+	default:
+		return w
+	}
+	switch {
+	case len(w) > 1 && w == strings.ToUpper(w):
+		return strings.ToUpper(nw)
+	case w[0] >= 'A' && w[0] <= 'Z':
+		return strings.ToUpper(nw[:1]) + nw[1:]
+	}
+	return nw
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isLetter(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// letterRuns returns the runs of ASCII letters of s.
+func letterRuns(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r > 127 || !isLetter(byte(r)) })
 }

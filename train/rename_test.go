@@ -52,3 +52,64 @@ func TestRenameSchema(t *testing.T) {
 		seen[v] = true
 	}
 }
+
+func TestRenameText(t *testing.T) {
+	s := &prompt.Schema{DBID: "x", Tables: []*prompt.Table{
+		{Name: "pole_invn", Columns: []prompt.Column{
+			{Name: "pole_id"}, {Name: "ht_ft", Description: "height ft; height of the pole in feet"},
+			{Name: "status", Examples: []string{"'active'", "'pole down'"}},
+		}, PrimaryKey: []string{"pole_id"}},
+		{Name: "feeder", Columns: []prompt.Column{{Name: "feeder_id"}, {Name: "pole_id"}, {Name: "total_load"}},
+			ForeignKeys: []prompt.ForeignKey{{Columns: []string{"pole_id"}, RefTable: "pole_invn", RefColumns: []string{"pole_id"}}}},
+	}}
+	r := newRenamer([]string{"alpha beta gamma delta epsilon zeta theta"})
+	rng := rand.New(rand.NewPCG(1, 2))
+	q := "How many Poles have a feeder whose total load is high? Feeders of the pole's height."
+	ns, m, nq, _ := r.renameText(s, q, "feeder refers to feeder_id", 1, rng)
+	// "pole" is a word of the example values ('pole down'): kept; "total"
+	// says what to compute: kept; "invn", "feeder", "load", "status" renamed.
+	if _, ok := m["pole_id"]; ok {
+		t.Errorf("pole_id renamed although 'pole' is a value word: %v", m)
+	}
+	if got := ns.Tables[1].Columns[2].Name; !strings.HasPrefix(got, "total_") || got == "total_load" {
+		t.Errorf("total_load -> %q, want total_ and a new word", got)
+	}
+	feeder := ns.Tables[1].Name
+	if feeder == "feeder" || m["feeder"] != feeder {
+		t.Fatalf("feeder -> %q (map %v)", feeder, m)
+	}
+	load := strings.TrimPrefix(ns.Tables[1].Columns[2].Name, "total_")
+	want := "How many Poles have a " + feeder + " whose total " + load + " is high? " + strings.ToUpper(feeder[:1]) + feeder[1:] + "s of the pole's height."
+	if nq != want {
+		t.Errorf("question\n got %q\nwant %q", nq, want)
+	}
+	if ns.Tables[1].ForeignKeys[0].RefTable != ns.Tables[0].Name || ns.Tables[0].Name == "pole_invn" {
+		t.Errorf("foreign key %+v does not follow the renamed table %q", ns.Tables[1].ForeignKeys[0], ns.Tables[0].Name)
+	}
+	if ns.Tables[0].Columns[2].Examples[1] != "'pole down'" {
+		t.Errorf("example values changed: %v", ns.Tables[0].Columns[2].Examples)
+	}
+	sql := renameSQL("SELECT COUNT(*) FROM feeder AS T1 WHERE T1.total_load > 'load'", m)
+	if want := "SELECT COUNT(*) FROM " + feeder + " AS T1 WHERE T1.total_" + load + " > 'load'"; sql != want {
+		t.Errorf("sql %q, want %q", sql, want)
+	}
+	// The same draw on the same schema renames alike: questions on one
+	// database share their schema's text.
+	ns2, _, _, _ := r.renameText(s, "another question", "", 1, rand.New(rand.NewPCG(1, 2)))
+	if ns2.Tables[1].Name != feeder || ns2.Tables[0].Name != ns.Tables[0].Name {
+		t.Errorf("second draw renamed %q/%q, first %q/%q", ns2.Tables[0].Name, ns2.Tables[1].Name, ns.Tables[0].Name, feeder)
+	}
+}
+
+func TestMapWords(t *testing.T) {
+	w := map[string]string{"city": "zorb", "box": "kel", "pole": "tam"}
+	for in, want := range map[string]string{
+		"Cities and city_id in CITY": "Zorbs and zorb_id in ZORB",
+		"boxes, Poles; the poleax":   "keles, Tams; the poleax",
+		"no change here, 3 cities2":  "no change here, 3 zorbs2",
+	} {
+		if got := mapWords(in, w); got != want {
+			t.Errorf("mapWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -39,6 +39,14 @@ type SFTOptions struct {
 	// probability that each name of such an example is (default 0.9).
 	// Compact data only.
 	Rename, RenameEach float64
+	// RenameText renames words rather than names: each word of the
+	// schema's names is replaced by one drawn word everywhere it occurs,
+	// names, descriptions, question and evidence (renameText), so that
+	// the question keeps naming its tables and columns; RenameEach is
+	// then the probability per word. Without it, renamed names share no
+	// words with the question, which teaches the model to ignore the
+	// question's words: what bench v2's held-out domains and BIRD test.
+	RenameText bool
 	// PromptLoss > 0 adds the prompt tokens' NLL, weighted by it, to the
 	// completion's (normalised by completion tokens): a denser signal that
 	// teaches copying (evidence repeats schema names and question values)
@@ -123,6 +131,7 @@ func newSFT(d *Data, o SFTOptions) *sft {
 		texts = append(texts, ex.Question, ex.Evidence)
 	}
 	t.rn = newRenamer(append(texts, d.Words...))
+	t.rn.text = o.RenameText
 	t.nb = (len(d.Train) + o.BatchSize - 1) / o.BatchSize
 	return t
 }
@@ -135,8 +144,9 @@ func (t *sft) Fingerprint() map[string]string {
 		"preset": o.Preset, "vocab": fmt.Sprint(o.VocabSize),
 		"epochs": fmt.Sprint(o.Epochs), "max_steps": fmt.Sprint(o.MaxSteps), "batch": fmt.Sprint(o.BatchSize),
 		"rename": fmt.Sprint(o.Rename), "rename_each": fmt.Sprint(o.RenameEach), "prompt_loss": fmt.Sprint(o.PromptLoss),
-		"group":    fmt.Sprint(o.Group),
-		"examples": fmt.Sprint(len(d.Train)), "words": fmt.Sprint(len(d.Words)),
+		"rename_text": fmt.Sprint(o.RenameText),
+		"group":       fmt.Sprint(o.Group),
+		"examples":    fmt.Sprint(len(d.Train)), "words": fmt.Sprint(len(d.Words)),
 	}
 	if o.Model != nil {
 		b, _ := json.Marshal(o.Model)

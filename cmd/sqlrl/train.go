@@ -51,7 +51,8 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 			batch := fs.Int("batch", 16, "sequences per step")
 			loop := loopFlags(fs, 2e-3, 200)
 			rename := fs.Float64("rename", 1, "share of examples whose schema names are renamed at random")
-			renameEach := fs.Float64("rename-each", 0.9, "probability that each name of such an example is renamed")
+			renameEach := fs.Float64("rename-each", 0.9, "probability that each name of such an example is renamed (with -rename-text: each word)")
+			renameText := fs.Bool("rename-text", false, "rename the words of the names wherever they occur, question, evidence and descriptions included, so the question keeps naming its schema (databases whose names are the question's words: bench v2, BIRD)")
 			promptLoss := fs.Float64("prompt-loss", 0, "weight of an auxiliary NLL on prompt tokens (0: completion-only loss)")
 			frac := fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "SFT share of the train split (as in 'sqlrl data prepare')")
 			splitSeed := fs.Uint64("split-seed", 1, "seed of the SFT/holdout split (as 'sqlrl data prepare -seed')")
@@ -92,7 +93,7 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 				opts := train.SFTOptions{
 					LoopOptions: loop.options(*out, *seed),
 					Preset:      *preset, VocabSize: *vocab, Epochs: *epochs, MaxSteps: *maxSteps, BatchSize: *batch,
-					Rename: *rename, RenameEach: *renameEach, PromptLoss: *promptLoss, Group: *group,
+					Rename: *rename, RenameEach: *renameEach, RenameText: *renameText, PromptLoss: *promptLoss, Group: *group,
 				}
 				if *dim > 0 || *layers > 0 || *heads > 0 {
 					cfg, _ := nn.Preset(*preset, 0)
