@@ -103,6 +103,7 @@ type frame struct {
 	clause int8 // in a query: the rank of the last clause (-1: before SELECT)
 	cases  int8 // CASEs not yet ENDed
 	fresh  bool // nothing written since '('
+	sub    bool // opened right after FROM or JOIN: a subquery, SELECT first
 	tables int8 // tables named after FROM or JOIN so far
 }
 
@@ -229,6 +230,10 @@ type GuideState struct {
 	any      bool   // something other than spaces was written
 	operand  bool   // the last thing written completes an operand (a name, a value, ')')
 	quoteEnd bool   // the last byte closed a string
+	opChar   bool   // the last byte was an operator character: a second may follow ("<=", "!=", "||")
+	// the last word was a table named after FROM or JOIN: an alias, a
+	// join or a clause may follow, not an operator ("FROM flt%")
+	afterTable bool
 	// aliases T0..T63 used (tref) and defined after AS (tdef): a query
 	// may not end using one it never defines
 	tref, tdef uint64
@@ -346,6 +351,8 @@ func (s *GuideState) feed(c byte) bool {
 	if s.ended {
 		return c == ' ' || c == '\n' || c == '\t' || c == '\r'
 	}
+	afterOp := s.opChar
+	s.opChar = false
 	if s.quoteEnd {
 		s.quoteEnd = false
 		if c == '\'' { // '' inside a string: the string goes on
@@ -367,6 +374,7 @@ func (s *GuideState) feed(c byte) bool {
 		}
 		s.word += string(lower(c))
 		s.any = true
+		s.afterTable = false
 		return s.prefixOK()
 	}
 	if s.word != "" {
@@ -378,6 +386,15 @@ func (s *GuideState) feed(c byte) bool {
 	case ' ', '\n', '\t', '\r':
 		return true
 	}
+	wantT := s.wantTable()
+	if wantT && c != '(' && c != '"' && c != '`' && c != '[' {
+		return false // right after FROM or JOIN: a table or a subquery, not "FROM %')" or "FROM 'x'"
+	}
+	if f := s.fr[s.depth]; f.sub && f.fresh && c != '(' {
+		return false // "FROM (" opens a subquery: SELECT first, not "FROM ('%"
+	}
+	afterTable := s.afterTable
+	s.afterTable = false
 	s.any = true
 	s.prev, s.prev2 = "", s.prev
 	if c != '(' {
@@ -404,6 +421,7 @@ func (s *GuideState) feed(c byte) bool {
 		s.operand = !s.operand // "SELECT *", "COUNT(*)"; else a product
 		return true
 	case '(':
+		nested := s.fr[s.depth].sub && s.fr[s.depth].fresh // "FROM ((SELECT"
 		s.fr[s.depth].fresh = false
 		if s.depth+1 == maxFrames {
 			return false
@@ -412,7 +430,7 @@ func (s *GuideState) feed(c byte) bool {
 			return false // "name (": a function's name is a keyword
 		}
 		s.depth++
-		s.fr[s.depth] = frame{kind: frameExpr, clause: -1, fresh: true}
+		s.fr[s.depth] = frame{kind: frameExpr, clause: -1, fresh: true, sub: wantT || nested}
 		if s.prev2 == "over" || s.prev2 == "filter" {
 			s.fr[s.depth].kind = frameFree
 		}
@@ -442,7 +460,10 @@ func (s *GuideState) feed(c byte) bool {
 		}
 		s.operand = false
 	case '+', '-', '/', '%', '=', '<', '>', '!', '|', '&', '~':
-		s.operand = false
+		if !s.operand && !afterOp && c != '-' && c != '+' && c != '~' || afterTable {
+			return false // a binary operator wants an operand before it ("WHERE = 1", "(%"), and a table is none
+		}
+		s.operand, s.opChar = false, true
 	default:
 		return false // not SQL outside quotes: ']', '{', '?', '#', ...
 	}
@@ -485,6 +506,7 @@ func (s *GuideState) endWord() bool {
 			s.fr[s.depth].tables++
 		}
 	}
+	s.afterTable = !keyword && s.wantTable()
 	if s.prev == "as" && s.qual == "" {
 		table := ""
 		if s.prev2 != "" && s.isTable(s.prev2) {
@@ -504,10 +526,13 @@ func (s *GuideState) prefixOK() bool {
 	if s.qual != "" {
 		return hasPrefix(s.colsOf(s.qual), w)
 	}
+	if f := s.fr[s.depth]; f.sub && f.fresh {
+		return strings.HasPrefix("select", w)
+	}
 	if s.wantTable() {
 		i, _ := slices.BinarySearch(s.g.tables, w)
 		for ; i < len(s.g.tables) && strings.HasPrefix(s.g.tables[i], w); i++ {
-			if s.depth > 0 || s.fits(s.nextAlias(), s.g.tables[i]) {
+			if s.tableOK(s.g.tables[i]) {
 				return true
 			}
 		}
@@ -548,11 +573,14 @@ func (s *GuideState) complete() bool {
 	if s.qual != "" {
 		return has(s.colsOf(s.qual), w)
 	}
+	if f := s.fr[s.depth]; f.sub && f.fresh {
+		return w == "select"
+	}
 	if s.operand { // only a keyword follows an operand
 		return !(s.upper && s.lowerCase) && has(s.g.words, w)
 	}
 	if s.wantTable() {
-		return has(s.g.tables, w) && (s.depth > 0 || s.fits(s.nextAlias(), w))
+		return has(s.g.tables, w) && s.tableOK(w)
 	}
 	if isNumber(w) {
 		return true
@@ -605,6 +633,27 @@ func (s *GuideState) nextAlias() uint {
 func (s *GuideState) fits(n uint, table string) bool {
 	for _, r := range s.refs {
 		if uint(r.n) == n && !has(s.g.cols[table], r.col) {
+			return false
+		}
+	}
+	return true
+}
+
+// tableOK reports whether table may come after FROM or JOIN: in the outer
+// query, a table with every column used through the alias it will get
+// (T1 for the first), unless no table of the database has them, where
+// any table may (the SQL will fail on the column, but a guide that
+// refuses every table leaves the model only text that is not SQL).
+func (s *GuideState) tableOK(table string) bool {
+	if s.depth > 0 {
+		return true
+	}
+	n := s.nextAlias()
+	if s.fits(n, table) {
+		return true
+	}
+	for _, t := range s.g.tables {
+		if s.fits(n, t) {
 			return false
 		}
 	}

@@ -56,7 +56,22 @@ func TestGuide(t *testing.T) {
 		{"SELECT COUNT(*) FROM client WHERE region count", false, false},         // a function after an operand
 		{"SELECT COUNT(*) FROM client WHERE region AS", false, false},            // AS in WHERE
 		{"SELECT region AS r FROM client AS c ORDER BY r DESC", true, true},
-		{"SELECT region FROM region", false, false}, // a column where a table goes
+		{"SELECT region FROM region", false, false},     // a column where a table goes
+		{"SELECT amount FROM %')", false, false},        // after FROM: a table, not an operator
+		{"SELECT amount FROM 'purchase'", false, false}, // nor a string
+		{"SELECT amount FROM purchase INNER JOIN )", false, false},
+		{"SELECT amount FROM (SELECT amount FROM purchase)", true, true},   // a subquery
+		{"SELECT amount FROM ((SELECT amount FROM purchase))", true, true}, // in two parentheses
+		{"SELECT amount FROM ('%", false, false},                           // SELECT first
+		{"SELECT amount FROM (amount", false, false},
+		{"SELECT amount FROM purchase%'", false, false}, // an operator after a table
+		{"SELECT amount FROM purchase AS T1 WHERE T1.amount % 2 = 1", true, true},
+		{"SELECT amount FROM purchase WHERE = 1", false, false},        // an operator wants an operand
+		{"SELECT COUNT(% FROM purchase", false, false},                 // nor after '('
+		{"SELECT amount FROM purchase WHERE amount <= -1", true, true}, // two-character operator, unary minus
+		{"SELECT amount FROM purchase WHERE amount <> 2 OR amount != 3", true, true},
+		{"SELECT region || '-' || given_name FROM client", true, true},
+		{"SELECT T1.amount, T1.region FROM client", true, false}, // no table has both: any table rather than no SQL
 		{"SELECT amount FROM purchase JOIN `odd one`", true, true},
 		{"SELECT region] FROM client", false, false}, // not SQL
 		{"SELECT amount FROM purchase WHERE amount > 20THEN", false, false},
