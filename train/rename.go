@@ -94,21 +94,7 @@ func (r *renamer) newName(old string, rng *rand.Rand) string {
 // to new ones. One name is one identifier everywhere: a key column shared
 // by two tables keeps one new name, as the benchmark's dev schemas do.
 func (r *renamer) renameSchema(s *prompt.Schema, p float64, rng *rand.Rand) (*prompt.Schema, map[string]string) {
-	var names []string
-	seen := map[string]bool{}
-	add := func(n string) {
-		k := strings.ToLower(n)
-		if !seen[k] {
-			seen[k] = true
-			names = append(names, n)
-		}
-	}
-	for _, t := range s.Tables {
-		add(t.Name)
-		for _, c := range t.Columns {
-			add(c.Name)
-		}
-	}
+	names := schemaNames(s)
 	m := map[string]string{}
 	used := map[string]bool{}
 	for _, n := range names {
@@ -129,6 +115,30 @@ func (r *renamer) renameSchema(s *prompt.Schema, p float64, rng *rand.Rand) (*pr
 		}
 	}
 	return applyNames(s, m, nil), m
+}
+
+// schemaNames returns the distinct names of s's tables and columns (without
+// regard to case), in schema order.
+func schemaNames(s *prompt.Schema) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, t := range s.Tables {
+		for _, n := range append([]string{t.Name}, columnNames(t)...) {
+			if k := strings.ToLower(n); !seen[k] {
+				seen[k] = true
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+func columnNames(t *prompt.Table) []string {
+	out := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		out[i] = c.Name
+	}
+	return out
 }
 
 // applyNames returns a copy of s with its names replaced by m (lowercased
@@ -273,21 +283,20 @@ func init() {
 // values, not names, and are kept, as are keptWords and SQL words. The
 // draws depend on s alone, so that questions on one database share them.
 func (r *renamer) renameText(s *prompt.Schema, question, evidence string, p float64, rng *rand.Rand) (*prompt.Schema, map[string]string, string, string) {
-	values := map[string]bool{}
+	names := schemaNames(s)
 	known := map[string]bool{}
 	var parts []string
-	addParts := func(name string) {
-		for _, w := range strings.Split(strings.ToLower(name), "_") {
+	for _, n := range names {
+		for _, w := range strings.Split(strings.ToLower(n), "_") {
 			if len(w) >= 3 && isLetters(w) && !known[w] {
 				known[w] = true
 				parts = append(parts, w)
 			}
 		}
 	}
+	values := map[string]bool{}
 	for _, t := range s.Tables {
-		addParts(t.Name)
 		for _, c := range t.Columns {
-			addParts(c.Name)
 			for _, v := range c.Examples {
 				for _, w := range letterRuns(strings.ToLower(v)) {
 					values[w] = true
@@ -311,19 +320,12 @@ func (r *renamer) renameText(s *prompt.Schema, question, evidence string, p floa
 	}
 	m := map[string]string{}
 	taken := map[string]bool{}
-	var names []string
-	for _, t := range s.Tables {
-		names = append(names, t.Name)
-		for _, c := range t.Columns {
-			names = append(names, c.Name)
-		}
-	}
 	for _, n := range names {
 		taken[strings.ToLower(n)] = true
 	}
 	for _, n := range names {
 		k := strings.ToLower(n)
-		if _, done := m[k]; done || !plainIdent(n) {
+		if !plainIdent(n) {
 			continue
 		}
 		ps := strings.Split(n, "_")
