@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -111,5 +112,36 @@ func TestMapWords(t *testing.T) {
 		if got := mapWords(in, w); got != want {
 			t.Errorf("mapWords(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRenameTextWiring: SFT with RenameText renders renamed questions
+// (the words the schema's names share with them), and its fingerprint
+// names the option only when set, so that runs from before it resume.
+func TestRenameTextWiring(t *testing.T) {
+	d := loadTiny(t)
+	o := tinyOptions(t.TempDir())
+	o.defaults()
+	if _, ok := newSFT(d, o).Fingerprint()["rename_text"]; ok {
+		t.Error("fingerprint names rename_text when it is off: older checkpoints would not resume")
+	}
+	o.RenameText = true
+	st := newSFT(d, o)
+	if st.Fingerprint()["rename_text"] != "true" {
+		t.Error("fingerprint does not name rename_text when it is on")
+	}
+	changed := 0
+	for i := range d.Train {
+		ex := &d.Train[i]
+		pr, _, err := d.render(context.Background(), ex, st.rn, 1, rand.New(rand.NewPCG(1, uint64(i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(pr, "question: "+strings.Join(strings.Fields(ex.Question), " ")) {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Errorf("no question of %d renamed with RenameText at p = 1", len(d.Train))
 	}
 }

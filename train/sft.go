@@ -144,9 +144,13 @@ func (t *sft) Fingerprint() map[string]string {
 		"preset": o.Preset, "vocab": fmt.Sprint(o.VocabSize),
 		"epochs": fmt.Sprint(o.Epochs), "max_steps": fmt.Sprint(o.MaxSteps), "batch": fmt.Sprint(o.BatchSize),
 		"rename": fmt.Sprint(o.Rename), "rename_each": fmt.Sprint(o.RenameEach), "prompt_loss": fmt.Sprint(o.PromptLoss),
-		"rename_text": fmt.Sprint(o.RenameText),
-		"group":       fmt.Sprint(o.Group),
-		"examples":    fmt.Sprint(len(d.Train)), "words": fmt.Sprint(len(d.Words)),
+		"group":    fmt.Sprint(o.Group),
+		"examples": fmt.Sprint(len(d.Train)), "words": fmt.Sprint(len(d.Words)),
+	}
+	if o.RenameText {
+		// Only when set: a run from before the option, whose checkpoint
+		// has no such key, still resumes.
+		f["rename_text"] = "true"
 	}
 	if o.Model != nil {
 		b, _ := json.Marshal(o.Model)
