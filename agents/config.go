@@ -77,6 +77,9 @@ func (b *Backends) Agent(role, spec string, maxTokens int) (*Agent, error) {
 			if p, err = policy.Load(spec); err != nil {
 				return nil, fmt.Errorf("%s: %w", role, err)
 			}
+			if p.Info.Task != "" {
+				return nil, fmt.Errorf("%s %s: a checkpoint trained for task %q, not to write SQL and feedback", role, spec, p.Info.Task)
+			}
 			if b.first != nil && (b.first.Info.Prompt != p.Info.Prompt || b.first.Model.Cfg.MaxSeq != p.Model.Cfg.MaxSeq) {
 				return nil, fmt.Errorf("%s %s: prompt format or context differs from the first native agent's: native agents share one prompt per question", role, spec)
 			}
@@ -97,6 +100,30 @@ func (b *Backends) Agent(role, spec string, maxTokens int) (*Agent, error) {
 	}
 	a.Templates = ts
 	return a, nil
+}
+
+// Reviewer loads the reviewer checkpoint at spec (`sqlrl train sft -task
+// review`): a native model only, since it scores texts rather than
+// writing them, sharing the native agents' prompt format and context (it
+// reads their prompts).
+func (b *Backends) Reviewer(spec string) (Reviewer, error) {
+	if IsRemote(spec) {
+		return nil, fmt.Errorf("reviewer %s: the reviewer scores with a native checkpoint; remote servers do not report the log-probability of a given text", spec)
+	}
+	p, err := policy.Load(spec)
+	if err != nil {
+		return nil, fmt.Errorf("reviewer: %w", err)
+	}
+	if p.Info.Task != policy.TaskReview {
+		return nil, fmt.Errorf("reviewer %s: a checkpoint trained to write SQL, not questions (train one with sqlrl train sft -task review)", spec)
+	}
+	if b.first != nil && (b.first.Info.Prompt != p.Info.Prompt || b.first.Model.Cfg.MaxSeq != p.Model.Cfg.MaxSeq) {
+		return nil, fmt.Errorf("reviewer %s: prompt format or context differs from the native agents': train it from the planner (-init)", spec)
+	}
+	if b.first == nil {
+		b.first = p
+	}
+	return p, nil
 }
 
 // room counts what a prompt leaves of p's context, as Generate encodes it.

@@ -37,6 +37,9 @@ type Pipeline struct {
 	Kinds []string
 	// FixWhen is FixFailed or FixIncorrect (default).
 	FixWhen string
+	// Reviewer, when set, scores each candidate by the likelihood of the
+	// question given it (Candidate.Review; it reads native prompts).
+	Reviewer Reviewer
 	// Ranker, when set, adds the learned ranker's choice.
 	Ranker *Ranker
 	// Final is the strategy whose choice is the answer (default: the
@@ -147,6 +150,11 @@ func (p *Pipeline) Run(ctx context.Context, exs []dataset.Example, prompts Promp
 			return nil, nil, fmt.Errorf("agents: the %s has no templates", a.Role)
 		}
 	}
+	if p.Reviewer != nil {
+		if fb := prompts[SetNative]; fb == nil || len(fb.Errs) != len(exs) {
+			return nil, nil, fmt.Errorf("agents: the reviewer reads native prompts, and none were given for the %d questions", len(exs))
+		}
+	}
 	fb := prompts[p.Planner.Set]
 	tm := Timing{}
 	recs := make([]*Record, len(exs))
@@ -202,6 +210,13 @@ func (p *Pipeline) Run(ctx context.Context, exs []dataset.Example, prompts Promp
 			return recs, tm, err
 		}
 		tm[StageFix] = time.Since(start).Seconds()
+	}
+	if p.Reviewer != nil {
+		start = time.Now()
+		if err := p.review(ctx, recs, data); err != nil {
+			return recs, tm, err
+		}
+		tm[StageReview] = time.Since(start).Seconds()
 	}
 	start = time.Now()
 	if p.Selector != nil {

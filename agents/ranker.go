@@ -38,7 +38,7 @@ var RankerFeatures = []string{
 	"failed", "empty", "vote_share", "top_group", "greedy", "fix",
 	"mean_logprob", "logprob", "group_mass", "group_log_mass", "group_best_logprob", "log_rows", "one_column",
 	"validator_share", "selection", "condition", "join", "bad_feedback",
-	"tournament_wins",
+	"tournament_wins", "review", "group_review",
 }
 
 // features computes candidate i's features.
@@ -147,6 +147,10 @@ func features(r *Record, i int) []float64 {
 		if played > 0 {
 			set("tournament_wins", float64(wins)/float64(played)-0.5)
 		}
+	}
+	if own, group := reviewFeatures(r, i); c.ReviewTokens > 0 {
+		set("review", own)
+		set("group_review", group)
 	}
 	return x
 }
@@ -291,8 +295,9 @@ func SaveRanker(path string, rk *Ranker) error {
 	return nil
 }
 
-// LoadRanker reads a ranker, refusing one whose features are not this
-// version's.
+// LoadRanker reads a ranker. A ranker saved before features were added
+// gives them weight 0; one naming a feature this version does not compute
+// is refused.
 func LoadRanker(path string) (*Ranker, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -302,9 +307,18 @@ func LoadRanker(path string) (*Ranker, error) {
 	if err := json.Unmarshal(b, rk); err != nil {
 		return nil, fmt.Errorf("load ranker %s: %w", path, err)
 	}
-	if !slices.Equal(rk.Features, RankerFeatures) || len(rk.Weights) != len(RankerFeatures) {
-		return nil, fmt.Errorf("load ranker %s: features %v, this sqlrl computes %v: train it again", path, rk.Features, RankerFeatures)
+	if len(rk.Weights) != len(rk.Features) {
+		return nil, fmt.Errorf("load ranker %s: %d weights for %d features", path, len(rk.Weights), len(rk.Features))
 	}
+	w := make([]float64, len(RankerFeatures))
+	for k, f := range rk.Features {
+		at := slices.Index(RankerFeatures, f)
+		if at < 0 {
+			return nil, fmt.Errorf("load ranker %s: feature %q is not one this sqlrl computes (%v): train it again", path, f, RankerFeatures)
+		}
+		w[at] = rk.Weights[k]
+	}
+	rk.Features, rk.Weights = slices.Clone(RankerFeatures), w
 	return rk, nil
 }
 

@@ -116,7 +116,7 @@ func TestLoadRankerRefuses(t *testing.T) {
 		want string
 	}{
 		{"other features", renamed, "train it again"},
-		{"a weight short", short, "train it again"},
+		{"a weight short", short, "weights for"},
 		{"more features", Ranker{Features: append(slices.Clone(RankerFeatures), "new"), Weights: make([]float64, len(RankerFeatures)+1)}, "train it again"},
 		{"not JSON", "weights: 1", "invalid character"},
 		{"missing", nil, "no such file"},
@@ -143,6 +143,23 @@ func TestLoadRankerRefuses(t *testing.T) {
 	}
 	if _, err := LoadRanker(path); err != nil {
 		t.Fatalf("a ranker of this version's features: %v", err)
+	}
+	// A ranker saved before the last features existed: its weights keep
+	// their names, the new features weigh 0.
+	old := Ranker{Features: slices.Clone(RankerFeatures[:len(RankerFeatures)-2]), Weights: make([]float64, len(RankerFeatures)-2)}
+	for k := range old.Weights {
+		old.Weights[k] = float64(k + 1)
+	}
+	if err := SaveRanker(path, &old); err != nil {
+		t.Fatal(err)
+	}
+	rk, err := LoadRanker(path)
+	if err != nil {
+		t.Fatalf("a ranker from before the reviewer's features: %v", err)
+	}
+	want := append(slices.Clone(old.Weights), 0, 0)
+	if !slices.Equal(rk.Weights, want) || !slices.Equal(rk.Features, RankerFeatures) {
+		t.Errorf("loaded %v %v, want %v %v", rk.Features, rk.Weights, RankerFeatures, want)
 	}
 }
 

@@ -67,6 +67,11 @@ type Candidate struct {
 	// Same is the index of an earlier candidate with the same text (-1:
 	// none).
 	Same int `json:"same"`
+	// Review is the reviewer's log P(question | schema, evidence, this
+	// SQL) and ReviewTokens the number of tokens it scored (0: not
+	// reviewed).
+	Review       float64 `json:"review,omitempty"`
+	ReviewTokens int     `json:"review_tokens,omitempty"`
 }
 
 // Validation is one validator's feedback.

@@ -25,13 +25,17 @@ const (
 	// voted. Without usable matches it falls back to the greedy candidate
 	// if it executed, else to the vote.
 	StrategyTournament = "tournament"
+	// StrategyReview takes the candidate under which the reviewer finds
+	// the question most likely (Candidate.Review), rows before empty
+	// results.
+	StrategyReview = "review"
 	// StrategyRanker takes the candidate the learned ranker scores
 	// highest (Ranker).
 	StrategyRanker = "ranker"
 )
 
 // Strategies lists the strategies in report order.
-var Strategies = []string{StrategyGreedy, StrategyVote, StrategyValidatorVote, StrategyTournament, StrategyRanker}
+var Strategies = []string{StrategyGreedy, StrategyVote, StrategyValidatorVote, StrategyTournament, StrategyReview, StrategyRanker}
 
 // SelectAll fills r.Selected with every strategy the record supports:
 // the validator vote when it has validations, the tournament when it has
@@ -47,6 +51,9 @@ func SelectAll(r *Record, rk *Ranker) {
 	}
 	if len(r.Matches) > 0 || r.Final == StrategyTournament {
 		r.Selected[StrategyTournament] = selectTournament(r)
+	}
+	if hasReviews(r) {
+		r.Selected[StrategyReview] = selectReview(r)
 	}
 	if rk != nil {
 		r.Selected[StrategyRanker] = rk.Select(r)

@@ -18,6 +18,7 @@ import (
 //	F<j>>..  a fix of candidate j (then one of the above)
 //	+        (suffix) correct
 //	:<v..>   (suffix) the selection, condition, join verdicts: c, i or b
+//	@<x>     (last suffix) the reviewer's log-probability x
 func rec(spec string, matches ...Match) *Record {
 	r := &Record{QuestionID: 1, DBID: "db", Final: StrategyVote, Matches: matches}
 	for i, tok := range strings.Fields(spec) {
@@ -28,6 +29,14 @@ func rec(spec string, matches ...Match) *Record {
 		if strings.HasPrefix(tok, "F") {
 			from, rest, _ := strings.Cut(tok[1:], ">")
 			c.Source, c.From, tok = SourceFix, atoi(from), rest
+		}
+		tok, review, reviewed := strings.Cut(tok, "@")
+		if reviewed {
+			v, err := strconv.ParseFloat(review, 64)
+			if err != nil {
+				panic(err)
+			}
+			c.Review, c.ReviewTokens = v, 5
 		}
 		tok, verdicts, _ := strings.Cut(tok, ":")
 		if strings.HasSuffix(tok, "+") {
@@ -105,6 +114,12 @@ func TestSelectStrategies(t *testing.T) {
 			want: map[string]int{"greedy": 0, "vote": 1, "tournament": 1}, entrant: []int{1}},
 		{name: "a selector ran, no result", r: rec("x x"), final: StrategyTournament,
 			want: map[string]int{"greedy": 0, "vote": -1, "tournament": -1}},
+		{name: "review: the likeliest question", r: rec("g0@-9 s0@-9 g1+@-3 x"), want: map[string]int{"greedy": 0, "vote": 0, "review": 2},
+			entrant: []int{0, 2}},
+		{name: "review: rows before an empty result", r: rec("e0@-1 g1+@-5"), want: map[string]int{"greedy": 0, "vote": 1, "review": 1},
+			entrant: []int{1}},
+		{name: "review: only reviewed candidates", r: rec("g0 g1+@-7"), want: map[string]int{"greedy": 0, "vote": 0, "review": 1},
+			entrant: []int{0, 1}},
 		{name: "entrants: five results, the four most voted", r: rec("g0 g1 s1 g2 s3 s3 g3 g4 s7"),
 			want: map[string]int{"greedy": 0, "vote": 3}, entrant: []int{3, 1, 7, 0}},
 	}

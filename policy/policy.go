@@ -48,6 +48,9 @@ type Info struct {
 	Model  nn.Config `json:"model"`
 	Params int       `json:"params"`
 	Prompt Format    `json:"prompt"`
+	// Task is what the model writes: empty for SQL (a planner),
+	// TaskReview for the question a query answers (a reviewer).
+	Task string `json:"task,omitempty"`
 	// Step is the training step the weights come from.
 	Step int64 `json:"step"`
 	// SQLWords are the SQL keywords and functions of the training SQL,

@@ -58,7 +58,12 @@ type Data struct {
 	// AugmentSeed), so that variant v names the same prompt in both.
 	HoldoutAugment int
 	AugmentSeed    uint64
-	engines        []sqlexec.Engine
+	// Task is what the examples teach: empty for text to SQL, or
+	// policy.TaskReview for SQL to text (the reviewer: the prompt shows
+	// the schema, the evidence and the gold query, the completion is the
+	// question; policy.ReviewPrompt). Compact benchmark data only.
+	Task    string
+	engines []sqlexec.Engine
 }
 
 // Close releases the databases.
@@ -223,12 +228,36 @@ type Fitter struct {
 // (policy.Prompter.Fit prunes the same way, by the question alone)
 // instead of being skipped.
 func (d *Data) renderFit(ctx context.Context, ex *Example, rn *renamer, p float64, rng *rand.Rand, fit *Fitter) (string, string, error) {
+	if d.Task != policy.TaskReview {
+		pr, sql, _, err := d.renderQuery(ctx, ex, rn, p, rng, fit)
+		return pr, sql, err
+	}
 	if ex.Prompt != "" || d.TrainPrompter == nil {
-		return ex.Prompt, ex.SQL, nil
+		return "", "", fmt.Errorf("train: question %d: a reviewer trains on a benchmark's questions, not on text prompts", ex.QuestionID)
+	}
+	// The query and the question trade places; they are renamed together,
+	// and the schema is fitted with the query's room, the question's
+	// being about the size of the line it leaves.
+	pr, sql, q, err := d.renderQuery(ctx, ex, rn, p, rng, fit)
+	if err != nil {
+		return "", "", err
+	}
+	rp, err := policy.ReviewPrompt(pr, sql)
+	if err != nil {
+		return "", "", fmt.Errorf("train: question %d: %w", ex.QuestionID, err)
+	}
+	return rp, policy.ReviewCompletion(q), nil
+}
+
+// renderQuery is renderFit for text to SQL; it also returns the question
+// as the prompt shows it (renamed with the schema under RenameText).
+func (d *Data) renderQuery(ctx context.Context, ex *Example, rn *renamer, p float64, rng *rand.Rand, fit *Fitter) (string, string, string, error) {
+	if ex.Prompt != "" || d.TrainPrompter == nil {
+		return ex.Prompt, ex.SQL, ex.Question, nil
 	}
 	s, err := d.TrainPrompter.Schema(ctx, ex.DBID)
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	sql, q, ev := ex.SQL, ex.Question, ex.Evidence
 	if rn != nil && rng != nil && p > 0 {
@@ -243,11 +272,11 @@ func (d *Data) renderFit(ctx context.Context, ex *Example, rn *renamer, p float6
 	}
 	text := d.Format.Compact(s, q, ev)
 	if fit == nil {
-		return text, sql, nil
+		return text, sql, q, nil
 	}
 	budget := fit.Room(sql)
 	if fit.Counter.Count(text) <= budget {
-		return text, sql, nil
+		return text, sql, q, nil
 	}
 	var keep []string
 	if sh, err := sqlparse.Analyze(sql); err == nil {
@@ -259,10 +288,10 @@ func (d *Data) renderFit(ctx context.Context, ex *Example, rn *renamer, p float6
 			return d.Format.Compact(&prompt.Schema{DBID: sc.DBID, Tables: ts}, q, ev)
 		})
 		if !f.OverBudget && f.Tokens <= budget {
-			return f.Text, sql, nil
+			return f.Text, sql, q, nil
 		}
 	}
-	return text, sql, nil // too long even so: the caller skips it
+	return text, sql, q, nil // too long even so: the caller skips it
 }
 
 // dbWords collects up to 200 distinct values of every text column of the

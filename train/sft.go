@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/nn"
@@ -147,6 +146,9 @@ func (t *sft) Fingerprint() map[string]string {
 		"group":    fmt.Sprint(o.Group),
 		"examples": fmt.Sprint(len(d.Train)), "words": fmt.Sprint(len(d.Words)),
 	}
+	if d.Task != "" {
+		f["task"] = d.Task
+	}
 	if o.RenameText {
 		// Only when set: a run from before the option, whose checkpoint
 		// has no such key, still resumes.
@@ -216,6 +218,7 @@ func (t *sft) NewPolicy(ctx context.Context) (*policy.Policy, error) {
 	}
 	pol.Info.Notes = t.d.Notes
 	pol.Info.SQLWords = t.d.SQLWords
+	pol.Info.Task = t.d.Task
 	return pol, nil
 }
 
@@ -225,6 +228,15 @@ func (t *sft) NewPolicy(ctx context.Context) (*policy.Policy, error) {
 func (t *sft) Start(ctx context.Context, p *policy.Policy) error {
 	if p.Info.Prompt != t.d.Format {
 		return fmt.Errorf("train: the policy expects prompts %+v, the data is rendered as %+v", p.Info.Prompt, t.d.Format)
+	}
+	switch {
+	case p.Info.Task == t.d.Task:
+	case p.Info.Task == "" && t.d.Task == policy.TaskReview:
+		// A reviewer starts from a planner: it already reads the schema
+		// and the SQL; it learns to write the question instead.
+		p.Info.Task = t.d.Task
+	default:
+		return fmt.Errorf("train: the policy's task is %q, the data's %q", p.Info.Task, t.d.Task)
 	}
 	t.pol = p
 	t.sc = policy.NewScorer(p.Model)
@@ -378,18 +390,19 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 }
 
 // schemaTokens returns how many of seq's tokens are the schema part of its
-// compact prompt pr (the lines before "question: "), or 0 when the prompt's
-// tokens do not start with the schema's own. cache keeps each schema
-// text's tokens: the questions of a group share one.
+// compact prompt pr (the lines before the question, evidence or query:
+// policy.SchemaEnd), or 0 when the prompt's tokens do not start with the
+// schema's own. cache keeps each schema text's tokens: the questions of a
+// group share one.
 func (t *sft) schemaTokens(pr string, seq policy.Sequence, cache map[string][]int32) int {
-	k := strings.Index(pr, "\nquestion: ")
-	if k < 0 {
+	k := policy.SchemaEnd(pr)
+	if k == 0 || k == len(pr) {
 		return 0
 	}
-	st, ok := cache[pr[:k+1]]
+	st, ok := cache[pr[:k]]
 	if !ok {
-		st = t.pol.Tok.Encode(pr[:k+1])
-		cache[pr[:k+1]] = st
+		st = t.pol.Tok.Encode(pr[:k])
+		cache[pr[:k]] = st
 	}
 	if len(st) >= seq.PromptLen || !slices.Equal(st, seq.Tokens[:len(st)]) {
 		return 0

@@ -49,8 +49,13 @@ ran and conclude correct or incorrect; with -fixer, each candidate that
 failed (or, -fix-when incorrect, that a validator rejected) is rewritten and
 the fix kept if it runs; with -selector, the most voted distinct results
 (-tournament 4) are compared two at a time. Every selection strategy
-(greedy, vote, validator_vote, tournament, ranker with -ranker) is recorded;
--final says which is the pipeline's answer.
+(greedy, vote, validator_vote, tournament, review with -reviewer, ranker with
+-ranker) is recorded; -final says which is the pipeline's answer.
+
+-reviewer RUN scores every distinct candidate that ran by how likely the
+question is given its SQL, under a model trained to write questions from
+queries ('sqlrl train sft -task review'): the "review" strategy takes the
+likeliest, and the ranker reads it as a feature.
 
 -reuse FILE takes the planner's candidates from an earlier run's rollouts, so
 that validators, fixers or selectors are compared on the same candidates.
@@ -75,6 +80,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 			validator := fs.String("validator", "", "validator agent (empty: none)")
 			fixer := fs.String("fixer", "", "fixer agent (empty: none)")
 			selector := fs.String("selector", "", "selector agent (empty: no tournament)")
+			reviewer := fs.String("reviewer", "", "reviewer checkpoint (sqlrl train sft -task review): scores each candidate by log P(question | SQL) (empty: none)")
 			rankerPath := fs.String("ranker", "", "learned ranker (sqlrl pipeline train-ranker) to add as a strategy")
 			out := fs.String("out", "", "rollouts JSONL to write (required)")
 			split := fs.String("split", "dev", "benchmark split, or holdout (train's RL holdout)")
@@ -149,6 +155,12 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 					}
 					*x.dst = a
 					sets[a.Set] = true
+				}
+				if *reviewer != "" {
+					if p.Reviewer, err = be.Reviewer(*reviewer); err != nil {
+						return err
+					}
+					sets[agents.SetNative] = true
 				}
 				if *final != "" && !slices.Contains(agents.Strategies, *final) {
 					return usagef("-final %q: want one of %s", *final, strings.Join(agents.Strategies, ", "))

@@ -47,9 +47,22 @@ The defaults are the recipe of docs/policy.md: preset small, 16 epochs, about
 -out receives step-NNNNNN/ checkpoints (weights, tokenizer, optimizer state),
 "latest", and train_log.jsonl. Running again with the same -out resumes from
 the latest checkpoint at the same step, data order and loss; -restart starts
-over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
+over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.
+
+-task review trains the reviewer instead: the prompt shows the schema, the
+evidence and the gold query, and the model writes the question. 'sqlrl
+pipeline run -reviewer' then scores every candidate query by how likely the
+question is given it, a selection signal the planner's own probability and
+the execution vote do not carry (docs/agents.md). Start it from the planner
+(-init PLANNER), whose tokenizer and prompt format it keeps, with the same
+-sft-fraction and -split-seed, so that it never sees the holdout the ranker
+is fit on:
+
+  sqlrl train sft -task review -init runs/sft75 -epochs 6 -lr 1e-3 -out runs/reviewer data/bench`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			out := fs.String("out", "", "run directory (required)")
+			task := fs.String("task", "sql", "what the model writes: sql (a planner) or review (the question a query answers)")
+			initFrom := fs.String("init", "", "start from this checkpoint or run directory (its prompt format replaces the format flags)")
 			preset := fs.String("preset", "small", "model size: "+strings.Join(nn.PresetNames(), ", "))
 			vocab := fs.Int("vocab", 2048, "tokenizer vocabulary size")
 			seed := fs.Uint64("seed", 1, "seed of initialisation, data order and augmentation")
@@ -82,14 +95,30 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 				if _, err := nn.Preset(*preset, 0); err != nil {
 					return usagef("%v", err)
 				}
+				if *task != "sql" && *task != policy.TaskReview {
+					return usagef("-task %q: want sql or review", *task)
+				}
+				format := policy.Format{Kind: policy.FormatCompact, Types: *types, Descriptions: *descs, DescPhrase: *descs && *descPhrase}
+				if *initFrom != "" {
+					p, err := policy.Load(*initFrom)
+					if err != nil {
+						return fmt.Errorf("-init: %w", err)
+					}
+					format = p.Info.Prompt
+				}
 				var data *train.Data
 				var err error
 				if st, serr := os.Stat(args[0]); serr == nil && st.IsDir() {
 					if err := checkSplit(args[0], *trainSplit); err != nil {
 						return err
 					}
+					if *task == policy.TaskReview {
+						*devSplit = "-" // dev evaluation decodes SQL
+					}
 					data, err = train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: *trainSplit, SFTFraction: *frac, Seed: *splitSeed,
-						DevSplit: *devSplit, Format: policy.Format{Kind: policy.FormatCompact, Types: *types, Descriptions: *descs, DescPhrase: *descs && *descPhrase}})
+						DevSplit: *devSplit, Format: format})
+				} else if *task == policy.TaskReview {
+					return usagef("-task review trains on a benchmark directory, not on %s", args[0])
 				} else {
 					data, err = train.LoadTRL(args[0])
 				}
@@ -97,6 +126,9 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 					return err
 				}
 				defer data.Close()
+				if *task == policy.TaskReview {
+					data.Task = policy.TaskReview
+				}
 				opts := train.SFTOptions{
 					LoopOptions: loop.options(*out, *seed),
 					Preset:      *preset, VocabSize: *vocab, Epochs: *epochs, MaxSteps: *maxSteps, BatchSize: *batch,
@@ -118,6 +150,7 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.`,
 				if *rename == 0 {
 					opts.Rename = -1
 				}
+				opts.Init = *initFrom
 				start := time.Now()
 				res, err := train.SFT(ctx, data, opts)
 				if err != nil {

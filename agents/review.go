@@ -1,0 +1,138 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/sqlrl/sqlrl/policy"
+)
+
+// Reviewer scores a completion after its prompt: log P(completion |
+// prompt). A reviewer checkpoint (policy.TaskReview) loaded as a
+// *policy.Policy is one; the pipeline asks it how likely the question is
+// given each candidate query.
+type Reviewer interface {
+	CompletionLogProbs(ctx context.Context, prompts, completions []string) ([]policy.SeqLogProb, error)
+}
+
+// StageReview names the reviewer's stage in Timing and Progress.
+const StageReview = "review"
+
+// review scores every distinct candidate that executed (the planner's and
+// the fixer's) with the reviewer: Candidate.Review is log P(question |
+// schema, evidence, SQL), the question as the native prompt shows it.
+// Candidates with an earlier candidate's text take its score. A question
+// without a native prompt, or a pair too long for the reviewer's context,
+// goes unreviewed (ReviewTokens 0), which the selection strategies read
+// as "no opinion".
+func (p *Pipeline) review(ctx context.Context, recs []*Record, data func(int, string) (PromptData, bool)) error {
+	type at struct{ r, c int }
+	var prompts, comps []string
+	var where []at
+	for i, r := range recs {
+		d, ok := data(i, SetNative)
+		if !ok {
+			continue
+		}
+		for j := range r.Candidates {
+			c := &r.Candidates[j]
+			c.Review, c.ReviewTokens = 0, 0
+			if !c.Exec.OK || c.Same >= 0 {
+				continue
+			}
+			pr, err := policy.ReviewPrompt(d.Prompt, c.SQL)
+			if err != nil {
+				r.Errors = append(r.Errors, fmt.Sprintf("reviewer on candidate %d: %v", j, err))
+				continue
+			}
+			prompts, comps = append(prompts, pr), append(comps, policy.ReviewCompletion(d.Question))
+			where = append(where, at{i, j})
+		}
+	}
+	const chunk = 64
+	for lo := 0; lo < len(prompts); lo += chunk {
+		hi := min(lo+chunk, len(prompts))
+		lps, err := p.Reviewer.CompletionLogProbs(ctx, prompts[lo:hi], comps[lo:hi])
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			for _, w := range where[lo:hi] {
+				recs[w.r].Errors = append(recs[w.r].Errors, fmt.Sprintf("reviewer on candidate %d: %v", w.c, err))
+			}
+			continue
+		}
+		for k, lp := range lps {
+			w := where[lo+k]
+			c := &recs[w.r].Candidates[w.c]
+			c.Review, c.ReviewTokens = lp.Sum, lp.Tokens
+		}
+		if p.Progress != nil {
+			p.Progress(StageReview, hi, len(prompts))
+		}
+	}
+	for _, r := range recs {
+		for j := range r.Candidates {
+			if s := r.Candidates[j].Same; s >= 0 && r.Candidates[j].Exec.OK {
+				r.Candidates[j].Review, r.Candidates[j].ReviewTokens = r.Candidates[s].Review, r.Candidates[s].ReviewTokens
+			}
+		}
+	}
+	return nil
+}
+
+// hasReviews says whether any candidate of r was reviewed.
+func hasReviews(r *Record) bool {
+	for _, c := range r.Candidates {
+		if c.ReviewTokens > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// selectReview takes the reviewed candidate under which the question is
+// most likely; a candidate with rows beats an empty one, as in the vote.
+// -1 when none was reviewed.
+func selectReview(r *Record) int {
+	best := -1
+	for i, c := range r.Candidates {
+		if c.ReviewTokens == 0 || !c.Exec.OK {
+			continue
+		}
+		if best < 0 {
+			best = i
+			continue
+		}
+		b := r.Candidates[best]
+		rows, brows := c.Exec.NRows > 0, b.Exec.NRows > 0
+		if rows && !brows || rows == brows && c.Review > b.Review+1e-9 {
+			best = i
+		}
+	}
+	return best
+}
+
+// reviewFeatures are candidate i's reviewer features: its score and the
+// best score among the candidates returning its result, each relative to
+// the question's best, in units of 10 nats, clipped at -2 (0 and 0 when
+// it was not reviewed).
+func reviewFeatures(r *Record, i int) (own, group float64) {
+	c := r.Candidates[i]
+	if c.ReviewTokens == 0 {
+		return 0, 0
+	}
+	top, mine := math.Inf(-1), math.Inf(-1)
+	for _, d := range r.Candidates {
+		if d.ReviewTokens == 0 {
+			continue
+		}
+		top = max(top, d.Review)
+		if d.Exec.OK && d.Exec.Group == c.Exec.Group {
+			mine = max(mine, d.Review)
+		}
+	}
+	rel := func(v float64) float64 { return max((v-top)/10, -2) }
+	return rel(c.Review), rel(mine)
+}
