@@ -40,11 +40,15 @@ type Pipeline struct {
 	// Reviewer, when set, scores each candidate by the likelihood of the
 	// question given it (Candidate.Review; it reads native prompts).
 	Reviewer Reviewer
+	// ReviewWeight is the review strategy's weight on the planner's
+	// log-probability (Selection.ReviewWeight).
+	ReviewWeight float64
 	// Ranker, when set, adds the learned ranker's choice.
 	Ranker *Ranker
 	// Final is the strategy whose choice is the answer (default: the
-	// tournament with a selector, else the validator-weighted vote with
-	// validators, else the execution vote).
+	// review with a reviewer, the best measured, else the tournament with
+	// a selector, else the validator-weighted vote with validators, else
+	// the execution vote).
 	Final string
 	// K candidates per question: one greedy decode and K-1 samples at
 	// Temperature and TopP (default K 1: greedy only).
@@ -107,6 +111,8 @@ func (p *Pipeline) defaults() {
 	}
 	if p.Final == "" {
 		switch {
+		case p.Reviewer != nil:
+			p.Final = StrategyReview
 		case p.Selector != nil:
 			p.Final = StrategyTournament
 		case p.Validator != nil:
@@ -225,7 +231,7 @@ func (p *Pipeline) Run(ctx context.Context, exs []dataset.Example, prompts Promp
 		}
 	}
 	for _, r := range recs {
-		SelectAll(r, p.Ranker)
+		SelectAll(r, Selection{Ranker: p.Ranker, ReviewWeight: p.ReviewWeight})
 	}
 	tm[StageSelect] = time.Since(start).Seconds()
 	return recs, tm, nil

@@ -63,7 +63,7 @@ func TestTrainRanker(t *testing.T) {
 	}
 	votes := 0
 	for _, r := range test {
-		SelectAll(r, back)
+		SelectAll(r, Selection{Ranker: back})
 		i := r.Selected[StrategyRanker]
 		if i < 0 || !r.Candidates[i].Correct {
 			t.Errorf("question %d: the ranker picks %d of %s", r.QuestionID, i, candSigs(r))

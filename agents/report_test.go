@@ -32,7 +32,7 @@ func reportRecords() []*Record {
 			}
 			r.Errors = []string{"planner candidate 0: ignored"}
 		}
-		SelectAll(r, nil)
+		SelectAll(r, Selection{})
 		recs = append(recs, r)
 	}
 	recs[2].Errors = []string{"planner candidate 1: no SQL in the answer", "fixer on candidate 0: HTTP 400"}

@@ -92,10 +92,10 @@ func hasReviews(r *Record) bool {
 	return false
 }
 
-// selectReview takes the reviewed candidate under which the question is
-// most likely; a candidate with rows beats an empty one, as in the vote.
-// -1 when none was reviewed.
-func selectReview(r *Record) int {
+// selectReview takes the reviewed candidate with the highest Review + w
+// LogProb; a candidate with rows beats an empty one, as in the vote. -1
+// when none was reviewed.
+func selectReview(r *Record, w float64) int {
 	best := -1
 	for i, c := range r.Candidates {
 		if c.ReviewTokens == 0 || !c.Exec.OK {
@@ -107,7 +107,7 @@ func selectReview(r *Record) int {
 		}
 		b := r.Candidates[best]
 		rows, brows := c.Exec.NRows > 0, b.Exec.NRows > 0
-		if rows && !brows || rows == brows && c.Review > b.Review+1e-9 {
+		if rows && !brows || rows == brows && c.Review+w*c.LogProb > b.Review+w*b.LogProb+1e-9 {
 			best = i
 		}
 	}
@@ -135,4 +135,33 @@ func reviewFeatures(r *Record, i int) (own, group float64) {
 	}
 	rel := func(v float64) float64 { return max((v-top)/10, -2) }
 	return rel(c.Review), rel(mine)
+}
+
+// ReviewSweep returns the EX (percent) of the review strategy with each
+// weight on the scored records (a question none of whose candidates was
+// reviewed counts as wrong, as in the report), and their number n: how
+// DefaultReviewWeight was chosen, on the holdout's rollouts, never on the
+// questions reported. n is 0 when no record was reviewed.
+func ReviewSweep(recs []*Record, weights []float64) (ex []float64, n int) {
+	ex = make([]float64, len(weights))
+	reviewed := false
+	for _, r := range recs {
+		if len(r.Candidates) == 0 || !r.Candidates[0].Scored {
+			continue
+		}
+		n++
+		reviewed = reviewed || hasReviews(r)
+		for k, w := range weights {
+			if i := selectReview(r, w); i >= 0 && r.Candidates[i].Correct {
+				ex[k]++
+			}
+		}
+	}
+	if !reviewed {
+		return ex, 0
+	}
+	for k := range ex {
+		ex[k] = 100 * ex[k] / float64(n)
+	}
+	return ex, n
 }

@@ -62,7 +62,7 @@ func TestReviewStage(t *testing.T) {
 	if want := []float64{-2, -2, -13, 0}; !slicesClose(got, want) {
 		t.Errorf("reviews %v, want %v", got, want)
 	}
-	SelectAll(r, nil)
+	SelectAll(r, Selection{})
 	if r.Selected[StrategyReview] != 0 {
 		t.Errorf("review picked %d, want 0 (the likeliest question)", r.Selected[StrategyReview])
 	}
@@ -90,4 +90,28 @@ func slicesClose(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// The weight on the planner's log-probability decides between a query
+// that explains the question a little better and one the planner is far
+// surer of; ReviewSweep scores each weight on scored records.
+func TestReviewWeight(t *testing.T) {
+	r := rec("g0@-3 g1+@-4 x")
+	r.Candidates[0].LogProb, r.Candidates[1].LogProb = -20, -5
+	for _, tc := range []struct {
+		w    float64
+		want int
+	}{{0, 0}, {0.05, 0}, {0.5, 1}, {1, 1}} {
+		SelectAll(r, Selection{ReviewWeight: tc.w})
+		if got := r.Selected[StrategyReview]; got != tc.want {
+			t.Errorf("weight %v: picked %d, want %d", tc.w, got, tc.want)
+		}
+	}
+	ex, n := ReviewSweep([]*Record{r, rec("g0+ g1")}, []float64{0, 0.5})
+	if n != 2 || ex[0] != 0 || ex[1] != 50 {
+		t.Errorf("sweep over %d records: %v, want 2 records, [0 50]", n, ex)
+	}
+	if _, n := ReviewSweep([]*Record{rec("g0+ g1")}, []float64{0}); n != 0 {
+		t.Errorf("a sweep without reviews counted %d records", n)
+	}
 }

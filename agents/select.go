@@ -25,9 +25,10 @@ const (
 	// voted. Without usable matches it falls back to the greedy candidate
 	// if it executed, else to the vote.
 	StrategyTournament = "tournament"
-	// StrategyReview takes the candidate under which the reviewer finds
-	// the question most likely (Candidate.Review), rows before empty
-	// results.
+	// StrategyReview is Coder-Reviewer reranking: the candidate with the
+	// highest log P(question | SQL) + w log P(SQL | question), the
+	// reviewer's score (Candidate.Review) plus w times the planner's
+	// (Candidate.LogProb), rows before empty results (Selection.ReviewWeight).
 	StrategyReview = "review"
 	// StrategyRanker takes the candidate the learned ranker scores
 	// highest (Ranker).
@@ -37,10 +38,28 @@ const (
 // Strategies lists the strategies in report order.
 var Strategies = []string{StrategyGreedy, StrategyVote, StrategyValidatorVote, StrategyTournament, StrategyReview, StrategyRanker}
 
+// Selection holds the settings of the strategies that have any.
+type Selection struct {
+	// Ranker, when set, adds StrategyRanker.
+	Ranker *Ranker
+	// ReviewWeight is w of StrategyReview: how much the planner's
+	// log-probability of a query counts beside the reviewer's of the
+	// question (0: the reviewer alone). DefaultReviewWeight is the
+	// command line's.
+	ReviewWeight float64
+}
+
+// DefaultReviewWeight is the review strategy's weight on the planner's
+// log-probability, chosen on the holdout's rollouts among 0, 1/4, 1/2 and 1
+// (docs/agents.md): the two directions are about equally informative, the
+// reviewer a little more.
+const DefaultReviewWeight = 0.5
+
 // SelectAll fills r.Selected with every strategy the record supports:
 // the validator vote when it has validations, the tournament when it has
-// matches or a selector ran (Final says so), the ranker when one is given.
-func SelectAll(r *Record, rk *Ranker) {
+// matches or a selector ran (Final says so), the review when a reviewer
+// scored its candidates, the ranker when one is given.
+func SelectAll(r *Record, s Selection) {
 	if r.Selected == nil {
 		r.Selected = map[string]int{}
 	}
@@ -53,10 +72,10 @@ func SelectAll(r *Record, rk *Ranker) {
 		r.Selected[StrategyTournament] = selectTournament(r)
 	}
 	if hasReviews(r) {
-		r.Selected[StrategyReview] = selectReview(r)
+		r.Selected[StrategyReview] = selectReview(r, s.ReviewWeight)
 	}
-	if rk != nil {
-		r.Selected[StrategyRanker] = rk.Select(r)
+	if s.Ranker != nil {
+		r.Selected[StrategyRanker] = s.Ranker.Select(r)
 	}
 }
 

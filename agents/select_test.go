@@ -129,7 +129,7 @@ func TestSelectStrategies(t *testing.T) {
 			if tt.final != "" {
 				r.Final = tt.final
 			}
-			SelectAll(r, nil)
+			SelectAll(r, Selection{})
 			if fmt.Sprint(r.Selected) != fmt.Sprint(tt.want) {
 				t.Errorf("selected %v, want %v", r.Selected, tt.want)
 			}
@@ -148,7 +148,7 @@ func TestSelectStrategies(t *testing.T) {
 func TestChoiceWithoutFinal(t *testing.T) {
 	r := rec("g0 g1+ s1")
 	r.Final = StrategyRanker
-	SelectAll(r, nil)
+	SelectAll(r, Selection{})
 	if _, ok := r.Selected[StrategyRanker]; ok || r.Choice() != 0 {
 		t.Fatalf("selected %v, choice %d: want no ranker and the greedy candidate", r.Selected, r.Choice())
 	}

@@ -55,7 +55,9 @@ the fix kept if it runs; with -selector, the most voted distinct results
 -reviewer RUN scores every distinct candidate that ran by how likely the
 question is given its SQL, under a model trained to write questions from
 queries ('sqlrl train sft -task review'): the "review" strategy takes the
-likeliest, and the ranker reads it as a feature.
+candidate with the highest log P(question | SQL) + w log P(SQL | question)
+(-review-weight w, 0.5 by default, chosen on the holdout; Coder-Reviewer
+reranking), and the ranker reads the reviewer's score as a feature.
 
 -reuse FILE takes the planner's candidates from an earlier run's rollouts, so
 that validators, fixers or selectors are compared on the same candidates.
@@ -81,6 +83,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 			fixer := fs.String("fixer", "", "fixer agent (empty: none)")
 			selector := fs.String("selector", "", "selector agent (empty: no tournament)")
 			reviewer := fs.String("reviewer", "", "reviewer checkpoint (sqlrl train sft -task review): scores each candidate by log P(question | SQL) (empty: none)")
+			reviewWeight := fs.Float64("review-weight", agents.DefaultReviewWeight, "review strategy: weight w of the planner's log P(SQL | question) beside the reviewer's log P(question | SQL) (0: the reviewer alone)")
 			rankerPath := fs.String("ranker", "", "learned ranker (sqlrl pipeline train-ranker) to add as a strategy")
 			out := fs.String("out", "", "rollouts JSONL to write (required)")
 			split := fs.String("split", "dev", "benchmark split, or holdout (train's RL holdout)")
@@ -90,7 +93,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 			seed := fs.Uint64("seed", 1, "sampling seed")
 			guide := fs.Bool("guide", true, "keep native SQL to the schema (sqlparse.Guide)")
 			fixWhen := fs.String("fix-when", agents.FixIncorrect, "fix candidates that failed (failed) or also those a validator rejected (incorrect)")
-			final := fs.String("final", "", "strategy whose choice is the answer (default: tournament, validator_vote or vote, by the agents given)")
+			final := fs.String("final", "", "strategy whose choice is the answer (default: review, tournament, validator_vote or vote, by the agents given)")
 			tour := fs.Int("tournament", 4, "distinct results the selector compares")
 			prompts := fs.String("prompts", "", "folder of edited templates (native/*.tmpl, chat/*.tmpl)")
 			limit := fs.Int("limit", 0, "only the first N questions (0: all)")
@@ -140,7 +143,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 				if *remoteAPI == "completions" {
 					be.RemoteSet = agents.SetNative
 				}
-				p := &agents.Pipeline{K: *k, Temperature: *temp, TopP: *topP, Seed: *seed, Guide: *guide, FixWhen: *fixWhen, Final: *final, TournamentSize: *tour}
+				p := &agents.Pipeline{K: *k, Temperature: *temp, TopP: *topP, Seed: *seed, Guide: *guide, FixWhen: *fixWhen, Final: *final, TournamentSize: *tour, ReviewWeight: *reviewWeight}
 				sets := map[string]bool{}
 				for _, x := range []struct {
 					role, spec string
@@ -235,10 +238,12 @@ the gold. Everything is computed from the rollout file: each candidate's
 correctness was recorded by sqlrl eval's code when it ran.
 
 -ranker recomputes the ranker strategy with that model (train it on other
-rollouts: 'sqlrl pipeline train-ranker'). -preds DIR writes each strategy's
+rollouts: 'sqlrl pipeline train-ranker'); -review-weight recomputes the
+review strategy with that weight. -preds DIR writes each strategy's
 choices as a predictions file that 'sqlrl eval' scores to the same figures.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			rankerPath := fs.String("ranker", "", "learned ranker to apply")
+			reviewWeight := fs.Float64("review-weight", agents.DefaultReviewWeight, "recompute the review strategy with this weight on the planner's log-probability")
 			jsonOut := fs.String("json", "", "also write the report as JSON")
 			preds := fs.String("preds", "", "write each strategy's predictions (JSONL) into this folder")
 			return func(ctx context.Context, args []string) error {
@@ -255,9 +260,11 @@ choices as a predictions file that 'sqlrl eval' scores to the same figures.`,
 						return err
 					}
 				}
+				recompute := rk != nil
+				fs.Visit(func(f *flag.Flag) { recompute = recompute || f.Name == "review-weight" })
 				for _, r := range recs {
-					if rk != nil || len(r.Selected) == 0 {
-						agents.SelectAll(r, rk)
+					if recompute || len(r.Selected) == 0 {
+						agents.SelectAll(r, agents.Selection{Ranker: rk, ReviewWeight: *reviewWeight})
 					}
 				}
 				rep := agents.BuildReport(recs)
@@ -322,6 +329,16 @@ question. Train it on rollouts of questions the ranker will not be judged on
 				}
 				for i, f := range rk.Features {
 					fmt.Printf("  %-20s %+.3f\n", f, rk.Weights[i])
+				}
+				if ws := []float64{0, 0.25, 0.5, 1, 2}; true {
+					ex, n := agents.ReviewSweep(recs, ws)
+					if n > 0 {
+						fmt.Printf("review strategy on these %d questions, by -review-weight:", n)
+						for k, w := range ws {
+							fmt.Printf(" %g: %.1f", w, ex[k])
+						}
+						fmt.Println()
+					}
 				}
 				return nil
 			}
