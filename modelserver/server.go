@@ -24,7 +24,6 @@ import (
 	"github.com/sqlrl/sqlrl/httpserve"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
-	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 // Server serves a policy behind OpenAI's API: POST /v1/completions, POST
@@ -230,22 +229,8 @@ func (s *Server) guided(o *policy.SampleOptions, q sampling, prompts []string) {
 	if q.Guide != nil && !*q.Guide || s.Policy.Info.Prompt.Kind != policy.FormatCompact {
 		return
 	}
-	guides := make([]*sqlparse.Guide, len(prompts))
-	any := false
-	for i, p := range prompts {
-		if tables, ok := policy.CompactSchema(p); ok {
-			guides[i] = sqlparse.NewGuide(tables, s.Policy.Info.SQLWords)
-			any = true
-		}
-	}
-	if !any {
-		return
-	}
-	o.Constrain = func(i int) policy.Constraint {
-		if guides[i] == nil {
-			return nil
-		}
-		return guides[i].Start()
+	if g, ok := policy.PromptGuides(prompts, s.Policy.Info.SQLWords); ok {
+		o.Constrain = g
 	}
 }
 

@@ -244,19 +244,45 @@ func countNamed(f *Fitted, named []string) int {
 // answers another question. A nil fit (a question that failed) gets no
 // constraint.
 func FitGuides(fits []*Fitted, words []string) func(int) Constraint {
+	return guidesOf(func(i int) (map[string][]string, bool) {
+		if fits[i] == nil {
+			return nil, false
+		}
+		return fits[i].Tables, true
+	}, len(fits), words)
+}
+
+// PromptGuides returns the schema guides of compact prompt texts, their
+// tables and columns read back from the text (CompactSchema), with words
+// as the SQL vocabulary; a prompt that is not a compact one gets none
+// (nil). ok is false when none is. A server given only prompts, and RL
+// sampling prompts whose tables it has shuffled, guide this way.
+func PromptGuides(prompts []string, words []string) (g func(int) Constraint, ok bool) {
+	tables := make([]map[string][]string, len(prompts))
+	for i, p := range prompts {
+		if ts, isCompact := CompactSchema(p); isCompact {
+			tables[i], ok = ts, true
+		}
+	}
+	return guidesOf(func(i int) (map[string][]string, bool) { return tables[i], tables[i] != nil }, len(prompts), words), ok
+}
+
+// guidesOf builds one guide per distinct schema of n prompts.
+func guidesOf(tablesOf func(int) (map[string][]string, bool), n int, words []string) func(int) Constraint {
 	byKey := map[string]*sqlparse.Guide{}
-	guides := make([]*sqlparse.Guide, len(fits))
-	for i, f := range fits {
-		if f == nil {
+	guides := make([]*sqlparse.Guide, n)
+	for i := range n {
+		tables, ok := tablesOf(i)
+		if !ok {
 			continue
 		}
 		var key strings.Builder // tables and columns: two databases may share table names
-		for _, t := range slices.Sorted(maps.Keys(f.Tables)) {
-			key.WriteString(t + "\x01" + strings.Join(f.Tables[t], "\x01") + "\x00")
+		for _, t := range slices.Sorted(maps.Keys(tables)) {
+			key.WriteString(t + "\x01" + strings.Join(tables[t], "\x01") + "\x00")
 		}
 		g, ok := byKey[key.String()]
 		if !ok {
-			g = sqlparse.NewGuide(f.Tables, words)
+			g = sqlparse.NewGuide(tables, words)
 			byKey[key.String()] = g
 		}
 		guides[i] = g
