@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -79,6 +80,17 @@ type RLOptions struct {
 	Temperature float64
 	// MaxTokens bounds each completion (default 128).
 	MaxTokens int
+	// Guided samples online under the schema guide, as dev evaluation
+	// and `sqlrl generate` decode, so that the samples are the queries
+	// guided decoding chooses between (real tables and columns, complete
+	// SQL) rather than the unguided model's name and syntax errors, which
+	// the guide removes at evaluation anyway. The losses still score the
+	// model's own, unguided log-probabilities: the samples are then off
+	// the policy's distribution, which the preference losses (kto, dpo,
+	// orpo: OfflineAlgos) allow, since they compare log π/π_ref of given
+	// texts, whatever drew them; the policy-gradient ones do not, and
+	// refuse it.
+	Guided bool
 	// RLOn is RLOnHoldout (default) or RLOnTrain: where the prompts come
 	// from. The number of schema orders per question is
 	// Data.HoldoutAugment.
@@ -223,6 +235,9 @@ func (o *RLOptions) check() error {
 	if o.K < 1 || o.Prompts < 1 || o.Steps < 1 || o.MaxTokens < 1 || o.Temperature <= 0 || o.Epochs < 1 || o.ScoreBatch < 1 {
 		return fmt.Errorf("train: RL needs K, prompts, steps, max tokens, epochs, score batch >= 1 and temperature > 0")
 	}
+	if o.Guided && !slices.Contains(OfflineAlgos, o.Algo) {
+		return fmt.Errorf("train: guided samples are off the policy's distribution, which %s's gradient estimate needs; only %v take them", o.Algo, OfflineAlgos)
+	}
 	if o.Online && o.K < 2 && o.Algo != AlgoKTO && o.Algo != AlgoPPO {
 		return fmt.Errorf("train: %s compares the samples of a prompt: K = %d (want >= 2)", o.Algo, o.K)
 	}
@@ -252,11 +267,12 @@ func (o *RLOptions) check() error {
 //   - ppo: the value head's GAE advantages (the head and its AdamW moments
 //     are checkpointed as value.bin and value_optimizer.bin).
 //
-// Sampling is UNGUIDED, at temperature 1 and top-p 1: the log-probs a
-// loss uses are the model's own distribution, exactly the one that
-// sampled. Schema-guided decoding renormalises over the tokens the guide
-// allows, and scoring under that mask would need the mask at training
-// time. Dev evaluation stays guided (LoopOptions.NoGuide), as `sqlrl
+// Sampling is UNGUIDED by default, at temperature 1 and top-p 1: the
+// log-probs a loss uses are the model's own distribution, exactly the one
+// that sampled. Schema-guided decoding renormalises over the tokens the
+// guide allows, and scoring under that mask would need the mask at
+// training time. Guided (kto, dpo, orpo only) samples under the guide and
+// scores the unguided log-probs, off-policy (RLOptions.Guided). Dev evaluation stays guided (LoopOptions.NoGuide), as `sqlrl
 // generate` decodes.
 //
 // The reference is the Init checkpoint, loaded once and frozen. Each
@@ -349,6 +365,10 @@ func (b *rlBase) fingerprint() map[string]string {
 		"kto_threshold": fmt.Sprint(o.KTOThreshold), "clip_eps": fmt.Sprint(o.ClipEps), "epochs": fmt.Sprint(o.Epochs),
 		"gamma": fmt.Sprint(o.Gamma), "gae_lambda": fmt.Sprint(o.Lambda), "value_lr": fmt.Sprint(o.ValueLR),
 		"reward": o.RewardName, "score_batch": fmt.Sprint(o.ScoreBatch),
+	}
+	if o.Guided {
+		// Only when set: runs from before the option still resume.
+		f["guided"] = "true"
 	}
 	if !o.Online {
 		f["offline_file"] = o.OfflineFile
@@ -621,8 +641,12 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 		texts[i] = t.pool[j].Text
 	}
 	start := time.Now()
-	comps, _, err := t.pol.Generate(ctx, texts, policy.SampleOptions{N: o.K, Temperature: o.Temperature, TopP: 1,
-		MaxTokens: o.MaxTokens, Seed: o.Seed ^ uint64(step)*0x9e3779b97f4a7c15})
+	so := policy.SampleOptions{N: o.K, Temperature: o.Temperature, TopP: 1,
+		MaxTokens: o.MaxTokens, Seed: o.Seed ^ uint64(step)*0x9e3779b97f4a7c15}
+	if o.Guided {
+		so.Constrain, _ = policy.PromptGuides(texts, t.pol.Info.SQLWords)
+	}
+	comps, _, err := t.pol.Generate(ctx, texts, so)
 	if err != nil {
 		return nil, fmt.Errorf("rl step %d: sample: %w", step, err)
 	}

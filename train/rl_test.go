@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/reward"
 )
@@ -359,4 +360,65 @@ func TestRLLearnsToyReward(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Guided online KTO samples only what the schema guide allows (each
+// sample, replayed through a fresh guide of its prompt, is accepted),
+// where unguided samples of the same barely trained policy are not; the
+// policy-gradient algorithms refuse guided samples.
+func TestRLGuidedSamples(t *testing.T) {
+	d := rlData(t)
+	src := rlStack(t)
+	pool, err := d.RLPrompts(context.Background(), RLOnHoldout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := map[[2]int]string{}
+	for _, p := range pool {
+		text[[2]int{p.QuestionID, p.Variant}] = p.Text
+	}
+	refused := func(guided bool) (n, bad int) {
+		out := t.TempDir()
+		o := rlOptions(t, AlgoKTO, out, src)
+		o.Guided, o.Steps, o.Prompts, o.K = guided, 2, 4, 4
+		o.RolloutsOut = filepath.Join(out, "rollouts.jsonl")
+		if _, err := RL(context.Background(), d, o); err != nil {
+			t.Fatal(err)
+		}
+		ros, err := export.ReadRollouts(context.Background(), o.RolloutsOut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		words := weightsPolicy(t, rlInit(t)).Info.SQLWords
+		for _, ro := range ros {
+			g, ok := policy.PromptGuides([]string{text[[2]int{ro.QuestionID, ro.Variant}]}, words)
+			if !ok {
+				t.Fatalf("question %d: no guide for its prompt", ro.QuestionID)
+			}
+			n++
+			if !g(0).Allow(ro.Completion, false) {
+				bad++
+			}
+		}
+		return n, bad
+	}
+	if n, bad := refused(true); n == 0 || bad > 0 {
+		t.Errorf("guided: the guide refuses %d of %d samples", bad, n)
+	}
+	if n, bad := refused(false); bad == 0 {
+		t.Errorf("unguided: the guide accepts all %d samples, so this test shows nothing", n)
+	}
+	o := rlOptions(t, AlgoGRPO, t.TempDir(), src)
+	o.Guided = true
+	if _, err := RL(context.Background(), d, o); err == nil || !strings.Contains(err.Error(), "off the policy") {
+		t.Errorf("guided GRPO: error %v, want a refusal", err)
+	}
+}
+
+func weightsPolicy(t *testing.T, dir string) *policy.Policy {
+	p, err := policy.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

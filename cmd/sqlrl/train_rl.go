@@ -33,8 +33,10 @@ saw; with 'train sft -sft-fraction 1' the only choice).
 Online (the default), each step samples -k completions for each of -prompts
 prompts from the CURRENT policy, unguided at temperature 1 (so the
 log-probabilities the loss uses are those of the distribution that sampled;
-dev evaluation stays schema-guided), scores them (-reward; -reward-url asks
-a running 'sqlrl reward serve' instead), and updates:
+dev evaluation stays schema-guided; -guided samples under the guide too, for
+kto, dpo and orpo, whose losses take samples from any distribution), scores
+them (-reward; -reward-url asks a running 'sqlrl reward serve' instead), and
+updates:
   kto   desirable iff reward >= the reward's correct level; z0 from samples
         scored under other prompts of the batch; lambdas balance the classes
   dpo   best against worst sample of each prompt (beta)
@@ -162,6 +164,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	valueLR := fs.Float64("value-lr", 1e-3, "PPO value head learning rate")
 	temp := fs.Float64("temperature", 1, "sampling temperature (1: on-policy)")
 	maxTokens := fs.Int("max-tokens", 128, "completion budget of a sample")
+	guided := fs.Bool("guided", false, "online kto/dpo/orpo: sample under the schema guide, as evaluation decodes (the loss scores the unguided log-probabilities: off-policy samples, which these losses allow)")
 	scoreBatch := fs.Int("score-batch", train.DefaultScoreBatch, "sequences per forward pass when a step is scored (bounds memory; part of a run's settings)")
 	seed := fs.Uint64("seed", 1, "seed of prompt draws and sampling")
 	frac := fs.Float64("sft-fraction", 0, "SFT share of the train split (default: the -init run's)")
@@ -258,7 +261,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			MaxTokens: *maxTokens, RLOn: *rlOn, Beta: *beta, ORPOLambda: *orpoLambda, KLCoef: *klCoef, KTOThreshold: *ktoThreshold,
 			ClipEps: *clipEps, Epochs: *epochs, Gamma: *gamma, Lambda: *gaeLambda, ValueLR: *valueLR, RolloutsOut: *rolloutsOut,
 			ScoreBatch:   *scoreBatch,
-			CorrectLevel: correctLevel(kind, sub),
+			CorrectLevel: correctLevel(kind, sub), Guided: *guided,
 		}
 		if *online || *sampleOnly {
 			if *rewardURL != "" {
