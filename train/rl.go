@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -91,6 +92,18 @@ type RLOptions struct {
 	// texts, whatever drew them; the policy-gradient ones do not, and
 	// refuse it.
 	Guided bool
+	// Rename > 0 renames the schema's names in each sampled prompt, as
+	// SFT's augmentation does (each name, or with RenameText each word of
+	// the names, question and evidence included, with probability
+	// Rename), drawn afresh at every step; the samples are mapped back to
+	// the database's names before they are scored, and a sample that
+	// writes a name the prompt no longer shows fails. Without it, RL
+	// rewards the policy for writing the holdout databases' names, which
+	// it can learn by heart: the opposite of what SFT's renaming taught
+	// (copy the names the prompt shows), and what dev's renamed or unseen
+	// schemas punish. Benchmark data only.
+	Rename     float64
+	RenameText bool
 	// RLOn is RLOnHoldout (default) or RLOnTrain: where the prompts come
 	// from. The number of schema orders per question is
 	// Data.HoldoutAugment.
@@ -235,6 +248,12 @@ func (o *RLOptions) check() error {
 	if o.K < 1 || o.Prompts < 1 || o.Steps < 1 || o.MaxTokens < 1 || o.Temperature <= 0 || o.Epochs < 1 || o.ScoreBatch < 1 {
 		return fmt.Errorf("train: RL needs K, prompts, steps, max tokens, epochs, score batch >= 1 and temperature > 0")
 	}
+	if o.Rename < 0 || o.Rename > 1 {
+		return fmt.Errorf("train: rename probability %v (want 0 to 1)", o.Rename)
+	}
+	if o.Rename > 0 && !o.Online {
+		return errors.New("train: renaming applies to online samples; an offline file's completions are in its prompts' names")
+	}
 	if o.Guided && !slices.Contains(OfflineAlgos, o.Algo) {
 		return fmt.Errorf("train: guided samples are off the policy's distribution, which %s's gradient estimate needs; only %v take them", o.Algo, OfflineAlgos)
 	}
@@ -291,6 +310,9 @@ func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 	pool, err := d.RLPrompts(ctx, o.RLOn)
 	if err != nil {
 		return nil, err
+	}
+	if o.Rename > 0 && d.TrainPrompter == nil {
+		return nil, errors.New("train: renaming needs a benchmark's schemas; these prompts are given as text")
 	}
 	initCk, _, err := initCheckpoint(o.Init)
 	if err != nil {
@@ -353,6 +375,7 @@ type rlBase struct {
 	hmv    []float32 // the head's AdamW moments, M then V
 	hstep  []float32 // the head's AdamW step count
 	vsched Schedule
+	rn     *renamer // RLOptions.Rename
 }
 
 func (b *rlBase) fingerprint() map[string]string {
@@ -366,9 +389,15 @@ func (b *rlBase) fingerprint() map[string]string {
 		"gamma": fmt.Sprint(o.Gamma), "gae_lambda": fmt.Sprint(o.Lambda), "value_lr": fmt.Sprint(o.ValueLR),
 		"reward": o.RewardName, "score_batch": fmt.Sprint(o.ScoreBatch),
 	}
+	// Only when set: runs from before these options still resume.
 	if o.Guided {
-		// Only when set: runs from before the option still resume.
 		f["guided"] = "true"
+	}
+	if o.Rename > 0 {
+		f["rename"] = fmt.Sprint(o.Rename)
+		if o.RenameText {
+			f["rename_text"] = "true"
+		}
 	}
 	if !o.Online {
 		f["offline_file"] = o.OfflineFile
@@ -478,11 +507,14 @@ func newStepRand(seed uint64, step int64) *rand.Rand {
 
 // sample is one scored completion of a rollout.
 type sample struct {
-	Prompt     int     `json:"prompt"` // pool index
-	Completion string  `json:"completion"`
-	Tokens     []int32 `json:"tokens"` // completion tokens, the end token included when it was sampled
-	Reward     float64 `json:"reward"`
-	Correct    bool    `json:"correct"`
+	Prompt int `json:"prompt"` // pool index
+	// PromptTokens are the prompt's tokens when they are not the pool
+	// prompt's (a renamed schema: RLOptions.Rename).
+	PromptTokens []int32 `json:"prompt_tokens,omitempty"`
+	Completion   string  `json:"completion"`
+	Tokens       []int32 `json:"tokens"` // completion tokens, the end token included when it was sampled
+	Reward       float64 `json:"reward"`
+	Correct      bool    `json:"correct"`
 	// Desirable is an offline sample's label, when its file gave one.
 	Desirable *bool `json:"desirable,omitempty"`
 }
@@ -540,6 +572,9 @@ func (b *rlBase) seqs(ro *rollout) []policy.Sequence {
 	out := make([]policy.Sequence, len(ro.Samples))
 	for i, s := range ro.Samples {
 		pt := b.ptoks[s.Prompt]
+		if s.PromptTokens != nil {
+			pt = s.PromptTokens
+		}
 		toks := make([]int32, 0, len(pt)+len(s.Tokens))
 		toks = append(append(toks, pt...), s.Tokens...)
 		out[i] = policy.Sequence{Tokens: toks, PromptLen: len(pt)}
@@ -559,6 +594,14 @@ type online struct {
 
 func newOnline(d *Data, o RLOptions, pool []RLPrompt, ref *policy.Policy) *online {
 	t := &online{rlBase: rlBase{d: d, o: o, pool: pool, ref: ref, logf: func(string, ...any) {}}}
+	if o.Rename > 0 {
+		var texts []string
+		for _, ex := range d.Train {
+			texts = append(texts, ex.Question, ex.Evidence)
+		}
+		t.rn = newRenamer(append(texts, d.Words...))
+		t.rn.text = o.RenameText
+	}
 	if o.Progress != nil {
 		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }
 	}
@@ -637,8 +680,23 @@ func (t *online) rollout(ctx context.Context, step int64) (*rollout, error) {
 func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout, error) {
 	o := &t.o
 	texts := make([]string, len(idx))
+	back := make([]map[string]string, len(idx)) // renamed -> database names
+	ptoks := make([][]int32, len(idx))
+	rng := newStepRand(o.Seed^0x72656e616d65, step)
 	for i, j := range idx {
 		texts[i] = t.pool[j].Text
+		if t.rn == nil {
+			continue
+		}
+		text, m, err := t.renamedPrompt(ctx, t.pool[j], rng)
+		if err != nil {
+			return nil, fmt.Errorf("rl step %d: rename question %d: %w", step, t.pool[j].QuestionID, err)
+		}
+		toks := t.pol.Tok.Encode(text)
+		if m == nil || len(toks)+min(o.MaxTokens, 32) > t.pol.Model.Cfg.MaxSeq {
+			continue // the pool's prompt, as it is
+		}
+		texts[i], back[i], ptoks[i] = text, m, toks
 	}
 	start := time.Now()
 	so := policy.SampleOptions{N: o.K, Temperature: o.Temperature, TopP: 1,
@@ -662,7 +720,7 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 			ex := t.pool[j]
 			cs := make([]string, len(comps[i]))
 			for k, c := range comps[i] {
-				cs[k] = c.Text
+				cs[k] = renameSQL(c.Text, back[i])
 			}
 			scores[i], errs[i] = o.Reward.ScoreGroup(ctx, reward.Sample{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, GoldSQL: ex.SQL}, cs)
 		}()
@@ -691,7 +749,8 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 				toks = append(toks, eot)
 			}
 			sc := scores[i][k]
-			ro.Samples = append(ro.Samples, sample{Prompt: j, Completion: c.Text, Tokens: toks, Reward: sc.Value, Correct: sc.Class == "correct"})
+			ro.Samples = append(ro.Samples, sample{Prompt: j, PromptTokens: ptoks[i], Completion: renameSQL(c.Text, back[i]), Tokens: toks,
+				Reward: sc.Value, Correct: sc.Class == "correct"})
 		}
 	}
 	if len(ro.Samples) > 0 {
@@ -700,6 +759,49 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 		}
 	}
 	return ro, nil
+}
+
+// renamedPrompt renders pool prompt p with its schema's names renamed
+// (RLOptions.Rename, in its schema order) and returns the map from the
+// names the prompt shows back to the database's, lowercased, in which
+// every database name the prompt no longer shows maps to a name no table
+// has, so that a sample that writes it from memory fails. A nil map means
+// the draw renamed nothing (or two names would map back to one).
+func (b *rlBase) renamedPrompt(ctx context.Context, p RLPrompt, rng *rand.Rand) (string, map[string]string, error) {
+	s, err := b.d.TrainPrompter.Schema(ctx, p.DBID)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(p.Permutation.Tables) > 0 {
+		if s, err = permuteSchema(s, p.Permutation); err != nil {
+			return "", nil, err
+		}
+	}
+	q, ev := p.Question, p.Evidence
+	var m map[string]string
+	if b.rn.text {
+		s, m, q, ev = b.rn.renameText(s, q, ev, b.o.Rename, rng)
+	} else {
+		s, m = b.rn.renameSchema(s, b.o.Rename, rng)
+		ev = renameEvidence(ev, m)
+	}
+	if len(m) == 0 {
+		return "", nil, nil
+	}
+	back := make(map[string]string, 2*len(m))
+	for old, nw := range m {
+		k := strings.ToLower(nw)
+		if _, dup := back[k]; dup {
+			return "", nil, nil
+		}
+		back[k] = old
+	}
+	for old := range m {
+		if _, shown := back[old]; !shown {
+			back[old] = "renamed_away_" + old
+		}
+	}
+	return b.d.Format.Compact(s, q, ev), back, nil
 }
 
 // scoreRef sets ro's reference log-probs (RefTok, RefS), micro-batch by

@@ -422,3 +422,64 @@ func weightsPolicy(t *testing.T, dir string) *policy.Policy {
 	}
 	return p
 }
+
+// A renamed RL prompt shows new names, and its map takes a query written
+// in them back to the database's: the gold, renamed forward and mapped
+// back, is the gold again; a database name the prompt no longer shows
+// maps to one no table has. Online KTO with renaming runs on such
+// prompts and scores the samples in the database's names.
+func TestRLRenamedPrompt(t *testing.T) {
+	d := rlData(t)
+	src := rlStack(t)
+	o := rlOptions(t, AlgoKTO, t.TempDir(), src)
+	o.Rename = 0.9
+	pool, err := d.RLPrompts(context.Background(), RLOnHoldout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newOnline(d, o, pool, nil)
+	rng := newStepRand(1, 0)
+	renamed := 0
+	for _, p := range pool[:20] {
+		text, back, err := b.renamedPrompt(context.Background(), p, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back == nil {
+			continue
+		}
+		renamed++
+		if text == p.Text {
+			t.Errorf("question %d: renamed prompt equals the pool's", p.QuestionID)
+		}
+		fwd := map[string]string{}
+		for nw, old := range back {
+			if strings.HasPrefix(old, "renamed_away_") {
+				if got := renameSQL(nw, back); got != old {
+					t.Errorf("a database name no longer shown, %q, maps to %q", nw, got)
+				}
+				continue
+			}
+			fwd[old] = nw
+		}
+		there := renameSQL(p.SQL, fwd)
+		if there == p.SQL {
+			t.Errorf("question %d: the gold %q names nothing renamed", p.QuestionID, p.SQL)
+		}
+		if again := renameSQL(there, back); !strings.EqualFold(again, p.SQL) {
+			t.Errorf("question %d: gold %q -> %q -> %q", p.QuestionID, p.SQL, there, again)
+		}
+	}
+	if renamed < 15 {
+		t.Errorf("%d of 20 prompts renamed at probability 0.9", renamed)
+	}
+
+	o.RolloutsOut = filepath.Join(t.TempDir(), "rollouts.jsonl")
+	if _, err := RL(context.Background(), d, o); err != nil {
+		t.Fatal(err)
+	}
+	o.Online, o.OfflineFile = false, o.RolloutsOut
+	if _, err := RL(context.Background(), d, o); err == nil || !strings.Contains(err.Error(), "renaming") {
+		t.Errorf("offline RL with renaming: error %v, want a refusal", err)
+	}
+}

@@ -164,6 +164,8 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	valueLR := fs.Float64("value-lr", 1e-3, "PPO value head learning rate")
 	temp := fs.Float64("temperature", 1, "sampling temperature (1: on-policy)")
 	maxTokens := fs.Int("max-tokens", 128, "completion budget of a sample")
+	rename := fs.Float64("rename", 0, "online: rename each schema name of a sampled prompt with this probability, drawn afresh each step, as SFT's augmentation does (samples are mapped back to the database's names to be scored; a name the prompt no longer shows fails)")
+	renameText := fs.Bool("rename-text", false, "with -rename: rename the words of the names wherever they occur, question and evidence included (as train sft -rename-text)")
 	guided := fs.Bool("guided", false, "online kto/dpo/orpo: sample under the schema guide, as evaluation decodes (the loss scores the unguided log-probabilities: off-policy samples, which these losses allow)")
 	scoreBatch := fs.Int("score-batch", train.DefaultScoreBatch, "sequences per forward pass when a step is scored (bounds memory; part of a run's settings)")
 	seed := fs.Uint64("seed", 1, "seed of prompt draws and sampling")
@@ -261,7 +263,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			MaxTokens: *maxTokens, RLOn: *rlOn, Beta: *beta, ORPOLambda: *orpoLambda, KLCoef: *klCoef, KTOThreshold: *ktoThreshold,
 			ClipEps: *clipEps, Epochs: *epochs, Gamma: *gamma, Lambda: *gaeLambda, ValueLR: *valueLR, RolloutsOut: *rolloutsOut,
 			ScoreBatch:   *scoreBatch,
-			CorrectLevel: correctLevel(kind, sub), Guided: *guided,
+			CorrectLevel: correctLevel(kind, sub), Guided: *guided, Rename: *rename, RenameText: *renameText,
 		}
 		if *online || *sampleOnly {
 			if *rewardURL != "" {
