@@ -86,9 +86,13 @@ const (
 	StageExecute   = "execute"
 	StageValidate  = "validate"
 	StageFix       = "fix"
+	StageReview    = "review"
 	StageSelect    = "select"
 	stageFixedExec = "execute fixes"
 )
+
+// Stages lists the stages Timing reports, in order.
+var Stages = []string{StagePlanner, StageExecute, StageValidate, StageFix, StageReview, StageSelect}
 
 func (p *Pipeline) defaults() {
 	if p.K <= 0 {

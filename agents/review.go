@@ -16,9 +16,6 @@ type Reviewer interface {
 	CompletionLogProbs(ctx context.Context, prompts, completions []string) ([]policy.SeqLogProb, error)
 }
 
-// StageReview names the reviewer's stage in Timing and Progress.
-const StageReview = "review"
-
 // review scores every distinct candidate that executed (the planner's and
 // the fixer's) with the reviewer: Candidate.Review is log P(question |
 // schema, evidence, SQL), the question as the native prompt shows it.

@@ -215,7 +215,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 				}
 				fmt.Printf("wrote %d rollouts to %s in %s (%.2f questions/s on %d threads)\n", len(recs), *out, el.Round(time.Millisecond), float64(len(recs))/el.Seconds(), *threads)
 				var parts []string
-				for _, s := range []string{agents.StagePlanner, agents.StageExecute, agents.StageValidate, agents.StageFix, agents.StageSelect} {
+				for _, s := range agents.Stages {
 					if v, ok := tm[s]; ok {
 						parts = append(parts, fmt.Sprintf("%s %.1fs (%.0f%%)", s, v, 100*v/el.Seconds()))
 					}

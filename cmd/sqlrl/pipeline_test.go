@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/agents"
+	"github.com/sqlrl/sqlrl/policy"
 )
 
 // pipelineBench is the tiny generated benchmark cut to its first n dev
@@ -208,5 +209,92 @@ func TestPipelineBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "r.jsonl")); err == nil {
 		t.Error("a refused run wrote its rollouts")
+	}
+}
+
+// TestPipelineReviewer: `pipeline run -reviewer` scores every candidate
+// that ran with a reviewer checkpoint and answers with the review
+// strategy; a planner given as the reviewer, or a reviewer as the
+// planner, is refused before any work.
+func TestPipelineReviewer(t *testing.T) {
+	bench := pipelineBench(t, 4)
+	ck := tinyCheckpoint(t, 1024)
+	p, err := policy.Load(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Info.Task = policy.TaskReview
+	rv := filepath.Join(t.TempDir(), "reviewer")
+	if err := p.Save(rv); err != nil {
+		t.Fatal(err)
+	}
+	// The untrained planner's queries fail: the candidates to review are
+	// the golds, given as an earlier run's rollouts (-reuse).
+	var qs []struct {
+		QuestionID int    `json:"question_id"`
+		DBID       string `json:"db_id"`
+		SQL        string `json:"SQL"`
+	}
+	readJSONFile(t, filepath.Join(bench, "dev.json"), &qs)
+	var old []*agents.Record
+	for _, q := range qs {
+		old = append(old, &agents.Record{QuestionID: q.QuestionID, DBID: q.DBID, Gold: q.SQL,
+			Candidates: []agents.Candidate{{SQL: q.SQL, Source: agents.SourceGreedy, Same: -1}, {SQL: "SELECT nothing", Source: agents.SourceSample, Same: -1}}})
+	}
+	reuse := filepath.Join(t.TempDir(), "old.jsonl")
+	f, err := os.Create(reuse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := agents.WriteRecords(f, old); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	roll := filepath.Join(t.TempDir(), "rollouts.jsonl")
+	out, errs, code := sqlrlOS(t, "pipeline", "run", "-planner", ck, "-reviewer", rv, "-reuse", reuse, "-out", roll, "-threads", "1", bench)
+	if code != 0 {
+		t.Fatalf("pipeline run: code %d\n%s\n%s", code, out, errs)
+	}
+	for _, s := range []string{"review ", "pipeline@1 (review)"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("pipeline run output lacks %q:\n%s", s, out)
+		}
+	}
+	recs, err := agents.ReadRecords(roll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviewed := 0
+	for _, r := range recs {
+		for _, c := range r.Candidates {
+			if c.Exec.OK != (c.ReviewTokens > 0) {
+				t.Errorf("question %d, %q: ran %v, reviewed %v", r.QuestionID, c.SQL, c.Exec.OK, c.ReviewTokens > 0)
+			}
+			if c.ReviewTokens > 0 {
+				reviewed++
+				if c.Review >= 0 {
+					t.Errorf("question %d: log-probability %v", r.QuestionID, c.Review)
+				}
+			}
+		}
+		if r.Final != agents.StrategyReview || r.Choice() != 0 {
+			t.Errorf("question %d: final %s picked %d, want the review's pick of the only query that ran", r.QuestionID, r.Final, r.Choice())
+		}
+	}
+	if reviewed != len(qs) {
+		t.Errorf("%d candidates reviewed, want the %d golds", reviewed, len(qs))
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-planner", ck, "-reviewer", ck}, "trained to write SQL"},
+		{[]string{"-planner", rv}, "task"},
+		{[]string{"-planner", ck, "-reviewer", "http://localhost:1/v1"}, "native checkpoint"},
+	} {
+		args := append(append([]string{"pipeline", "run"}, tc.args...), "-out", filepath.Join(t.TempDir(), "r.jsonl"), bench)
+		if out, errs, code := sqlrlOS(t, args...); code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: code %d, stderr %q, want an error saying %q\n%s", tc.args, code, errs, tc.want, out)
+		}
 	}
 }
