@@ -4,6 +4,9 @@
 # native agents trained from the holdout rollouts (validators, fixer,
 # selector; COLLAB vs INDEP validators) -> the full pipeline on dev and the
 # holdout with the same candidates -> the learned ranker (fit on the
+# holdout) -> the reviewer (SFT from the planner, writing questions from
+# queries) scoring the same candidates on dev, a second sampling seed and
+# the holdout (Coder-Reviewer reranking; its weight is chosen on the
 # holdout) -> the report by difficulty.
 #
 # Resumable: a step whose output exists is skipped. OUT defaults to
@@ -52,4 +55,15 @@ bin/sqlrl pipeline report -ranker "$OUT/ranker_plan.json" "$OUT/dev_plan_s2.json
 bin/sqlrl pipeline report -ranker "$OUT/ranker.json" -json "$OUT/dev_full_report.json" -preds "$OUT/dev_full_preds" "$OUT/dev_full.jsonl" | tee "$OUT/report.md"
 for kind in indep collab; do
   bin/sqlrl pipeline report -ranker "$OUT/ranker.json" "$OUT/dev_$kind.jsonl" | tee "$OUT/report_$kind.md"
+done
+# The reviewer: log P(question | schema, evidence, SQL) for every candidate,
+# trained on the planner's own SFT questions (never the holdout), two seeds.
+for s in 1 2; do
+  R="$OUT/reviewer_s$s"
+  [ -e "$R/latest" ] || bin/sqlrl train sft -task review -init "$PLANNER" -epochs 6 -lr 1e-3 -seed $s -out "$R" "$BENCH"
+  run hold_review_s$s -split holdout -reuse "$OUT/hold_plan.jsonl" -reviewer "$R"
+  run dev_review_s$s -reuse "$OUT/dev_plan.jsonl" -reviewer "$R"
+  run dev_review_s${s}_plan2 -reuse "$OUT/dev_plan_s2.jsonl" -reviewer "$R"
+  # the sweep that chose -review-weight, on the holdout only
+  bin/sqlrl pipeline train-ranker -out "$OUT/ranker_review_s$s.json" "$OUT/hold_review_s$s.jsonl" | tee "$OUT/ranker_review_s$s.md"
 done
