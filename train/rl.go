@@ -90,7 +90,10 @@ type RLOptions struct {
 	// the policy's distribution, which the preference losses (kto, dpo,
 	// orpo: OfflineAlgos) allow, since they compare log π/π_ref of given
 	// texts, whatever drew them; the policy-gradient ones do not, and
-	// refuse it.
+	// refuse it. Measured (docs/rl.md): KTO then moves probability to the
+	// tokens the guide refuses, which are never sampled and so never
+	// pushed back, and guided greedy decoding gets worse; scoring under the
+	// guide's renormalised mask would close that, and is not built.
 	Guided bool
 	// Rename > 0 renames the schema's names in each sampled prompt, as
 	// SFT's augmentation does (each name, or with RenameText each word of

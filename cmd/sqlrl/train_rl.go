@@ -166,7 +166,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	maxTokens := fs.Int("max-tokens", 128, "completion budget of a sample")
 	rename := fs.Float64("rename", 0, "online: rename each schema name of a sampled prompt with this probability, drawn afresh each step, as SFT's augmentation does (samples are mapped back to the database's names to be scored; a name the prompt no longer shows fails)")
 	renameText := fs.Bool("rename-text", false, "with -rename: rename the words of the names wherever they occur, question and evidence included (as train sft -rename-text)")
-	guided := fs.Bool("guided", false, "online kto/dpo/orpo: sample under the schema guide, as evaluation decodes (the loss scores the unguided log-probabilities: off-policy samples, which these losses allow)")
+	guided := fs.Bool("guided", false, "online kto/dpo/orpo: sample under the schema guide, as evaluation decodes (the loss scores the unguided log-probabilities: off-policy samples; measured to lower dev EX at lr 5e-5, docs/rl.md)")
 	scoreBatch := fs.Int("score-batch", train.DefaultScoreBatch, "sequences per forward pass when a step is scored (bounds memory; part of a run's settings)")
 	seed := fs.Uint64("seed", 1, "seed of prompt draws and sampling")
 	frac := fs.Float64("sft-fraction", 0, "SFT share of the train split (default: the -init run's)")
