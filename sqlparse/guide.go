@@ -29,13 +29,39 @@ import (
 //   - operands and operators alternate: after an operand (a name, a value,
 //     ')') come only operators and keywords such as AND, IN, AS or a clause,
 //     not another operand or a function ("WHERE pages 200", "town count");
-//     WHEN, THEN, ELSE and END only inside a CASE, ASC and DESC only in
-//     ORDER BY, AS only in the select list, FROM or an expression;
+//     after an operator, AND, OR, IS, IN, LIKE, BETWEEN, WHEN, THEN, ELSE, a
+//     clause or '(' comes an operand, not another operator, ',' or ')'
+//     ("town AND =", "town IS AND", "IN AND", "(x AND)"); the keyword pairs
+//     NOT IN/LIKE/BETWEEN, GROUP/ORDER/PARTITION BY, LEFT [OUTER] JOIN,
+//     UNION ALL and CASE WHEN are the exceptions, and NOT may start an
+//     operand anywhere; a keyword that is also a name ("date" as a column,
+//     an alias "total") counts as an operand;
+//   - GROUP, ORDER and PARTITION are followed by BY, and BY comes nowhere
+//     else; ASC and DESC only in ORDER BY, after a term, and followed by a
+//     keyword or ',', not an operand; DISTINCT only after SELECT, '(' or IS;
+//   - a CASE goes WHEN ... THEN ... (WHEN ... THEN ...)* [ELSE ...] END:
+//     no ELSE or END before a THEN, no THEN without its WHEN, one ELSE;
+//     WHEN, THEN, ELSE and END only inside a CASE;
+//   - AS only in the select list, FROM or an expression at a query's level,
+//     not inside a CASE and, within parentheses, only once in CAST(x AS
+//     type), where a type name (REAL, INTEGER, TEXT, ...) must follow and
+//     CAST's ')' needs it; an alias after AS has no '.';
+//   - a table's name (or a table's alias: T1, T2, ...) is no column: outside
+//     FROM it must be followed by '.'; and '.' follows only a table or an
+//     alias, not a column or a keyword ("surname.", "COUNT."); "X." is
+//     followed by its column at once, and "X.*" only in a select list;
 //   - characters that are not SQL outside quotes (']', '{', '?', ...) and
 //     letters glued to digits ("20THEN") are refused;
-//   - the SQL may end only outside quotes, after an operand (or ASC/DESC),
-//     with every '(' and CASE closed, a SELECT written, and every alias
-//     T0..T63 it uses defined.
+//   - the SQL may end, or ';' come, only outside quotes and parentheses,
+//     after an operand (or ASC/DESC), with every CASE closed, a SELECT
+//     written, and every alias T0..T63 it uses defined; a compound
+//     operator (UNION, ...) likewise needs the aliases of the query before
+//     it defined, and the query after it names its own tables T1, T2, ...
+//     afresh; a quoted table after FROM or JOIN counts as the unquoted.
+//
+// An outer select list that names the aliases of its FROM subquery before
+// the subquery defines them ("SELECT grp FROM (SELECT x AS grp ...") is
+// refused: admitting unknown names there would admit half-copied ones.
 //
 // String literals are free: values come from the question. A Guide is
 // immutable and safe for concurrent use; each completion uses its own
@@ -105,7 +131,58 @@ type frame struct {
 	fresh  bool // nothing written since '('
 	sub    bool // opened right after FROM or JOIN: a subquery, SELECT first
 	tables int8 // tables named after FROM or JOIN so far
+	// opened right after CAST: AS (once, outside a CASE) and a type name
+	// may come; castAs: the AS was written
+	cast, castAs bool
+	// caseSt holds, two bits per open CASE (the innermost highest), where
+	// each CASE is: caseOpen, caseWhen, caseThen or caseElse
+	caseSt uint64
 }
+
+// Stages of a CASE: WHEN ... THEN ... (WHEN ... THEN ...)* [ELSE ...] END.
+const (
+	caseOpen = iota // after CASE (or CASE x): WHEN
+	caseWhen        // after WHEN: THEN
+	caseThen        // after THEN: WHEN, ELSE or END
+	caseElse        // after ELSE: END
+)
+
+// caseStage returns the stage of the innermost open CASE.
+func (f *frame) caseStage() uint64 { return f.caseSt >> (2 * uint(f.cases-1)) & 3 }
+
+// setCase sets the stage of the innermost open CASE.
+func (f *frame) setCase(st uint64) {
+	sh := 2 * uint(f.cases-1)
+	f.caseSt = f.caseSt&^(3<<sh) | st<<sh
+}
+
+// caseWord moves the CASEs of f on by keyword w (CASE, WHEN, THEN, ELSE or
+// END; placeOK checked it may come).
+func (f *frame) caseWord(w string) {
+	switch w {
+	case "case":
+		if f.cases < 31 {
+			f.cases++
+			f.setCase(caseOpen)
+		}
+	case "when":
+		f.setCase(caseWhen)
+	case "then":
+		f.setCase(caseThen)
+	case "else":
+		f.setCase(caseElse)
+	case "end":
+		if f.cases > 0 {
+			f.setCase(0)
+			f.cases--
+		}
+	}
+}
+
+// castTypes are the type names CAST(x AS ...) may name.
+var castTypes = []string{"bigint", "blob", "boolean", "char", "character", "clob", "date", "datetime",
+	"decimal", "double", "float", "int", "integer", "mediumint", "nchar", "numeric", "nvarchar", "real",
+	"smallint", "text", "timestamp", "tinyint", "varchar"}
 
 // aliasRef is a column used through an alias Tn before the alias is bound.
 type aliasRef struct {
@@ -154,13 +231,37 @@ func (s *GuideState) placeOK(w string) bool {
 	if s.operand && !afterOperand[w] {
 		return false // "town count", "x strftime": an operand cannot follow one
 	}
+	if !s.termEnd() && afterOperand[w] && !s.keywordFollows(w) {
+		return false // "town AND =", "town IS AND", "IN AND": an operator, clause or the like wants an operand before it
+	}
 	switch w {
-	case "when", "then", "else", "end":
-		return f.cases > 0
+	case "when":
+		return f.cases > 0 && (f.caseStage() == caseOpen || f.caseStage() == caseThen)
+	case "then":
+		return f.cases > 0 && f.caseStage() == caseWhen
+	case "else":
+		return f.cases > 0 && f.caseStage() == caseThen
+	case "end":
+		return f.cases > 0 && (f.caseStage() == caseThen || f.caseStage() == caseElse)
 	case "asc", "desc":
 		return f.kind == frameQuery && f.clause == clauseRank["order"]
+	case "by":
+		return s.wantBy // "x BY": only GROUP, ORDER and PARTITION BY
+	case "distinct":
+		// SELECT DISTINCT, COUNT(DISTINCT x), IS [NOT] DISTINCT FROM
+		return s.kw && (s.prev == "select" || s.prev == "is" || s.prev == "not" && s.prev2 == "is") ||
+			f.kind == frameExpr && f.fresh
 	case "as":
-		return f.kind != frameQuery || f.clause <= clauseRank["from"]
+		if f.cases > 0 {
+			return false // "CASE WHEN a THEN b AS"
+		}
+		if f.kind == frameExpr {
+			return f.cast && !f.castAs // in parentheses only CAST(x AS type)
+		}
+		return f.clause <= clauseRank["from"]
+	}
+	if compoundWords[w] && s.depth == 0 && s.tref&^s.tdef != 0 {
+		return false // the query before UNION uses an alias it never defines
 	}
 	r, isClause := clauseRank[w]
 	structural := isClause || joinWords[w] || compoundWords[w] || w == "offset"
@@ -193,21 +294,27 @@ func (s *GuideState) place(w string) {
 		f.kind = frameQuery
 	}
 	f.fresh = false
-	if f.kind != frameQuery {
-		if w == "case" {
-			f.cases++
-		} else if w == "end" && f.cases > 0 {
-			f.cases--
+	switch w {
+	case "case", "when", "then", "else", "end":
+		f.caseWord(w)
+		return
+	case "as":
+		if f.kind == frameExpr && f.cast {
+			f.castAs = true
 		}
+	}
+	if f.kind != frameQuery {
 		return
 	}
 	switch {
-	case w == "case":
-		f.cases++
-	case w == "end" && f.cases > 0:
-		f.cases--
 	case compoundWords[w]:
 		f.clause = -1
+		if s.depth == 0 {
+			// a new query: its tables and aliases T1, T2, ... are its own
+			f.tables = 0
+			s.tref, s.tdef, s.refs, s.defs = 0, 0, nil, nil
+			s.aliases = map[string]string{}
+		}
 	default:
 		if r, ok := clauseRank[w]; ok {
 			f.clause = r
@@ -215,22 +322,79 @@ func (s *GuideState) place(w string) {
 	}
 }
 
+// termEnd reports whether what was written last ends a term: an operand,
+// or an ORDER BY term's ASC, DESC or NULLS FIRST/LAST, or a keyword that
+// is also a name of the database ("date", "rank" as columns).
+func (s *GuideState) termEnd() bool {
+	switch {
+	case s.operand || s.kwName:
+		return true
+	case s.prev == "asc" || s.prev == "desc":
+		return s.kw
+	case s.prev == "first" || s.prev == "last":
+		return s.kw && s.prev2 == "nulls"
+	}
+	return false
+}
+
+// afterOrder reports whether an ORDER BY term's ASC, DESC or NULLS
+// FIRST/LAST was written last: a keyword or ',' follows, not an operand.
+func (s *GuideState) afterOrder() bool {
+	return s.kw && (s.prev == "asc" || s.prev == "desc" || (s.prev == "first" || s.prev == "last") && s.prev2 == "nulls")
+}
+
+// keywordFollows reports whether w, one of the keywords that follow an
+// operand, may follow the keyword just written without an operand between:
+// NOT before an operand, NOT IN, GROUP BY, LEFT JOIN, UNION ALL, IS NOT
+// DISTINCT FROM, CASE WHEN.
+func (s *GuideState) keywordFollows(w string) bool {
+	if !s.kw {
+		return w == "not" // after '(', ',' or an operator: NOT x
+	}
+	p := s.prev
+	switch w {
+	case "not":
+		return true
+	case "in", "like", "glob", "regexp", "match", "between":
+		return p == "not"
+	case "by":
+		return p == "group" || p == "order" || p == "partition"
+	case "join":
+		return joinWords[p] && p != "on" && p != "using"
+	case "outer":
+		return p == "left" || p == "right" || p == "full" || p == "natural"
+	case "inner", "left", "right", "full", "cross":
+		return p == "natural"
+	case "all":
+		return compoundWords[p] || p == "select"
+	case "from":
+		return p == "distinct" && (s.prev2 == "is" || s.prev2 == "not")
+	case "when":
+		return p == "case"
+	case "first", "last":
+		return p == "nulls"
+	}
+	return false
+}
+
 // GuideState is the guide's view of one completion so far.
 type GuideState struct {
-	g        *Guide
-	mode     byte   // 0 outside quotes, else the open quote: ' " ` [
-	word     string // unquoted word being written, lower case
-	quoted   string // quoted name being written, lower case
-	depth    int
-	fr       [maxFrames]frame
-	qual     string // "X" while a word after "X." is written; "." alone when X is unknown
-	prev     string // last complete word, "" after punctuation
-	prev2    string // the word before prev
-	ended    bool   // after ';'
-	any      bool   // something other than spaces was written
-	operand  bool   // the last thing written completes an operand (a name, a value, ')')
-	quoteEnd bool   // the last byte closed a string
-	opChar   bool   // the last byte was an operator character: a second may follow ("<=", "!=", "||")
+	g      *Guide
+	mode   byte   // 0 outside quotes, else the open quote: ' " ` [
+	word   string // unquoted word being written, lower case
+	quoted string // quoted name being written, lower case
+	// quotedTable: the quoted name is written right after FROM or JOIN
+	quotedTable bool
+	depth       int
+	fr          [maxFrames]frame
+	qual        string // "X" while a word after "X." is written; "." alone when X is unknown
+	prev        string // last complete word, "" after punctuation
+	prev2       string // the word before prev
+	ended       bool   // after ';'
+	any         bool   // something other than spaces was written
+	operand     bool   // the last thing written completes an operand (a name, a value, ')')
+	quoteEnd    bool   // the last byte closed a string
+	opChar      bool   // the last byte was an operator character: a second may follow ("<=", "!=", "||")
 	// the last word was a table named after FROM or JOIN: an alias, a
 	// join or a clause may follow, not an operator ("FROM flt%")
 	afterTable bool
@@ -240,6 +404,16 @@ type GuideState struct {
 	// refs are the columns used through T1, T2, ... (appended copy-on-write:
 	// Allow's copy of the state shares the array)
 	refs []aliasRef
+	// kw: the last word was a keyword; kwName: a keyword that is also a
+	// table or column name
+	kw, kwName bool
+	// wantBy: the last word was GROUP, ORDER or PARTITION: BY must follow
+	wantBy bool
+	// bareTable: the last word was a table's name where a column goes; only
+	// '.' may follow (or, in FROM, what follows a table)
+	bareTable bool
+	// aliasDef: the last word was an alias after AS: no '.' follows
+	aliasDef bool
 	// the word being written has upper-case and lower-case letters: a
 	// keyword is written in one case ("GROUP_ConCaT" is a name or nothing)
 	upper, lowerCase bool
@@ -308,7 +482,15 @@ func (s *GuideState) canEnd() bool {
 // complete): at level 0 after a SELECT, no CASE open, and after an operand
 // or ASC/DESC, not after an operator or a keyword that wants more.
 func (s *GuideState) endable() bool {
-	return s.fr[0].cases == 0 && s.fr[0].clause >= 0 && (s.operand || s.prev == "asc" || s.prev == "desc") && s.tref&^s.tdef == 0
+	return s.depth == 0 && s.fr[0].cases == 0 && s.fr[0].clause >= 0 && s.termEnd() && !s.wantBy && !s.tableAsColumn() && s.tref&^s.tdef == 0
+}
+
+// tableAsColumn reports whether the last word is a table's name used
+// where a column goes (outside FROM, not before '.'): "WHERE item = 1" on
+// a database whose table item has no column item.
+func (s *GuideState) tableAsColumn() bool {
+	f := s.fr[s.depth]
+	return s.bareTable && f.kind != frameFree && !(f.kind == frameQuery && f.clause == clauseRank["from"])
 }
 
 func isWordByte(c byte) bool {
@@ -340,6 +522,12 @@ func (s *GuideState) feed(c byte) bool {
 		}
 		if c == closer {
 			ok := s.nameIn(s.quoted, false)
+			if s.quotedTable {
+				ok = ok && s.tableOK(s.quoted)
+				s.fr[s.depth].tables++
+				s.afterTable = true
+			}
+			s.kw, s.kwName, s.bareTable, s.aliasDef = false, false, false, false
 			s.mode, s.qual, s.operand = 0, "", true
 			s.prev2, s.prev = s.prev, s.quoted
 			s.quoted = ""
@@ -382,10 +570,19 @@ func (s *GuideState) feed(c byte) bool {
 			return false
 		}
 	}
+	if s.tableAsColumn() && c != '.' {
+		return false // "WHERE item = 1": a table is no column
+	}
 	switch c {
 	case ' ', '\n', '\t', '\r':
-		return true
+		return s.qual == "" // "T1. x"
 	}
+	if s.wantBy {
+		return false // "ORDER ASC", "GROUP ''": BY must follow
+	}
+	lastKW, aliasDef := s.kw, s.aliasDef
+	termEnd := s.termEnd()
+	s.kw, s.kwName, s.bareTable, s.aliasDef = false, false, false, false
 	wantT := s.wantTable()
 	if wantT && c != '(' && c != '"' && c != '`' && c != '[' {
 		return false // right after FROM or JOIN: a table or a subquery, not "FROM %')" or "FROM 'x'"
@@ -395,6 +592,7 @@ func (s *GuideState) feed(c byte) bool {
 	}
 	afterTable := s.afterTable
 	s.afterTable = false
+	fresh := s.fr[s.depth].fresh
 	s.any = true
 	s.prev, s.prev2 = "", s.prev
 	if c != '(' {
@@ -407,8 +605,11 @@ func (s *GuideState) feed(c byte) bool {
 		}
 		// the qualifier is the word just completed
 		q := s.prev2
-		if q == "" {
-			return false
+		if q == "" || aliasDef {
+			return false // "AS T3.x": an alias being defined has no columns
+		}
+		if (lastKW || has(s.g.columns, q)) && !s.isTable(q) && !s.isAlias(q) {
+			return false // "surname.", "COUNT.": only a table or an alias has columns
 		}
 		s.qual = q
 		s.prev2 = ""
@@ -416,7 +617,8 @@ func (s *GuideState) feed(c byte) bool {
 	case '*':
 		if s.qual != "" {
 			s.qual = ""
-			return true // "T1.*"
+			f := s.fr[s.depth]
+			return f.kind == frameQuery && f.clause == 0 // "T1.*", in a select list only
 		}
 		s.operand = !s.operand // "SELECT *", "COUNT(*)"; else a product
 		return true
@@ -430,7 +632,7 @@ func (s *GuideState) feed(c byte) bool {
 			return false // "name (": a function's name is a keyword
 		}
 		s.depth++
-		s.fr[s.depth] = frame{kind: frameExpr, clause: -1, fresh: true, sub: wantT || nested}
+		s.fr[s.depth] = frame{kind: frameExpr, clause: -1, fresh: true, sub: wantT || nested, cast: lastKW && s.prev2 == "cast"}
 		if s.prev2 == "over" || s.prev2 == "filter" {
 			s.fr[s.depth].kind = frameFree
 		}
@@ -438,11 +640,17 @@ func (s *GuideState) feed(c byte) bool {
 		if s.depth == 0 || s.fr[s.depth].cases > 0 {
 			return false
 		}
+		if f := s.fr[s.depth]; !termEnd && !fresh && f.kind != frameFree {
+			return false // "(x AND)", "(... WHERE)": an operand first
+		}
+		if f := s.fr[s.depth]; f.cast && !f.castAs {
+			return false // "CAST(x)": AS and a type first
+		}
 		s.depth--
 		s.operand = true
 	case ';':
-		if s.depth != 0 || s.fr[0].cases > 0 || s.fr[0].clause < 0 {
-			return false
+		if !termEnd || s.depth != 0 || s.fr[0].cases > 0 || s.fr[0].clause < 0 || s.tref&^s.tdef != 0 {
+			return false // ';' ends the SQL: as where it may end
 		}
 		s.ended = true
 	case '\'', '"', '`', '[':
@@ -451,11 +659,11 @@ func (s *GuideState) feed(c byte) bool {
 		}
 		s.mode = c
 		if c != '\'' {
-			s.quoted = ""
+			s.quoted, s.quotedTable = "", wantT
 			return true
 		}
 	case ',':
-		if !s.operand {
+		if !termEnd {
 			return false // a list item must come before its comma: ", a", "a,,"
 		}
 		s.operand = false
@@ -479,10 +687,19 @@ func isNumber(w string) bool { return w != "" && w[0] >= '0' && w[0] <= '9' }
 // come here.
 func (s *GuideState) endWord() bool {
 	w := s.word
+	if s.wantBy && w != "by" {
+		return false
+	}
 	keyword := s.qual == "" && s.prev != "as" && !(s.upper && s.lowerCase) && has(s.g.words, w)
 	if keyword && !s.placeOK(w) {
 		return false
 	}
+	castType := s.qual == "" && s.prev == "as" && s.fr[s.depth].kind == frameExpr
+	name := !keyword && s.qual == "" && s.prev != "as"
+	s.bareTable = name && !s.wantTable() && s.tableLike(w)
+	s.aliasDef = s.qual == "" && s.prev == "as" && !castType
+	s.kw, s.kwName = keyword, keyword && (s.isTable(w) || has(s.g.columns, w) || s.isAlias(w))
+	s.wantBy = keyword && (w == "group" || w == "order" || w == "partition")
 	if keyword {
 		s.place(w)
 		s.operand = operandWords[w]
@@ -507,7 +724,7 @@ func (s *GuideState) endWord() bool {
 		}
 	}
 	s.afterTable = !keyword && s.wantTable()
-	if s.prev == "as" && s.qual == "" {
+	if s.prev == "as" && s.qual == "" && !castType {
 		table := ""
 		if s.prev2 != "" && s.isTable(s.prev2) {
 			table = s.prev2
@@ -529,6 +746,12 @@ func (s *GuideState) prefixOK() bool {
 	if f := s.fr[s.depth]; f.sub && f.fresh {
 		return strings.HasPrefix("select", w)
 	}
+	if s.wantBy {
+		return !(s.upper && s.lowerCase) && strings.HasPrefix("by", w)
+	}
+	if s.castType() {
+		return hasPrefix(castTypes, w)
+	}
 	if s.wantTable() {
 		i, _ := slices.BinarySearch(s.g.tables, w)
 		for ; i < len(s.g.tables) && strings.HasPrefix(s.g.tables[i], w); i++ {
@@ -538,7 +761,7 @@ func (s *GuideState) prefixOK() bool {
 		}
 		return false
 	}
-	if !s.operand {
+	if !s.operand && !s.afterOrder() {
 		// a name or value may come, or a keyword
 		if isNumber(w) || s.prev == "as" || isAliasLike(w, true) || hasPrefix(s.g.tables, w) || hasPrefix(s.g.columns, w) {
 			return true
@@ -576,7 +799,13 @@ func (s *GuideState) complete() bool {
 	if f := s.fr[s.depth]; f.sub && f.fresh {
 		return w == "select"
 	}
-	if s.operand { // only a keyword follows an operand
+	if s.wantBy {
+		return !(s.upper && s.lowerCase) && w == "by"
+	}
+	if s.castType() {
+		return has(castTypes, w)
+	}
+	if s.operand || s.afterOrder() { // only a keyword follows an operand
 		return !(s.upper && s.lowerCase) && has(s.g.words, w)
 	}
 	if s.wantTable() {
@@ -605,7 +834,7 @@ func (s *GuideState) complete() bool {
 // nameIn checks a quoted name (or its prefix) against the schema.
 func (s *GuideState) nameIn(n string, prefix bool) bool {
 	lists := [][]string{s.g.tables, s.g.columns}
-	if s.wantTable() {
+	if s.quotedTable {
 		lists = [][]string{s.g.tables}
 	}
 	if s.qual != "" {
@@ -620,6 +849,44 @@ func (s *GuideState) nameIn(n string, prefix bool) bool {
 }
 
 func (s *GuideState) isTable(w string) bool { return has(s.g.tables, w) }
+
+// isAlias reports whether w is an alias: defined after AS (so far, or in
+// the piece being checked), or T1, T2, ...
+func (s *GuideState) isAlias(w string) bool {
+	if _, ok := s.aliases[w]; ok || isAliasLike(w, false) {
+		return true
+	}
+	for _, d := range s.defs {
+		if d[0] == w {
+			return true
+		}
+	}
+	return false
+}
+
+// tableLike reports whether w names a table or a table's alias (T1, T2,
+// ... defined or not), not a column or a select-list alias: bare, it is
+// no operand.
+func (s *GuideState) tableLike(w string) bool {
+	if has(s.g.columns, w) {
+		return false
+	}
+	if t, ok := s.aliases[w]; ok {
+		return t != ""
+	}
+	for _, d := range s.defs {
+		if d[0] == w {
+			return d[1] != ""
+		}
+	}
+	return isAliasLike(w, false) || s.isTable(w)
+}
+
+// castType reports whether a CAST's type name comes next: "CAST(x AS".
+func (s *GuideState) castType() bool {
+	f := s.fr[s.depth]
+	return s.qual == "" && s.prev == "as" && f.kind == frameExpr && f.cast && f.castAs
+}
 
 // nextAlias is the alias the next table after FROM or JOIN conventionally
 // gets: T1 for the first, T2 for the second (as BIRD's and Spider's SQL
