@@ -104,28 +104,36 @@ func TestGuide(t *testing.T) {
 		{"SELECT COUNT(*), region FROM client", true, true},
 	}
 	for _, tc := range tests {
-		st := g.Start()
-		ok := true
-		for i := 0; i < len(tc.sql); i++ {
-			if !st.Allow(tc.sql[i:i+1], false) {
-				ok = false
-				break
-			}
-			st.Advance(tc.sql[i : i+1])
+		checkReplay(t, g, tc.sql, tc.sql, tc.ok, tc.ended)
+	}
+}
+
+// checkReplay feeds sql to a fresh state of g byte by byte: every byte
+// must be allowed iff ok, and then the SQL may end iff ended, whether fed
+// byte by byte or as one piece.
+func checkReplay(t *testing.T, g *Guide, name, sql string, ok, ended bool) {
+	t.Helper()
+	st := g.Start()
+	allowed := true
+	for i := 0; i < len(sql); i++ {
+		if !st.Allow(sql[i:i+1], false) {
+			allowed = false
+			break
 		}
-		if ok != tc.ok {
-			t.Errorf("%q: allowed %v, want %v", tc.sql, ok, tc.ok)
-			continue
-		}
-		if ok {
-			if got := st.Allow("", true); got != tc.ended {
-				t.Errorf("%q: may end %v, want %v", tc.sql, got, tc.ended)
-			}
-			// the whole text as one piece gives the same answer
-			if got := g.Start().Allow(tc.sql, true); got != tc.ended {
-				t.Errorf("%q as one piece: may end %v, want %v", tc.sql, got, tc.ended)
-			}
-		}
+		st.Advance(sql[i : i+1])
+	}
+	if allowed != ok {
+		t.Errorf("%s: %q: allowed %v, want %v", name, sql, allowed, ok)
+		return
+	}
+	if !allowed {
+		return
+	}
+	if got := st.Allow("", true); got != ended {
+		t.Errorf("%s: %q: may end %v, want %v", name, sql, got, ended)
+	}
+	if got := g.Start().Allow(sql, true); got != ended {
+		t.Errorf("%s: %q as one piece: may end %v, want %v", name, sql, got, ended)
 	}
 }
 
@@ -208,27 +216,7 @@ func TestGuideHoles(t *testing.T) {
 		{"quoted table counts as T1", "SELECT T2.qty FROM `client` AS T1 JOIN purchase_line AS T2", true, true},
 	}
 	for _, tc := range tests {
-		st := g.Start()
-		ok := true
-		for i := 0; i < len(tc.sql); i++ {
-			if !st.Allow(tc.sql[i:i+1], false) {
-				ok = false
-				break
-			}
-			st.Advance(tc.sql[i : i+1])
-		}
-		if ok != tc.ok {
-			t.Errorf("%s: %q: allowed %v, want %v", tc.name, tc.sql, ok, tc.ok)
-			continue
-		}
-		if ok {
-			if got := st.Allow("", true); got != tc.ended {
-				t.Errorf("%s: %q: may end %v, want %v", tc.name, tc.sql, got, tc.ended)
-			}
-			if got := g.Start().Allow(tc.sql, true); got != tc.ended {
-				t.Errorf("%s: %q as one piece: may end %v, want %v", tc.name, tc.sql, got, tc.ended)
-			}
-		}
+		checkReplay(t, g, tc.name, tc.sql, tc.ok, tc.ended)
 	}
 }
 
