@@ -77,6 +77,27 @@ func SchemaEnd(prompt string) int {
 	return len(prompt)
 }
 
+// SchemaTokens returns how many of seq's tokens are the schema lines of
+// its compact prompt (SchemaEnd), to be computed once for every sequence
+// on the same schema (Sequence.Shared); 0 when there are none or the
+// prompt's tokens do not start with the schema's own (a token spanning
+// the boundary). cache keeps each schema text's tokens.
+func (p *Policy) SchemaTokens(prompt string, seq Sequence, cache map[string][]int32) int {
+	k := SchemaEnd(prompt)
+	if k == 0 || k == len(prompt) {
+		return 0
+	}
+	st, ok := cache[prompt[:k]]
+	if !ok {
+		st = p.Tok.Encode(prompt[:k])
+		cache[prompt[:k]] = st
+	}
+	if len(st) >= seq.PromptLen || !slices.Equal(st, seq.Tokens[:len(st)]) {
+		return 0
+	}
+	return len(st)
+}
+
 func abbreviate(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -122,16 +143,7 @@ func (p *Policy) CompletionLogProbs(ctx context.Context, prompts, completions []
 		if len(q.Tokens) > maxT {
 			continue
 		}
-		if k := SchemaEnd(prompts[i]); k > 0 && k < len(prompts[i]) {
-			st, ok := schemas[prompts[i][:k]]
-			if !ok {
-				st = p.Tok.Encode(prompts[i][:k])
-				schemas[prompts[i][:k]] = st
-			}
-			if len(st) < q.PromptLen && slices.Equal(st, q.Tokens[:len(st)]) {
-				q.Shared = len(st)
-			}
-		}
+		q.Shared = p.SchemaTokens(prompts[i], q, schemas)
 		seqs, idx = append(seqs, q), append(idx, i)
 		if len(seqs) == batch {
 			if err := flush(); err != nil {

@@ -342,7 +342,7 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 			continue
 		}
 		if grouped {
-			seqs[i].Shared = t.schemaTokens(pr, seqs[i], schemas)
+			seqs[i].Shared = t.pol.SchemaTokens(pr, seqs[i], schemas)
 		}
 	}
 	if grouped && e == 0 {
@@ -387,27 +387,6 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 	rng.Shuffle(len(batches), func(i, j int) { batches[i], batches[j] = batches[j], batches[i] })
 	t.plan, t.planFor = batches, e
 	return nil
-}
-
-// schemaTokens returns how many of seq's tokens are the schema part of its
-// compact prompt pr (the lines before the question, evidence or query:
-// policy.SchemaEnd), or 0 when the prompt's tokens do not start with the
-// schema's own. cache keeps each schema text's tokens: the questions of a
-// group share one.
-func (t *sft) schemaTokens(pr string, seq policy.Sequence, cache map[string][]int32) int {
-	k := policy.SchemaEnd(pr)
-	if k == 0 || k == len(pr) {
-		return 0
-	}
-	st, ok := cache[pr[:k]]
-	if !ok {
-		st = t.pol.Tok.Encode(pr[:k])
-		cache[pr[:k]] = st
-	}
-	if len(st) >= seq.PromptLen || !slices.Equal(st, seq.Tokens[:len(st)]) {
-		return 0
-	}
-	return len(st)
 }
 
 // completionStep is the SFT loss through the scorer API: the mean NLL of
