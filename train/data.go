@@ -262,12 +262,7 @@ func (d *Data) renderQuery(ctx context.Context, ex *Example, rn *renamer, p floa
 	sql, q, ev := ex.SQL, ex.Question, ex.Evidence
 	if rn != nil && rng != nil && p > 0 {
 		var m map[string]string
-		if rn.text {
-			s, m, q, ev = rn.renameText(s, q, ev, p, rng)
-		} else {
-			s, m = rn.renameSchema(s, p, rng)
-			ev = renameEvidence(ev, m)
-		}
+		s, m, q, ev = rn.rename(s, q, ev, p, rng)
 		sql = renameSQL(sql, m)
 	}
 	text := d.Format.Compact(s, q, ev)

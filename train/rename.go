@@ -89,6 +89,18 @@ func (r *renamer) newName(old string, rng *rand.Rand) string {
 	return strings.Join(parts, "_")
 }
 
+// rename renames s's names (renameSchema, and the evidence's code with
+// them) or, for a renamer of words, the words of its names wherever they
+// occur (renameText); it returns the schema, the map of names for
+// renameSQL, and the question and evidence as the prompt shows them.
+func (r *renamer) rename(s *prompt.Schema, question, evidence string, p float64, rng *rand.Rand) (*prompt.Schema, map[string]string, string, string) {
+	if r.text {
+		return r.renameText(s, question, evidence, p, rng)
+	}
+	s, m := r.renameSchema(s, p, rng)
+	return s, m, question, renameEvidence(evidence, m)
+}
+
 // renameSchema returns a copy of s with tables and columns renamed (each
 // identifier with probability p) and the mapping from lowercased old names
 // to new ones. One name is one identifier everywhere: a key column shared

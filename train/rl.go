@@ -294,8 +294,9 @@ func (o *RLOptions) check() error {
 // that sampled. Schema-guided decoding renormalises over the tokens the
 // guide allows, and scoring under that mask would need the mask at
 // training time. Guided (kto, dpo, orpo only) samples under the guide and
-// scores the unguided log-probs, off-policy (RLOptions.Guided). Dev evaluation stays guided (LoopOptions.NoGuide), as `sqlrl
-// generate` decodes.
+// scores the unguided log-probs, off-policy (RLOptions.Guided). Dev
+// evaluation stays guided (LoopOptions.NoGuide), as `sqlrl generate`
+// decodes.
 //
 // The reference is the Init checkpoint, loaded once and frozen. Each
 // step's metrics: reward_mean, share_correct, share_desirable (kto),
@@ -426,10 +427,9 @@ func (b *rlBase) start(p *policy.Policy) error {
 	b.refSc = policy.NewScorer(b.ref.Model)
 	b.ptoks = make([][]int32, len(b.pool))
 	b.fits = b.fits[:0]
-	room := min(b.o.MaxTokens, 32)
 	for i := range b.pool {
 		t := p.Tok.Encode(b.pool[i].Text)
-		if len(t) == 0 || len(t)+room > p.Model.Cfg.MaxSeq {
+		if !b.fitsContext(len(t)) {
 			continue
 		}
 		b.ptoks[i] = t
@@ -445,6 +445,14 @@ func (b *rlBase) start(p *policy.Policy) error {
 		return b.startValue(p)
 	}
 	return nil
+}
+
+// fitsContext says whether a prompt of n tokens leaves room in the
+// model's context for a completion (up to 32 tokens of it, or MaxTokens
+// if fewer): the rule for the pool's prompts and for their renamed
+// variants alike.
+func (b *rlBase) fitsContext(n int) bool {
+	return n > 0 && n+min(b.o.MaxTokens, 32) <= b.pol.Model.Cfg.MaxSeq
 }
 
 // startValue puts PPO's value head in place: the Init checkpoint's, if it
@@ -696,7 +704,7 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 			return nil, fmt.Errorf("rl step %d: rename question %d: %w", step, t.pool[j].QuestionID, err)
 		}
 		toks := t.pol.Tok.Encode(text)
-		if m == nil || len(toks)+min(o.MaxTokens, 32) > t.pol.Model.Cfg.MaxSeq {
+		if m == nil || !t.fitsContext(len(toks)) {
 			continue // the pool's prompt, as it is
 		}
 		texts[i], back[i], ptoks[i] = text, m, toks
@@ -780,14 +788,7 @@ func (b *rlBase) renamedPrompt(ctx context.Context, p RLPrompt, rng *rand.Rand) 
 			return "", nil, err
 		}
 	}
-	q, ev := p.Question, p.Evidence
-	var m map[string]string
-	if b.rn.text {
-		s, m, q, ev = b.rn.renameText(s, q, ev, b.o.Rename, rng)
-	} else {
-		s, m = b.rn.renameSchema(s, b.o.Rename, rng)
-		ev = renameEvidence(ev, m)
-	}
+	s, m, q, ev := b.rn.rename(s, p.Question, p.Evidence, b.o.Rename, rng)
 	if len(m) == 0 {
 		return "", nil, nil
 	}
