@@ -80,11 +80,8 @@ func (b *Backends) Agent(role, spec string, maxTokens int) (*Agent, error) {
 			if p.Info.Task != "" {
 				return nil, fmt.Errorf("%s %s: a checkpoint trained for task %q, not to write SQL and feedback", role, spec, p.Info.Task)
 			}
-			if b.first != nil && (b.first.Info.Prompt != p.Info.Prompt || b.first.Model.Cfg.MaxSeq != p.Model.Cfg.MaxSeq) {
-				return nil, fmt.Errorf("%s %s: prompt format or context differs from the first native agent's: native agents share one prompt per question", role, spec)
-			}
-			if b.first == nil {
-				b.first = p
+			if err := b.share(p); err != nil {
+				return nil, fmt.Errorf("%s %s: %w", role, spec, err)
 			}
 			b.native[spec] = p
 		}
@@ -117,13 +114,24 @@ func (b *Backends) Reviewer(spec string) (Reviewer, error) {
 	if p.Info.Task != policy.TaskReview {
 		return nil, fmt.Errorf("reviewer %s: a checkpoint trained to write SQL, not questions (train one with sqlrl train sft -task review)", spec)
 	}
-	if b.first != nil && (b.first.Info.Prompt != p.Info.Prompt || b.first.Model.Cfg.MaxSeq != p.Model.Cfg.MaxSeq) {
-		return nil, fmt.Errorf("reviewer %s: prompt format or context differs from the native agents': train it from the planner (-init)", spec)
-	}
-	if b.first == nil {
-		b.first = p
+	if err := b.share(p); err != nil {
+		return nil, fmt.Errorf("reviewer %s: %w (train it from the planner: -init)", spec, err)
 	}
 	return p, nil
+}
+
+// share makes p one of the native models that read one prompt per
+// question: the first loaded sets the prompt format and context, and every
+// later one must have the same.
+func (b *Backends) share(p *policy.Policy) error {
+	if b.first == nil {
+		b.first = p
+		return nil
+	}
+	if b.first.Info.Prompt != p.Info.Prompt || b.first.Model.Cfg.MaxSeq != p.Model.Cfg.MaxSeq {
+		return fmt.Errorf("prompt format or context differs from the first native agent's: native agents share one prompt per question")
+	}
+	return nil
 }
 
 // room counts what a prompt leaves of p's context, as Generate encodes it.

@@ -148,10 +148,9 @@ func features(r *Record, i int) []float64 {
 			set("tournament_wins", float64(wins)/float64(played)-0.5)
 		}
 	}
-	if own, group := reviewFeatures(r, i); c.ReviewTokens > 0 {
-		set("review", own)
-		set("group_review", group)
-	}
+	own, group := reviewFeatures(r, i)
+	set("review", own)
+	set("group_review", group)
 	return x
 }
 

@@ -330,15 +330,13 @@ question. Train it on rollouts of questions the ranker will not be judged on
 				for i, f := range rk.Features {
 					fmt.Printf("  %-20s %+.3f\n", f, rk.Weights[i])
 				}
-				if ws := []float64{0, 0.25, 0.5, 1, 2}; true {
-					ex, n := agents.ReviewSweep(recs, ws)
-					if n > 0 {
-						fmt.Printf("review strategy on these %d questions, by -review-weight:", n)
-						for k, w := range ws {
-							fmt.Printf(" %g: %.1f", w, ex[k])
-						}
-						fmt.Println()
+				ws := []float64{0, 0.25, 0.5, 1, 2}
+				if ex, n := agents.ReviewSweep(recs, ws); n > 0 {
+					fmt.Printf("review strategy on these %d questions, by -review-weight:", n)
+					for k, w := range ws {
+						fmt.Printf(" %g: %.1f", w, ex[k])
 					}
+					fmt.Println()
 				}
 				return nil
 			}
