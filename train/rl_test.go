@@ -15,6 +15,7 @@ import (
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 var (
@@ -415,6 +416,37 @@ func TestRLGuidedSamples(t *testing.T) {
 	}
 }
 
+// recordingReward passes scoring on and keeps every completion it was
+// given, with its database.
+type recordingReward struct {
+	in        RewardSource
+	mu        sync.Mutex
+	sqls, dbs []string
+}
+
+func (r *recordingReward) ScoreGroup(ctx context.Context, s reward.Sample, cs []string) ([]reward.Score, error) {
+	r.mu.Lock()
+	for _, c := range cs {
+		r.sqls, r.dbs = append(r.sqls, c), append(r.dbs, s.DBID)
+	}
+	r.mu.Unlock()
+	return r.in.ScoreGroup(ctx, s, cs)
+}
+
+// aliasLike says whether the identifier w is an alias rather than a name:
+// T0..T63, or a word right after AS.
+func aliasLike(before []sqlparse.Token, w string) bool {
+	if len(w) >= 2 && (w[0] == 'T' || w[0] == 't') && strings.Trim(w[1:], "0123456789") == "" {
+		return true
+	}
+	for i := len(before) - 1; i >= 0; i-- {
+		if !before[i].IsTrivia() {
+			return strings.EqualFold(before[i].Text, "AS")
+		}
+	}
+	return false
+}
+
 func weightsPolicy(t *testing.T, dir string) *policy.Policy {
 	p, err := policy.Load(dir)
 	if err != nil {
@@ -474,9 +506,46 @@ func TestRLRenamedPrompt(t *testing.T) {
 		t.Errorf("%d of 20 prompts renamed at probability 0.9", renamed)
 	}
 
+	// Guided samples write only the names their (renamed) prompt shows:
+	// the reward must see them mapped back to the database's names.
+	dbNames := map[string]map[string]bool{}
+	for _, p := range pool {
+		tables, _ := policy.CompactSchema(p.Text)
+		names := map[string]bool{}
+		for tb, cols := range tables {
+			names[strings.ToLower(tb)] = true
+			for _, c := range cols {
+				names[strings.ToLower(c)] = true
+			}
+		}
+		dbNames[p.DBID] = names
+	}
+	rec := &recordingReward{in: src}
+	o.Reward, o.Guided, o.Steps, o.Prompts, o.K, o.MaxTokens = rec, true, 2, 4, 4, 48
 	o.RolloutsOut = filepath.Join(t.TempDir(), "rollouts.jsonl")
 	if _, err := RL(context.Background(), d, o); err != nil {
 		t.Fatal(err)
+	}
+	sqlWords := map[string]bool{}
+	for _, w := range append(sqlparse.DefaultWords(), weightsPolicy(t, rlInit(t)).Info.SQLWords...) {
+		sqlWords[strings.ToLower(w)] = true
+	}
+	checked, foreign := 0, 0
+	for k, sql := range rec.sqls {
+		toks := sqlparse.Tokenize(sql)
+		for i, tk := range toks[:max(len(toks)-1, 0)] { // the last may be cut mid-name
+			if tk.Kind != sqlparse.KindIdentifier || sqlWords[strings.ToLower(tk.Text)] || aliasLike(toks[:i], tk.Text) {
+				continue
+			}
+			checked++
+			if !dbNames[rec.dbs[k]][strings.ToLower(tk.Text)] {
+				foreign++
+				t.Logf("%q: %q is not a name of %s", sql, tk.Text, rec.dbs[k])
+			}
+		}
+	}
+	if checked < 20 || foreign > 0 {
+		t.Errorf("the reward saw %d of %d names that are not the database's (want 0 of at least 20)", foreign, checked)
 	}
 	o.Online, o.OfflineFile = false, o.RolloutsOut
 	if _, err := RL(context.Background(), d, o); err == nil || !strings.Contains(err.Error(), "renaming") {

@@ -228,6 +228,11 @@ func TestPipelineReviewer(t *testing.T) {
 	if err := p.Save(rv); err != nil {
 		t.Fatal(err)
 	}
+	p.Info.Prompt.Types = !p.Info.Prompt.Types
+	otherFormat := filepath.Join(t.TempDir(), "reviewer-other-format")
+	if err := p.Save(otherFormat); err != nil {
+		t.Fatal(err)
+	}
 	// The untrained planner's queries fail: the candidates to review are
 	// the golds, given as an earlier run's rollouts (-reuse).
 	var qs []struct {
@@ -291,6 +296,7 @@ func TestPipelineReviewer(t *testing.T) {
 		{[]string{"-planner", ck, "-reviewer", ck}, "trained to write SQL"},
 		{[]string{"-planner", rv}, "task"},
 		{[]string{"-planner", ck, "-reviewer", "http://localhost:1/v1"}, "native checkpoint"},
+		{[]string{"-planner", ck, "-reviewer", otherFormat}, "prompt format or context differs"},
 	} {
 		args := append(append([]string{"pipeline", "run"}, tc.args...), "-out", filepath.Join(t.TempDir(), "r.jsonl"), bench)
 		if out, errs, code := sqlrlOS(t, args...); code == 0 || !strings.Contains(errs, tc.want) {
