@@ -325,17 +325,7 @@ func (s *GuideState) place(w string) {
 // termEnd reports whether what was written last ends a term: an operand,
 // or an ORDER BY term's ASC, DESC or NULLS FIRST/LAST, or a keyword that
 // is also a name of the database ("date", "rank" as columns).
-func (s *GuideState) termEnd() bool {
-	switch {
-	case s.operand || s.kwName:
-		return true
-	case s.prev == "asc" || s.prev == "desc":
-		return s.kw
-	case s.prev == "first" || s.prev == "last":
-		return s.kw && s.prev2 == "nulls"
-	}
-	return false
-}
+func (s *GuideState) termEnd() bool { return s.operand || s.kwName || s.afterOrder() }
 
 // afterOrder reports whether an ORDER BY term's ASC, DESC or NULLS
 // FIRST/LAST was written last: a keyword or ',' follows, not an operand.
