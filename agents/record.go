@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/sqlrl/sqlrl/nn"
 )
 
 // Candidate sources.
@@ -123,6 +125,15 @@ func WriteRecords(w io.Writer, recs []*Record) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// SaveRecords writes a rollout file whole or not at all (a killed run
+// leaves no half file for a later -reuse to read).
+func SaveRecords(path string, recs []*Record) error {
+	if err := nn.WriteFileAtomic(path, func(w io.Writer) error { return WriteRecords(w, recs) }); err != nil {
+		return fmt.Errorf("save rollouts %s: %w", path, err)
+	}
+	return nil
 }
 
 // ReadRecords reads a rollout file, naming the line of a bad record.

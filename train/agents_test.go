@@ -122,14 +122,9 @@ func TestAgentsTrainsOnDerivedExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	rollouts := filepath.Join(t.TempDir(), "rollouts.jsonl")
-	f, err := os.Create(rollouts)
-	if err != nil {
+	if err := agents.SaveRecords(rollouts, recs); err != nil {
 		t.Fatal(err)
 	}
-	if err := agents.WriteRecords(f, recs); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 
 	out := t.TempDir()
 	rep, err := Agents(ctx, AgentsOptions{Dir: dir, Rollouts: []string{rollouts}, Planner: plannerDir, Out: out, MaxSteps: 2, BatchSize: 4, ValFraction: 0.3, Seed: 1})
@@ -175,9 +170,9 @@ func TestAgentsTrainsOnDerivedExamples(t *testing.T) {
 	// Rollouts of another benchmark are refused.
 	recs[0].Gold = "SELECT 42"
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
-	f, _ = os.Create(bad)
-	agents.WriteRecords(f, recs)
-	f.Close()
+	if err := agents.SaveRecords(bad, recs); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Agents(ctx, AgentsOptions{Dir: dir, Rollouts: []string{bad}, Planner: plannerDir, Out: t.TempDir(), MaxSteps: 1}); err == nil || !strings.Contains(err.Error(), "another benchmark") {
 		t.Errorf("rollouts with another gold: %v", err)
 	}

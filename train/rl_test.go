@@ -78,13 +78,7 @@ func rlOptions(t *testing.T, algo, out string, src RewardSource) RLOptions {
 	}
 }
 
-func weightsOf(t *testing.T, dir string) []float32 {
-	p, err := policy.Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.Model.Params
-}
+func weightsOf(t *testing.T, dir string) []float32 { return loadPolicy(t, dir).Model.Params }
 
 // TestRLOnlineAlgos runs a few online steps of every algorithm: the loss
 // is finite, the weights move from the Init checkpoint's, the metrics are
@@ -390,7 +384,7 @@ func TestRLGuidedSamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		words := weightsPolicy(t, rlInit(t)).Info.SQLWords
+		words := loadPolicy(t, rlInit(t)).Info.SQLWords
 		for _, ro := range ros {
 			g, ok := policy.PromptGuides([]string{text[[2]int{ro.QuestionID, ro.Variant}]}, words)
 			if !ok {
@@ -447,7 +441,7 @@ func aliasLike(before []sqlparse.Token, w string) bool {
 	return false
 }
 
-func weightsPolicy(t *testing.T, dir string) *policy.Policy {
+func loadPolicy(t *testing.T, dir string) *policy.Policy {
 	p, err := policy.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -527,7 +521,7 @@ func TestRLRenamedPrompt(t *testing.T) {
 		t.Fatal(err)
 	}
 	sqlWords := map[string]bool{}
-	for _, w := range append(sqlparse.DefaultWords(), weightsPolicy(t, rlInit(t)).Info.SQLWords...) {
+	for _, w := range append(sqlparse.DefaultWords(), loadPolicy(t, rlInit(t)).Info.SQLWords...) {
 		sqlWords[strings.ToLower(w)] = true
 	}
 	checked, foreign := 0, 0

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"slices"
@@ -210,7 +209,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 					return err
 				}
 				el := time.Since(start)
-				if err := nn.WriteFileAtomic(*out, func(w io.Writer) error { return agents.WriteRecords(w, recs) }); err != nil {
+				if err := agents.SaveRecords(*out, recs); err != nil {
 					return err
 				}
 				fmt.Printf("wrote %d rollouts to %s in %s (%.2f questions/s on %d threads)\n", len(recs), *out, el.Round(time.Millisecond), float64(len(recs))/el.Seconds(), *threads)

@@ -116,14 +116,9 @@ func TestPipelineCommands(t *testing.T) {
 	for _, r := range recs {
 		r.Selected = nil
 	}
-	f, err := os.Create(roll)
-	if err != nil {
+	if err := agents.SaveRecords(roll, recs); err != nil {
 		t.Fatal(err)
 	}
-	if err := agents.WriteRecords(f, recs); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 
 	preds := filepath.Join(dir, "preds")
 	repJSON := filepath.Join(dir, "report.json")
@@ -247,14 +242,9 @@ func TestPipelineReviewer(t *testing.T) {
 			Candidates: []agents.Candidate{{SQL: q.SQL, Source: agents.SourceGreedy, Same: -1}, {SQL: "SELECT nothing", Source: agents.SourceSample, Same: -1}}})
 	}
 	reuse := filepath.Join(t.TempDir(), "old.jsonl")
-	f, err := os.Create(reuse)
-	if err != nil {
+	if err := agents.SaveRecords(reuse, old); err != nil {
 		t.Fatal(err)
 	}
-	if err := agents.WriteRecords(f, old); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 	roll := filepath.Join(t.TempDir(), "rollouts.jsonl")
 	out, errs, code := sqlrlOS(t, "pipeline", "run", "-planner", ck, "-reviewer", rv, "-reuse", reuse, "-out", roll, "-threads", "1", bench)
 	if code != 0 {
