@@ -74,11 +74,8 @@ func (b *Backends) Agent(role, spec string, maxTokens int) (*Agent, error) {
 		p, ok := b.native[spec]
 		if !ok {
 			var err error
-			if p, err = policy.Load(spec); err != nil {
+			if p, err = policy.LoadSQL(spec); err != nil {
 				return nil, fmt.Errorf("%s: %w", role, err)
-			}
-			if p.Info.Task != "" {
-				return nil, fmt.Errorf("%s %s: a checkpoint trained for task %q, not to write SQL and feedback", role, spec, p.Info.Task)
 			}
 			if err := b.share(p); err != nil {
 				return nil, fmt.Errorf("%s %s: %w", role, spec, err)

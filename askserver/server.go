@@ -132,7 +132,7 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 		if threads > 0 {
 			nn.SetThreads(threads)
 		}
-		pol, err := policy.Load(g.Native)
+		pol, err := policy.LoadSQL(g.Native)
 		if err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}

@@ -135,6 +135,20 @@ func Load(dir string) (*Policy, error) {
 	return &Policy{Tok: tok, Model: m, Info: info}, nil
 }
 
+// LoadSQL is Load for a model that will write SQL: it refuses a
+// checkpoint trained for another task (a reviewer, Info.Task), which would
+// otherwise decode questions where queries are wanted.
+func LoadSQL(dir string) (*Policy, error) {
+	p, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	if p.Info.Task != "" {
+		return nil, fmt.Errorf("%s: a checkpoint trained for task %q, not to write SQL", dir, p.Info.Task)
+	}
+	return p, nil
+}
+
 // Save writes the checkpoint files into dir (created if needed), each
 // atomically.
 func (p *Policy) Save(dir string) error {

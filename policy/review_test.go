@@ -98,3 +98,27 @@ func TestCompletionLogProbs(t *testing.T) {
 		t.Error("prompts and completions of different lengths were accepted")
 	}
 }
+
+// LoadSQL loads a planner and refuses a reviewer, which would decode
+// questions where SQL is wanted.
+func TestLoadSQL(t *testing.T) {
+	p := testPolicy(t)
+	planner := t.TempDir()
+	if err := p.Save(planner); err != nil {
+		t.Fatal(err)
+	}
+	p.Info.Task = TaskReview
+	reviewer := t.TempDir()
+	if err := p.Save(reviewer); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSQL(planner); err != nil {
+		t.Errorf("a planner: %v", err)
+	}
+	if _, err := LoadSQL(reviewer); err == nil || !strings.Contains(err.Error(), `task "review"`) {
+		t.Errorf("a reviewer: error %v, want a refusal naming its task", err)
+	}
+	if r, err := Load(reviewer); err != nil || r.Info.Task != TaskReview {
+		t.Errorf("Load of a reviewer: %v, task %q", err, r.Info.Task)
+	}
+}

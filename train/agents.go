@@ -114,7 +114,7 @@ func Agents(ctx context.Context, o AgentsOptions) (*AgentsReport, error) {
 		}
 		recs = append(recs, r...)
 	}
-	planner, err := policy.Load(o.Planner)
+	planner, err := policy.LoadSQL(o.Planner)
 	if err != nil {
 		return nil, err
 	}

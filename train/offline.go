@@ -136,7 +136,7 @@ func SampleRollouts(ctx context.Context, d *Data, o RLOptions, path string) (int
 	if err != nil {
 		return 0, err
 	}
-	pol, err := policy.Load(initCk)
+	pol, err := policy.LoadSQL(initCk)
 	if err != nil {
 		return 0, fmt.Errorf("load init %s: %w", initCk, err)
 	}

@@ -322,7 +322,7 @@ func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref, err := policy.Load(initCk)
+	ref, err := policy.LoadSQL(initCk)
 	if err != nil {
 		return nil, fmt.Errorf("load init %s: %w", initCk, err)
 	}

@@ -81,7 +81,7 @@ field, a warning on stderr and a count in the summary; the run goes on and
 					return err
 				}
 				nn.SetThreads(*threads)
-				pol, err := policy.Load(*model)
+				pol, err := policy.LoadSQL(*model)
 				if err != nil {
 					return err
 				}

@@ -293,4 +293,8 @@ func TestPipelineReviewer(t *testing.T) {
 			t.Errorf("%v: code %d, stderr %q, want an error saying %q\n%s", tc.args, code, errs, tc.want, out)
 		}
 	}
+	// Every command that decodes SQL refuses a reviewer (policy.LoadSQL).
+	if out, errs, code := sqlrlOS(t, "generate", "-model", rv, "-out", filepath.Join(t.TempDir(), "p.jsonl"), bench); code == 0 || !strings.Contains(errs, `task "review"`) {
+		t.Errorf("generate with a reviewer: code %d, stderr %q\n%s", code, errs, out)
+	}
 }

@@ -47,7 +47,7 @@ prompts) unless the text already ends with it; the reply is the SQL.`,
 					return usagef("-model is required")
 				}
 				nn.SetThreads(*threads)
-				pol, err := policy.Load(*model)
+				pol, err := policy.LoadSQL(*model)
 				if err != nil {
 					return err
 				}
