@@ -88,6 +88,15 @@ type BenchOptions struct {
 	Format   policy.Format
 	// HoldoutAugment sets Data.HoldoutAugment (default 1).
 	HoldoutAugment int
+	// WithinHoldoutOf, when above 0, is the SFT share the policy trained
+	// with, SFTFraction being larger: RL then draws from a part of that
+	// run's holdout and the rest stays unseen by SFT and RL alike, to
+	// measure what RL learnt on questions of the same databases. Every
+	// question of the smaller holdout must lie in the larger one (the
+	// split is stratified, so a stratum's rounding may break this for some
+	// seeds); LoadBench refuses a cut that would hand RL a question SFT
+	// trained on.
+	WithinHoldoutOf float64
 }
 
 // LoadBench reads a benchmark for SFT.
@@ -122,6 +131,11 @@ func LoadBench(o BenchOptions) (*Data, error) {
 	case o.SFTFraction > 0 && o.SFTFraction < 1:
 		if sp, err = dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: o.SFTFraction, Seed: o.Seed}); err != nil {
 			return nil, err
+		}
+		if o.WithinHoldoutOf > 0 {
+			if err := holdoutWithin(b.Examples, sp.Holdout, o.WithinHoldoutOf, o.Seed); err != nil {
+				return nil, fmt.Errorf("train: SFT fraction %v: %w", o.SFTFraction, err)
+			}
 		}
 	default:
 		return nil, fmt.Errorf("train: SFT fraction %v (want in (0, 1])", o.SFTFraction)
@@ -323,4 +337,27 @@ func dbWords(eng sqlexec.Engine, p *policy.Prompter, exs []dataset.Example) ([]s
 		}
 	}
 	return out, nil
+}
+
+// holdoutWithin checks that every question of holdout lies in the holdout
+// of the split at SFT share f (the one the policy trained with).
+func holdoutWithin(all []dataset.Example, holdout []dataset.Example, f float64, seed uint64) error {
+	sp, err := dataset.Split(all, dataset.SplitOptions{SFTFraction: f, Seed: seed})
+	if err != nil {
+		return err
+	}
+	in := make(map[int]bool, len(sp.Holdout))
+	for _, ex := range sp.Holdout {
+		in[ex.QuestionID] = true
+	}
+	var out []int
+	for _, ex := range holdout {
+		if !in[ex.QuestionID] {
+			out = append(out, ex.QuestionID)
+		}
+	}
+	if len(out) > 0 {
+		return fmt.Errorf("%d holdout questions (question_id %d first) are in the SFT share of the %v split the policy trained on; pick another fraction", len(out), out[0], f)
+	}
+	return nil
 }

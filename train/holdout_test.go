@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/policy"
 )
 
@@ -100,5 +101,29 @@ func TestRLPromptsAugment(t *testing.T) {
 	}
 	if shuffled == 0 {
 		t.Error("no shuffled variant at all")
+	}
+}
+
+// TestHoldoutWithin: a smaller holdout cut from the same seed lies within
+// the policy's (accepted), one with questions of the SFT share does not
+// (refused, naming how many).
+func TestHoldoutWithin(t *testing.T) {
+	var exs []dataset.Example
+	for i := range 80 {
+		exs = append(exs, dataset.Example{QuestionID: i, DBID: []string{"a", "b"}[i%2], Difficulty: []string{"simple", "moderate"}[i/2%2]})
+	}
+	cut := func(f float64) []dataset.Example {
+		sp, err := dataset.Split(exs, dataset.SplitOptions{SFTFraction: f, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sp.Holdout
+	}
+	if err := holdoutWithin(exs, cut(0.875), 0.75, 1); err != nil {
+		t.Errorf("the 0.875 holdout within the 0.75 one: %v", err)
+	}
+	err := holdoutWithin(exs, cut(0.5), 0.75, 1)
+	if err == nil || !strings.Contains(err.Error(), "20 holdout questions") {
+		t.Errorf("the 0.5 holdout within the 0.75 one: %v; want 20 questions refused", err)
 	}
 }

@@ -169,7 +169,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	guided := fs.Bool("guided", false, "online kto/dpo/orpo: sample under the schema guide, as evaluation decodes (the loss scores the unguided log-probabilities: off-policy samples; measured to lower dev EX at lr 5e-5, docs/rl.md)")
 	scoreBatch := fs.Int("score-batch", train.DefaultScoreBatch, "sequences per forward pass when a step is scored (bounds memory; part of a run's settings)")
 	seed := fs.Uint64("seed", 1, "seed of prompt draws and sampling")
-	frac := fs.Float64("sft-fraction", 0, "SFT share of the train split (default: the -init run's)")
+	frac := fs.Float64("sft-fraction", 0, "SFT share of the train split (default: the -init run's); a larger share leaves RL a part of that run's holdout, the rest unseen by both")
 	splitSeed := fs.Uint64("split-seed", 0, "seed of the SFT/holdout split (default: the -init run's)")
 	trainSplit := fs.String("train-split", "train", "benchmark split SFT trained on")
 	devSplit := fs.String("dev-split", "dev", "benchmark split to evaluate on ('-': none)")
@@ -242,7 +242,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			return err
 		}
 		// the split SFT trained on: RL on its holdout must cut the same
-		fraction, sseed, err := initSplit(info, set["sft-fraction"], *frac, set["split-seed"], *splitSeed)
+		fraction, sseed, within, err := initSplit(info, set["sft-fraction"], *frac, set["split-seed"], *splitSeed)
 		if err != nil {
 			return err
 		}
@@ -250,7 +250,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			fmt.Fprintf(os.Stderr, "warning: -init trained on %s, RL reads %s\n", d, args[0])
 		}
 		data, err := train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: *trainSplit, SFTFraction: fraction, Seed: sseed,
-			DevSplit: *devSplit, Format: info.Prompt, HoldoutAugment: *augment})
+			DevSplit: *devSplit, Format: info.Prompt, HoldoutAugment: *augment, WithinHoldoutOf: within})
 		if err != nil {
 			return err
 		}
@@ -323,16 +323,22 @@ func initInfo(dir string) (*policy.Info, error) {
 }
 
 // initSplit returns the SFT fraction and split seed RL must cut the train
-// split with: the -init run's, which a flag may repeat but not change
-// (the holdout would then hold questions SFT trained on).
-func initSplit(info *policy.Info, fracSet bool, frac float64, seedSet bool, seed uint64) (float64, uint64, error) {
-	f, s := dataset.DefaultSFTFraction, uint64(1)
+// split with: the -init run's, which a flag may repeat but not lower (the
+// holdout would then hold questions SFT trained on). A larger fraction
+// leaves RL a part of that run's holdout (the rest unseen by both, to
+// measure on); within is then the -init run's fraction, which LoadBench
+// checks the smaller holdout against.
+func initSplit(info *policy.Info, fracSet bool, frac float64, seedSet bool, seed uint64) (f float64, s uint64, within float64, err error) {
+	f, s = dataset.DefaultSFTFraction, uint64(1)
 	if v, ok := info.Notes["sft_fraction"]; ok {
 		if x, err := strconv.ParseFloat(v, 64); err == nil {
 			f = x
 		}
-		if fracSet && frac != f {
-			return 0, 0, usagef("-sft-fraction %v: the -init run trained on a %v share; RL must cut the split as SFT did", frac, f)
+		switch {
+		case fracSet && frac < f:
+			return 0, 0, 0, usagef("-sft-fraction %v: the -init run trained on a %v share; RL must not cut a holdout with questions SFT trained on", frac, f)
+		case fracSet && frac > f && f < 1:
+			f, within = frac, f
 		}
 	} else if fracSet {
 		f = frac
@@ -342,12 +348,12 @@ func initSplit(info *policy.Info, fracSet bool, frac float64, seedSet bool, seed
 			s = x
 		}
 		if seedSet && seed != s {
-			return 0, 0, usagef("-split-seed %d: the -init run's split seed is %d; RL must cut the split as SFT did", seed, s)
+			return 0, 0, 0, usagef("-split-seed %d: the -init run's split seed is %d; RL must cut the split as SFT did", seed, s)
 		}
 	} else if seedSet {
 		s = seed
 	}
-	return f, s, nil
+	return f, s, within, nil
 }
 
 // questionsData loads the data of an offline run on a question file
@@ -380,7 +386,7 @@ func questionsData(ctx context.Context, args []string, questions, dbRoot, initDi
 		if err := checkSplit(args[0], trainSplit); err != nil {
 			return nil, err
 		}
-		fraction, sseed, err := initSplit(info, false, 0, false, 0)
+		fraction, sseed, _, err := initSplit(info, false, 0, false, 0)
 		if err != nil {
 			return nil, err
 		}

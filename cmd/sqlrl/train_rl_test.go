@@ -72,7 +72,7 @@ func TestTrainRLCommands(t *testing.T) {
 		want string
 	}{
 		{"empty holdout", "kto", []string{"-init", init100}, "no holdout questions: -sft-fraction 1 leaves none; use -rl-on train"},
-		{"another split", "kto", []string{"-init", init, "-sft-fraction", "0.5"}, "RL must cut the split as SFT did"},
+		{"another split", "kto", []string{"-init", init, "-sft-fraction", "0.5"}, "RL must not cut a holdout with questions SFT trained on"},
 		{"reward server down", "kto", []string{"-init", init, "-reward-url", downURL}, "is not answering"},
 		{"offline ppo", "ppo", []string{"-init", init, "-online=false", "-offline", roll}, "online only"},
 		{"unknown reward", "kto", []string{"-init", init, "-reward", "vibes"}, `-reward "vibes"`},
