@@ -75,6 +75,12 @@ type RLConfig struct {
 	// Fraction is the SFT share of the split (the parent's), which
 	// decides what the holdout is.
 	Fraction float64 `json:"fraction"`
+	// Pool, above Fraction, is the SFT share at which RL cuts its pool
+	// instead: RL draws from that part of the holdout, and the rest is
+	// the "heldout" split (train.DevHeldOut), evaluated like a dev split:
+	// unseen questions on the databases SFT and RL trained on. 0: the
+	// whole holdout (the recipe).
+	Pool float64 `json:"pool,omitempty"`
 	// Augment is prompts per holdout question (schema-order shuffles, the
 	// original included): 1 or 4.
 	Augment     int     `json:"augment"`
@@ -96,6 +102,9 @@ type EvalConfig struct {
 	Split string `json:"split"`
 	N     int    `json:"n"` // questions (0: all)
 	Guide bool   `json:"guide"`
+	// HeldOut is RL's pool share (RLConfig.Pool) for the split
+	// train.DevHeldOut.
+	HeldOut float64 `json:"held_out,omitempty"`
 }
 
 // Canonical is the JSON the ID hashes.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/internal/testkit"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 // fakeBench writes the files an experiment looks at: question files that
@@ -363,6 +364,49 @@ func TestStat(t *testing.T) {
 				t.Errorf("stat(%v) = %+v, want mean %g std %g range %g-%g", tc.xs, s, tc.mean, tc.std, tc.min, tc.max_)
 				break
 			}
+		}
+	}
+}
+
+// TestPlanHeldOut: an RL pool above the SFT share adds the split "heldout",
+// evaluated with the pool's share for the models that never saw it (the
+// SFT-75 start and RL on the holdout at that pool) and for no other (SFT-100
+// and RL on seen data trained on it); the holdout study's RL on seen data
+// keeps its config (no pool). Shares outside (SFT share, 1) are refused.
+func TestPlanHeldOut(t *testing.T) {
+	p := Quick()
+	p.RL.Pool = PoolFor(p.RL.Fraction, 0.5)
+	if p.RL.Pool != 0.875 || HeldOutShare(p.RL) != 0.5 {
+		t.Fatalf("pool %v, held-out share %v; want 0.875 and 0.5", p.RL.Pool, HeldOutShare(p.RL))
+	}
+	pl, err := NewPlan(p, "fp", []uint64{1}, []string{"dev"}, []string{"holdout", "final"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pl.Splits) != 2 || pl.Splits[1] != train.DevHeldOut {
+		t.Fatalf("splits %v; want dev, heldout", pl.Splits)
+	}
+	held := map[string]bool{}
+	for _, r := range pl.Runs {
+		if r.Config.Kind == KindEval && r.Config.Eval.Split == train.DevHeldOut {
+			if r.Config.Eval.HeldOut != 0.875 {
+				t.Errorf("%s: held-out share %v", r.Name, r.Config.Eval.HeldOut)
+			}
+			held[r.Parent.Name] = true
+		}
+		if r.Config.Kind == KindRL && r.Config.RL.On == "train" && r.Config.RL.Pool != 0 {
+			t.Errorf("%s: RL on seen data with pool %v", r.Name, r.Config.RL.Pool)
+		}
+	}
+	want := map[string]bool{"sft75/seed1": true, "okto/seed1": true}
+	if len(held) != len(want) || !held["sft75/seed1"] || !held["okto/seed1"] {
+		t.Errorf("evaluated on heldout: %v; want %v", held, want)
+	}
+	for _, pool := range []float64{0.75, 0.5, 1} {
+		q := Quick()
+		q.RL.Pool = pool
+		if _, err := NewPlan(q, "fp", []uint64{1}, []string{"dev"}, nil); err == nil {
+			t.Errorf("pool %v accepted", pool)
 		}
 	}
 }

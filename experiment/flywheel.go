@@ -55,6 +55,24 @@ func Flywheel() Preset {
 	return p
 }
 
+// HeldOutShare is the share of the holdout r keeps from RL (RLConfig.Pool
+// as a share of the holdout; 0 when RL draws from all of it).
+func HeldOutShare(r RLConfig) float64 {
+	if r.Pool <= r.Fraction {
+		return 0
+	}
+	return (1 - r.Pool) / (1 - r.Fraction)
+}
+
+// PoolFor is the RL pool share (RLConfig.Pool) that keeps the share
+// heldOut of the holdout at SFT share fraction from RL (0 for none).
+func PoolFor(fraction, heldOut float64) float64 {
+	if heldOut <= 0 {
+		return 0
+	}
+	return fraction + (1-fraction)*(1-heldOut)
+}
+
 // FlywheelQuick is the quick preset's micro model and few steps with the
 // flywheel's two arms: the whole command end to end in seconds, for tests.
 func FlywheelQuick() Preset {
@@ -226,8 +244,12 @@ func (fr *FlywheelReport) Markdown() []byte {
 		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)
 	}
 	fmt.Fprintf(&b, ", batch %d, lr %g, on %g%% of the train split (the share `sqlrl data prepare` cuts).\n", p.SFT.Batch, p.SFT.LR, 100*p.RL.Fraction)
+	on := p.RL.On
+	if h := HeldOutShare(p.RL); h > 0 {
+		on = fmt.Sprintf("%g%% of the holdout (the other %g%% is the split heldout: questions neither SFT nor KTO saw, on their databases)", 100*(1-h), 100*h)
+	}
 	fmt.Fprintf(&b, "2. Online %s on the %s, x%d schema-order shuffles, reward %s (analytic judge): %d steps of %d prompts x K=%d, temperature %g, %d tokens, beta %g, lr %g",
-		strings.ToUpper(p.RL.Algo), p.RL.On, p.RL.Augment, p.RL.Reward, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
+		strings.ToUpper(p.RL.Algo), on, p.RL.Augment, p.RL.Reward, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
 	if p.RL.EvalEvery > 0 {
 		fmt.Fprintf(&b, "; dev EX on %s every %d steps", questions(p.RL.EvalN), p.RL.EvalEvery)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 // Preset sizes an experiment: the SFT and RL runs' settings (templates
@@ -154,6 +155,14 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	if len(splits) == 0 {
 		return nil, fmt.Errorf("no evaluation split")
 	}
+	if p.RL.Pool > 0 {
+		if !(p.RL.Pool > p.RL.Fraction && p.RL.Pool < 1) {
+			return nil, fmt.Errorf("RL pool share %v: want between the SFT share %v and 1", p.RL.Pool, p.RL.Fraction)
+		}
+		if !slices.Contains(splits, train.DevHeldOut) {
+			splits = append(slices.Clip(splits), train.DevHeldOut)
+		}
+	}
 	pl := &Plan{Preset: p, Seeds: seeds, Splits: splits, byID: map[string]*Run{}}
 	type armDef struct {
 		key, label, start string
@@ -182,7 +191,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 		}},
 		"holdout": {"Does RL need data SFT did not see?", []armDef{
 			sft100,
-			{key: "rl_seen", label: "SFT-100 + online KTO on the same data", start: "sft100", rl: func(r *RLConfig) { r.On, r.Fraction = "train", 1 }},
+			{key: "rl_seen", label: "SFT-100 + online KTO on the same data", start: "sft100", rl: func(r *RLConfig) { r.On, r.Fraction, r.Pool = "train", 1, 0 }},
 			sft75,
 			func() armDef { a := okto; a.label = "SFT-75 + online KTO on the 25% holdout"; return a }(),
 		}},
@@ -246,12 +255,31 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	models0 := slices.Clone(pl.Runs)
 	for _, m := range models0 {
 		for _, split := range splits {
-			c := Config{Kind: KindEval, Bench: bench, Seed: m.Config.Seed, SplitSeed: m.Config.SplitSeed, Parent: m.ID,
-				Eval: &EvalConfig{Split: split, N: p.EvalN, Guide: true}}
+			ev := &EvalConfig{Split: split, N: p.EvalN, Guide: true}
+			if split == train.DevHeldOut {
+				if !heldOutUnseen(m.Config, p.RL) {
+					continue
+				}
+				ev.HeldOut = p.RL.Pool
+			}
+			c := Config{Kind: KindEval, Bench: bench, Seed: m.Config.Seed, SplitSeed: m.Config.SplitSeed, Parent: m.ID, Eval: ev}
 			m.Evals[split] = pl.add(&Run{Name: fmt.Sprintf("eval/%s/%s", m.Name, split), Config: c, Parent: m})
 		}
 	}
 	return pl, nil
+}
+
+// heldOutUnseen reports whether the model of c has seen none of the
+// held-out questions: an SFT run on the recipe's share, or an RL run on
+// the holdout at the preset's pool.
+func heldOutUnseen(c Config, rl RLConfig) bool {
+	switch {
+	case c.SFT != nil:
+		return c.SFT.Fraction <= rl.Fraction
+	case c.RL != nil:
+		return c.RL.On == train.RLOnHoldout && c.RL.Fraction == rl.Fraction && c.RL.Pool == rl.Pool
+	}
+	return false
 }
 
 func (pl *Plan) add(r *Run) *Run {

@@ -84,7 +84,15 @@ type BenchOptions struct {
 	SFTFraction float64
 	Seed        uint64
 	// DevSplit (default "dev"; "-" for none) is evaluated during training.
+	// DevHeldOut names no file: the holdout questions RL does not draw from
+	// (HeldOutFraction).
 	DevSplit string
+	// HeldOutFraction is the SFT share at which RL cut its pool (RL's
+	// -sft-fraction, above SFTFraction): with DevSplit DevHeldOut, the
+	// dev questions are those of the holdout at SFTFraction that the
+	// split at HeldOutFraction gives to its SFT side, unseen by SFT and
+	// RL alike, on the training databases.
+	HeldOutFraction float64
 	Format   policy.Format
 	// HoldoutAugment sets Data.HoldoutAugment (default 1).
 	HoldoutAugment int
@@ -160,7 +168,12 @@ func LoadBench(o BenchOptions) (*Data, error) {
 	if d.SQLWords, err = d.TrainPrompter.SQLWords(context.Background(), sp.SFT); err != nil {
 		return nil, err
 	}
-	if o.DevSplit != "-" {
+	if o.DevSplit == DevHeldOut {
+		if err := d.useHeldOut(b, o); err != nil {
+			d.Close()
+			return nil, err
+		}
+	} else if o.DevSplit != "-" {
 		db, err := dataset.Load(o.Dir, o.DevSplit)
 		if err != nil {
 			return nil, err
@@ -337,6 +350,49 @@ func dbWords(eng sqlexec.Engine, p *policy.Prompter, exs []dataset.Example) ([]s
 		}
 	}
 	return out, nil
+}
+
+// DevHeldOut is the dev split of the holdout questions that RL, cutting
+// its pool at a larger SFT share (BenchOptions.HeldOutFraction), never
+// draws: unseen by SFT and RL, on the databases both trained on. It
+// measures what RL learnt about those databases apart from the questions
+// it was rewarded on, where a benchmark's dev databases (renamed, or of
+// other domains) measure transfer.
+const DevHeldOut = "heldout"
+
+// useHeldOut makes the held-out part of the holdout d's dev set, scored
+// over the training databases with BIRD's pair limit.
+func (d *Data) useHeldOut(b *dataset.Benchmark, o BenchOptions) error {
+	if !(o.HeldOutFraction > o.SFTFraction && o.HeldOutFraction < 1) {
+		return fmt.Errorf("train: dev split %q: RL's share %v must lie between the SFT share %v and 1", DevHeldOut, o.HeldOutFraction, o.SFTFraction)
+	}
+	rl, err := dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: o.HeldOutFraction, Seed: o.Seed})
+	if err != nil {
+		return err
+	}
+	if err := holdoutWithin(b.Examples, rl.Holdout, o.SFTFraction, o.Seed); err != nil {
+		return fmt.Errorf("train: dev split %q at %v: %w", DevHeldOut, o.HeldOutFraction, err)
+	}
+	drawn := make(map[int]bool, len(rl.Holdout))
+	for _, ex := range rl.Holdout {
+		drawn[ex.QuestionID] = true
+	}
+	for _, ex := range d.Holdout {
+		if !drawn[ex.QuestionID] {
+			d.Dev = append(d.Dev, ex)
+		}
+	}
+	if len(d.Dev) == 0 {
+		return fmt.Errorf("train: dev split %q: RL's share %v leaves no holdout question out", DevHeldOut, o.HeldOutFraction)
+	}
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot, Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}})
+	d.engines = append(d.engines, eng)
+	d.DevEngine = eng
+	if d.DevPrompter, err = policy.NewPrompter(eng, b.DBRoot, o.Format); err != nil {
+		return err
+	}
+	d.Notes["dev_split"] = fmt.Sprintf("%s (holdout at %v less RL's at %v)", DevHeldOut, o.SFTFraction, o.HeldOutFraction)
+	return nil
 }
 
 // holdoutWithin checks that every question of holdout lies in the holdout

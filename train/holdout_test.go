@@ -127,3 +127,49 @@ func TestHoldoutWithin(t *testing.T) {
 		t.Errorf("the 0.5 holdout within the 0.75 one: %v; want 20 questions refused", err)
 	}
 }
+
+// TestDevHeldOut: the "heldout" dev split is the part of the holdout that
+// RL, cutting its pool at a larger share, never draws: together with RL's
+// pool it is the whole holdout, and it shares no question with either
+// RL's pool or SFT's share. A share at or below SFT's is refused.
+func TestDevHeldOut(t *testing.T) {
+	f := policy.Format{Kind: policy.FormatCompact, Types: true}
+	dir := tinyBench(t)
+	sft, err := LoadBench(BenchOptions{Dir: dir, Seed: 1, Format: f, DevSplit: DevHeldOut, HeldOutFraction: 0.875})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sft.Close()
+	rl, err := LoadBench(BenchOptions{Dir: dir, Seed: 1, Format: f, DevSplit: "-", SFTFraction: 0.875, WithinHoldoutOf: 0.75})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rl.Close()
+	where := map[int]string{}
+	for _, ex := range sft.Train {
+		where[ex.QuestionID] = "sft"
+	}
+	for _, ex := range rl.Holdout {
+		if where[ex.QuestionID] != "" {
+			t.Fatalf("RL's question %d is in SFT's share", ex.QuestionID)
+		}
+		where[ex.QuestionID] = "rl"
+	}
+	for _, ex := range sft.Dev {
+		if w := where[ex.QuestionID]; w != "" {
+			t.Fatalf("held-out question %d is in %s", ex.QuestionID, w)
+		}
+		where[ex.QuestionID] = "dev"
+	}
+	if len(sft.Dev) == 0 || len(rl.Holdout) == 0 || len(sft.Dev)+len(rl.Holdout) != len(sft.Holdout) {
+		t.Errorf("%d held out + %d RL questions; holdout %d", len(sft.Dev), len(rl.Holdout), len(sft.Holdout))
+	}
+	if sft.DevEngine == nil || sft.DevPrompter == nil {
+		t.Error("no engine or prompter for the held-out questions")
+	}
+	for _, share := range []float64{0, 0.75, 0.5, 1} {
+		if _, err := LoadBench(BenchOptions{Dir: dir, Seed: 1, Format: f, DevSplit: DevHeldOut, HeldOutFraction: share}); err == nil || !strings.Contains(err.Error(), "must lie between") {
+			t.Errorf("RL share %v: %v", share, err)
+		}
+	}
+}

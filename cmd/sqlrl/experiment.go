@@ -130,6 +130,13 @@ small --out data/bench'). The flywheel, in one resumable command:
      stage's time to -out/report.md and report.json, with bar charts and the
      KTO run's reward (and dev EX) over steps as SVG.
 
+-heldout S keeps the share S of the holdout from KTO: KTO draws from the
+rest, and the questions kept out are evaluated as one more split,
+"heldout": questions neither SFT nor KTO saw, on the databases both trained
+on. Beside the benchmark's dev databases (renamed, or of other domains),
+it tells what KTO learnt about its own databases from what carries over to
+others.
+
 Each stage is a run under -out/runs named by a hash of its config: a
 finished stage is never redone, an interrupted one resumes from its last
 checkpoint (Ctrl-C and the same command again is safe), and a changed -kto-*
@@ -151,11 +158,15 @@ it tests the machinery, not the recipe.`,
 			maxTokens := fs.Int("kto-max-tokens", def.RL.MaxTokens, "tokens per sampled completion")
 			evalEvery := fs.Int("kto-eval-every", def.RL.EvalEvery, "dev EX during KTO every N steps (-1: never)")
 			evalN := fs.Int("kto-eval-n", def.RL.EvalN, "dev questions per evaluation during KTO")
+			heldOut := fs.Float64("heldout", experiment.HeldOutShare(def.RL), "share of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return usagef("want one BENCH_DIR argument, got %d", len(args))
+				}
+				if !(*heldOut >= 0 && *heldOut < 1) {
+					return usagef("-heldout %v: want a share in [0, 1)", *heldOut)
 				}
 				p := def
 				if *quick {
@@ -170,6 +181,7 @@ it tests the machinery, not the recipe.`,
 					"kto-beta": func() { p.RL.Beta = *beta }, "k": func() { p.RL.K = *k },
 					"prompts": func() { p.RL.Prompts = *prompts }, "kto-max-tokens": func() { p.RL.MaxTokens = *maxTokens },
 					"kto-eval-every": func() { p.RL.EvalEvery = *evalEvery }, "kto-eval-n": func() { p.RL.EvalN = *evalN },
+					"heldout": func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
 				} {
 					if set[name] {
 						apply()
