@@ -93,7 +93,7 @@ type BenchOptions struct {
 	// split at HeldOutFraction gives to its SFT side, unseen by SFT and
 	// RL alike, on the training databases.
 	HeldOutFraction float64
-	Format   policy.Format
+	Format          policy.Format
 	// HoldoutAugment sets Data.HoldoutAugment (default 1).
 	HoldoutAugment int
 	// WithinHoldoutOf, when above 0, is the SFT share the policy trained
