@@ -131,8 +131,8 @@ func readScore(t *testing.T, runs string, r *Run) *Score {
 // recipe's 2,256 SFT steps, and that the estimate follows the settings.
 func TestFlywheelBudget(t *testing.T) {
 	p := Flywheel()
-	if !strings.Contains(p.Budget, "SFT-75 2256 steps") || !strings.Contains(p.Budget, "500 questions") {
-		t.Errorf("budget %q: want 2256 SFT steps and 500-question evaluations", p.Budget)
+	if !strings.Contains(p.Budget, "SFT-75 2256 steps") || !strings.Contains(p.Budget, "500 dev and 375 held-out questions") {
+		t.Errorf("budget %q: want 2256 SFT steps and evaluations of 500 dev and 375 held-out questions", p.Budget)
 	}
 	q := p
 	q.RL.Steps = 2 * p.RL.Steps
