@@ -81,6 +81,7 @@ func PoolFor(fraction, heldOut float64) float64 {
 func FlywheelQuick() Preset {
 	p := Quick()
 	p.Name = "flywheel-quick"
+	p.RL.Pool = Flywheel().RL.Pool // the held-out split's path too
 	// Enough dev questions that every difficulty has some (the tiny
 	// benchmark's seeded sample), so the table has all its rows.
 	p.EvalN = 30

@@ -32,23 +32,24 @@ func TestFlywheelPlanAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{KindSFT: 1, KindRL: 1, KindEval: 4}
+	// two dev splits and the held-out half of the holdout
+	want := map[string]int{KindSFT: 1, KindRL: 1, KindEval: 6}
 	for k, n := range want {
 		if f.calls[k] != n {
 			t.Errorf("%s runs: %d, want %d", k, f.calls[k], n)
 		}
 	}
-	if len(d.Plan.Runs) != 6 || d.Ran != 6 {
-		t.Fatalf("planned %d runs, ran %d; want 6 and 6", len(d.Plan.Runs), d.Ran)
+	if len(d.Plan.Runs) != 8 || d.Ran != 8 {
+		t.Fatalf("planned %d runs, ran %d; want 8 and 8", len(d.Plan.Runs), d.Ran)
 	}
 	// The KTO run is the recipe's: online KTO on the holdout x4, gate.
 	rl := d.Plan.Runs[1].Config.RL
-	if rl == nil || rl.Algo != "kto" || !rl.Online || rl.On != "holdout" || rl.Augment != 4 || rl.Reward != "gate" || rl.Fraction != 0.75 {
-		t.Errorf("KTO run: %+v; want online kto on the holdout x4, gate, after SFT on 0.75", rl)
+	if rl == nil || rl.Algo != "kto" || !rl.Online || rl.On != "holdout" || rl.Augment != 4 || rl.Reward != "gate" || rl.Fraction != 0.75 || rl.Pool != 0.875 {
+		t.Errorf("KTO run: %+v; want online kto on half the holdout x4, gate, after SFT on 0.75", rl)
 	}
 	fr := d.Flywheel
-	if len(fr.Tables) != 2 || fr.Tables[0].Split != "dev" || fr.Tables[1].Split != "dev_id" {
-		t.Fatalf("tables: %+v; want dev and dev_id", fr.Tables)
+	if len(fr.Tables) != 3 || fr.Tables[0].Split != "dev" || fr.Tables[1].Split != "dev_id" || fr.Tables[2].Split != "heldout" {
+		t.Fatalf("tables: %+v; want dev, dev_id and heldout", fr.Tables)
 	}
 	// The fake's scores: compare each cell with the evaluation's result.
 	runs := filepath.Join(out, "runs")
@@ -73,7 +74,7 @@ func TestFlywheelPlanAndReport(t *testing.T) {
 			}
 		}
 	}
-	if len(fr.Claims) != 2 || !strings.Contains(fr.Claims[0].Claim, "SFT-75 start") {
+	if len(fr.Claims) != 3 || !strings.Contains(fr.Claims[0].Claim, "SFT-75 start") {
 		t.Errorf("claims: %+v; want the gain-over-SFT-75 check on each split", fr.Claims)
 	}
 	md, err := os.ReadFile(filepath.Join(out, "report.md"))
@@ -86,14 +87,14 @@ func TestFlywheelPlanAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(raw, &got); err != nil || len(got.Tables) != 2 || len(got.Stages) != 6 || len(got.Curves) != 1 {
-		t.Errorf("report.json: %v; %d tables, %d stages, %d curves; want 2, 6, 1", err, len(got.Tables), len(got.Stages), len(got.Curves))
+	if err := json.Unmarshal(raw, &got); err != nil || len(got.Tables) != 3 || len(got.Stages) != 8 || len(got.Curves) != 1 {
+		t.Errorf("report.json: %v; %d tables, %d stages, %d curves; want 3, 8, 1", err, len(got.Tables), len(got.Stages), len(got.Curves))
 	}
 	// Bars per split, the reward and the dev EX curve (the fake logs
 	// dev EX), each shown in report.md and parsing as SVG.
 	svgs, _ := filepath.Glob(filepath.Join(out, "*.svg"))
-	if len(svgs) != 4 {
-		t.Errorf("%d plots, want 4", len(svgs))
+	if len(svgs) != 5 {
+		t.Errorf("%d plots, want 5", len(svgs))
 	}
 	for _, p := range svgs {
 		if !strings.Contains(string(md), filepath.Base(p)) {
@@ -108,13 +109,13 @@ func TestFlywheelPlanAndReport(t *testing.T) {
 	// evaluations, not SFT.
 	calls := f.n
 	d, err = ExecuteFlywheel(context.Background(), flywheelOptions(bench, out, f))
-	if err != nil || f.n != calls || d.Ran != 0 || d.Cached != 6 {
-		t.Fatalf("rerun: %v, %d trainer calls, %d ran, %d cached; want none, 0, 6", err, f.n-calls, d.Ran, d.Cached)
+	if err != nil || f.n != calls || d.Ran != 0 || d.Cached != 8 {
+		t.Fatalf("rerun: %v, %d trainer calls, %d ran, %d cached; want none, 0, 8", err, f.n-calls, d.Ran, d.Cached)
 	}
 	o := flywheelOptions(bench, out, f)
 	o.Preset.RL.Beta = 0.2
-	if d, err = ExecuteFlywheel(context.Background(), o); err != nil || d.Ran != 3 || f.calls[KindSFT] != 1 {
-		t.Fatalf("changed beta: %v, ran %d runs (%d SFT in all); want 3 (KTO, 2 evaluations), SFT once", err, d.Ran, f.calls[KindSFT])
+	if d, err = ExecuteFlywheel(context.Background(), o); err != nil || d.Ran != 4 || f.calls[KindSFT] != 1 {
+		t.Fatalf("changed beta: %v, ran %d runs (%d SFT in all); want 4 (KTO, 3 evaluations), SFT once", err, d.Ran, f.calls[KindSFT])
 	}
 }
 

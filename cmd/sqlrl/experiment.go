@@ -112,26 +112,29 @@ func init() {
 	register(&command{
 		name:    "experiment flywheel",
 		summary: "the main job: SFT-75 -> online KTO on the holdout -> every dev question, before/after by difficulty",
-		usage:   "[-quick] [-out DIR] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-k K] [-prompts P] BENCH_DIR",
+		usage:   "[-quick] [-out DIR] [-heldout S] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-k K] [-prompts P] BENCH_DIR",
 		help: `BENCH_DIR is a benchmark in BIRD's layout ('sqlrl bench generate --preset
 small --out data/bench'). The flywheel, in one resumable command:
 
   1. SFT-75: the native policy from random weights on the 75% of the train
      split that 'sqlrl data prepare' cuts (docs/policy.md's recipe: preset
      small, 16 epochs, batch 16, lr 2e-3);
-  2. online KTO from it on the 25% holdout SFT never saw, each prompt in 4
-     schema-order shuffles, with the hybrid gate reward (the executor gates,
-     the analytic judge grades the rest), dev EX on a sample every
+  2. online KTO from it on half the 25% holdout SFT never saw (-heldout
+     0.5 keeps the other half out), each prompt in 4 schema-order
+     shuffles, with the hybrid gate reward (the executor gates, the
+     analytic judge grades the rest), dev EX on a sample every
      -kto-eval-every steps;
   3. a greedy, schema-guided evaluation of both checkpoints on every
-     question of every dev split (<split>.json with <split>_databases/);
+     question of every dev split (<split>.json with <split>_databases/)
+     and of the held-out half (the split "heldout");
   4. the before/after table by difficulty (simple, moderate, challenging,
      total: SFT-75, SFT-75 + OKTO, delta), printed and written with each
      stage's time to -out/report.md and report.json, with bar charts and the
      KTO run's reward (and dev EX) over steps as SVG.
 
--heldout S keeps the share S of the holdout from KTO: KTO draws from the
-rest, and the questions kept out are evaluated as one more split,
+-heldout S (default 0.5; 0: KTO on all of it, as the recipe) keeps the
+share S of the holdout from KTO: KTO draws from the rest, and the
+questions kept out are evaluated as one more split,
 "heldout": questions neither SFT nor KTO saw, on the databases both trained
 on. Beside the benchmark's dev databases (renamed, or of other domains),
 it tells what KTO learnt about its own databases from what carries over to
