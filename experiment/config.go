@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/policy"
 )
 
 // Kinds of run.
@@ -105,6 +106,18 @@ type EvalConfig struct {
 	// HeldOut is RL's pool share (RLConfig.Pool) for the split
 	// train.DevHeldOut.
 	HeldOut float64 `json:"held_out,omitempty"`
+	// Decoder is policy.DecodeVersion when above 1 (version 1 hashes as
+	// the configs written before the field), so that a change of the
+	// guide redoes the evaluations cached under the old one.
+	Decoder int `json:"decoder,omitempty"`
+}
+
+// decoderKey is EvalConfig.Decoder for the decoder of this build.
+func decoderKey() int {
+	if policy.DecodeVersion > 1 {
+		return policy.DecodeVersion
+	}
+	return 0
 }
 
 // Canonical is the JSON the ID hashes.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/internal/testkit"
+	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -408,5 +409,24 @@ func TestPlanHeldOut(t *testing.T) {
 		if _, err := NewPlan(q, "fp", []uint64{1}, []string{"dev"}, nil); err == nil {
 			t.Errorf("pool %v accepted", pool)
 		}
+	}
+}
+
+// TestEvalIDFollowsDecoder: an evaluation's ID is that of the configs
+// written before EvalConfig.Decoder while the decoder is at version 1, and
+// changes with a later version, so that a changed guide redoes the cached
+// evaluations instead of comparing old answers with new ones.
+func TestEvalIDFollowsDecoder(t *testing.T) {
+	c := Config{Kind: KindEval, Bench: "abc", Seed: 1, SplitSeed: 1, Parent: "sft-000000000000",
+		Eval: &EvalConfig{Split: "dev", Guide: true, Decoder: decoderKey()}}
+	if policy.DecodeVersion == 1 && !strings.Contains(string(c.Canonical()), `"eval":{"split":"dev","n":0,"guide":true}`) {
+		t.Errorf("decoder version 1 changed the canonical config: %s", c.Canonical())
+	}
+	next := c
+	ev := *c.Eval
+	ev.Decoder = policy.DecodeVersion + 1
+	next.Eval = &ev
+	if next.ID() == c.ID() {
+		t.Error("a new decoder version left the evaluation's ID")
 	}
 }

@@ -259,7 +259,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	models0 := slices.Clone(pl.Runs)
 	for _, m := range models0 {
 		for _, split := range splits {
-			ev := &EvalConfig{Split: split, N: p.EvalN, Guide: true}
+			ev := &EvalConfig{Split: split, N: p.EvalN, Guide: true, Decoder: decoderKey()}
 			if split == train.DevHeldOut {
 				if !heldOutUnseen(m.Config, p.RL) {
 					continue

@@ -6,6 +6,14 @@ import (
 	"slices"
 )
 
+// DecodeVersion numbers what greedy, guided decoding writes for a given
+// checkpoint: the picker's rules and the schema guide's grammar
+// (sqlparse.Guide). Bump it with any change that makes a checkpoint write
+// different SQL, so that evaluations cached under an older version
+// (experiment's runs, keyed by their config) are redone rather than
+// compared with new ones: version 1 is the guide of bfe2f08.
+const DecodeVersion = 1
+
 // picker chooses the next token from logits, under a Constraint or none.
 // It is the one sampler of Generate, beam search and the Batcher.
 type picker struct {
