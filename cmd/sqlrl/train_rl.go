@@ -53,11 +53,13 @@ rollouts file (question_id, variant, completion, reward or label), whose
 prompts are rebuilt from BENCH_DIR with the same -augment. Make one from
 the SFT policy with -sample-only -out FILE (-k samples of every prompt).
 
-Offline on questions of your own (-questions FILE -db-root DIR): the prompt
-pool is exactly FILE's questions (BIRD's JSON layout), rendered in the
--init checkpoint's prompt format over DIR/<db_id>/<db_id>.sqlite, in their
-original schema order (variant 0), with no split involved. This is how the
-production feedback trains the next model:
+On questions of your own (-questions FILE -db-root DIR): the prompt pool
+is exactly FILE's questions (BIRD's JSON layout, with their gold SQL),
+rendered in the -init checkpoint's prompt format over
+DIR/<db_id>/<db_id>.sqlite, in their original schema order (variant 0;
+-augment N adds shuffles, as a holdout's), with no split involved. Online, samples are scored against the gold over
+DIR's databases. Offline, this is how the production feedback trains the
+next model:
   sqlrl data from-feedback -store serve/feedback.sqlite -out fb
   sqlrl train kto -init SFT -online=false -offline fb/rollouts.jsonl \
     -questions fb/feedback.json -db-root DBROOT -out OUT [BENCH_DIR]
@@ -174,7 +176,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	trainSplit := fs.String("train-split", "train", "benchmark split SFT trained on")
 	devSplit := fs.String("dev-split", "dev", "benchmark split to evaluate on ('-': none)")
 	rolloutsOut := fs.String("rollouts-out", "", "also append every scored sample of an online run to this rollouts file")
-	questions := fs.String("questions", "", "offline: the RL prompts are this BIRD-layout question file's (a feedback export's feedback.json), not a split's")
+	questions := fs.String("questions", "", "the RL prompts are this BIRD-layout question file's (a feedback export's feedback.json, or any questions with gold SQL), not a split's")
 	dbRoot := fs.String("db-root", "", "with -questions: the databases, as DIR/<db_id>/<db_id>.sqlite")
 	// the reward's own flags are 'sqlrl reward serve''s (stackFlags); the
 	// benchmark and the kind come from BENCH_DIR and -reward
@@ -194,8 +196,11 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			if *out == "" || *initDir == "" {
 				return usagef("-init and -out are required")
 			}
-			if *online || *offlineFile == "" || *sampleOnly {
-				return usagef("-questions trains offline: give -online=false -offline FILE (a feedback export's rollouts.jsonl)")
+			if *sampleOnly {
+				return usagef("-questions: -sample-only is not available; sample a split's holdout instead")
+			}
+			if !*online && *offlineFile == "" {
+				return usagef("-online=false needs -offline FILE (a feedback export's rollouts.jsonl)")
 			}
 			kind, err := rewardKind(*rewardName)
 			if err != nil {
@@ -206,12 +211,35 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 				return err
 			}
 			defer data.Close()
+			if set["augment"] {
+				// schema-order shuffles of each question, as a holdout's
+				data.HoldoutAugment = *augment
+			}
 			lo := loop.options(*out, *seed)
 			lo.Init, lo.LogEvery = *initDir, 1
 			o := train.RLOptions{
-				LoopOptions: lo, Algo: algo, OfflineFile: *offlineFile, Steps: *steps, Prompts: *prompts, K: *k,
-				MaxTokens: *maxTokens, Beta: *beta, ORPOLambda: *orpoLambda, KTOThreshold: *ktoThreshold,
-				ScoreBatch: *scoreBatch, CorrectLevel: correctLevel(kind, sub),
+				LoopOptions: lo, Algo: algo, Online: *online, OfflineFile: *offlineFile, Steps: *steps, Prompts: *prompts, K: *k,
+				Temperature: *temp, MaxTokens: *maxTokens, Beta: *beta, ORPOLambda: *orpoLambda, KLCoef: *klCoef,
+				KTOThreshold: *ktoThreshold, ClipEps: *clipEps, Epochs: *epochs, Gamma: *gamma, Lambda: *gaeLambda, ValueLR: *valueLR,
+				ScoreBatch: *scoreBatch, CorrectLevel: correctLevel(kind, sub), Guided: *guided, Rename: *rename, RenameText: *renameText,
+			}
+			if *online {
+				// the questions' own databases score the samples
+				for name, v := range map[string]string{"data": "", "db-root": *dbRoot, "reward": kind} {
+					if err := sub.Set(name, v); err != nil {
+						return err
+					}
+				}
+				so, _, name, err := stack()
+				if err != nil {
+					return err
+				}
+				st, err := reward.NewSQLiteStack(so)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				o.Reward, o.RewardName = st, name
 			}
 			start := time.Now()
 			res, err := train.RL(ctx, data, o)
@@ -369,9 +397,9 @@ func questionsData(ctx context.Context, args []string, questions, dbRoot, initDi
 	if questions == "" || dbRoot == "" {
 		return nil, usagef("-questions and -db-root go together: the questions' prompts are rendered over the databases of -db-root")
 	}
-	for _, name := range []string{"augment", "rl-on", "sft-fraction", "split-seed", "reward-url", "rollouts-out"} {
+	for _, name := range []string{"rl-on", "sft-fraction", "split-seed", "reward-url", "rollouts-out"} {
 		if set[name] {
-			return nil, usagef("-%s: -questions takes its prompts from the file, one schema order each, with no split or reward", name)
+			return nil, usagef("-%s: -questions takes its prompts from the file, with no split, and scores them in process", name)
 		}
 	}
 	if st, err := os.Stat(dbRoot); err != nil || !st.IsDir() {

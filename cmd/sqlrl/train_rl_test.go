@@ -124,8 +124,9 @@ func TestTrainRLHelp(t *testing.T) {
 // answers and verdicts on questions of the tiny benchmark go into a
 // feedback store, `data from-feedback` exports them, and `train kto
 // -online=false -offline rollouts.jsonl -questions feedback.json -db-root`
-// trains on them (the answer ids are in no split); flags that would shape a
-// split's pool are refused, as is a rollout of no question of the file.
+// trains on them (the answer ids are in no split), and online KTO samples
+// and scores the same questions; flags that would shape a split's pool are
+// refused, as is a rollout of no question of the file.
 func TestTrainKTOOnFeedbackExport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains")
@@ -171,6 +172,16 @@ func TestTrainKTOOnFeedbackExport(t *testing.T) {
 	if _, stderr, code := sqlrl(t, append(offline, "-out", filepath.Join(dir, "kto-dev"), b)...); code != 0 {
 		t.Fatalf("kto on the feedback export with BENCH_DIR: exit %d: %s", code, stderr)
 	}
+	// online on the same questions: sampled, scored against their gold over
+	// -db-root's databases, in two schema orders each
+	onOut := filepath.Join(dir, "kto-online")
+	if _, stderr, code := sqlrl(t, "train", "kto", "-init", init, "-questions", questions, "-db-root", bench.DBRoot, "-augment", "2", "-reward", "exec",
+		"-steps", "2", "-prompts", "2", "-k", "2", "-max-tokens", "8", "-eval-every", "-1", "-threads", "1", "-q", "-out", onOut); code != 0 {
+		t.Fatalf("online kto on a question file: exit %d: %s", code, stderr)
+	}
+	if fp := runFingerprint(t, onOut); fp["pool"] != fmt.Sprint(2*n) || fp["augment"] != "2" {
+		t.Errorf("online fingerprint pool %q, augment %q; want %d prompts, 2 schema orders", fp["pool"], fp["augment"], 2*n)
+	}
 
 	bad := filepath.Join(dir, "bad.jsonl")
 	raw, err := os.ReadFile(rollouts)
@@ -186,9 +197,10 @@ func TestTrainKTOOnFeedbackExport(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"online", []string{"-init", init, "-questions", questions, "-db-root", bench.DBRoot}, "-questions trains offline"},
+		{"sample only", []string{"-init", init, "-questions", questions, "-db-root", bench.DBRoot, "-sample-only"}, "-sample-only is not available"},
+		{"offline without a file", []string{"-init", init, "-online=false", "-questions", questions, "-db-root", bench.DBRoot}, "-online=false needs -offline FILE"},
 		{"no db root", []string{"-init", init, "-online=false", "-offline", rollouts, "-questions", questions}, "-questions and -db-root go together"},
-		{"augment", []string{"-init", init, "-online=false", "-offline", rollouts, "-questions", questions, "-db-root", bench.DBRoot, "-augment", "4"}, "-augment: -questions takes its prompts from the file"},
+		{"a split's pool", []string{"-init", init, "-online=false", "-offline", rollouts, "-questions", questions, "-db-root", bench.DBRoot, "-rl-on", "train"}, "-rl-on: -questions takes its prompts from the file"},
 		{"rollout of another question", []string{"-init", init, "-online=false", "-offline", bad, "-questions", questions, "-db-root", bench.DBRoot},
 			fmt.Sprintf("line %d: question 999 variant 0 is not among the %d questions of %s", lines+1, n, questions)},
 	} {
