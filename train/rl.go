@@ -115,6 +115,10 @@ type RLOptions struct {
 	Beta float64
 	// ORPOLambda weighs ORPO's odds-ratio term (default 0.1).
 	ORPOLambda float64
+	// SFTWeight, above 0, adds to KTO the mean token NLL of the batch's
+	// desirable samples times SFTWeight (AddNLL): the correct samples
+	// also teach as SFT examples. 0 (default): KTO alone.
+	SFTWeight float64
 	// KLCoef is the KL-to-reference coefficient of PPO (per-token reward
 	// penalty, default 0.05), GRPO (k3 penalty, default 0.04) and RLOO
 	// (reward shaping, default 0); negative means none.
@@ -257,6 +261,9 @@ func (o *RLOptions) check() error {
 	if o.Rename > 0 && !o.Online {
 		return errors.New("train: renaming applies to online samples; an offline file's completions are in its prompts' names")
 	}
+	if o.SFTWeight < 0 || o.SFTWeight > 0 && o.Algo != AlgoKTO {
+		return fmt.Errorf("train: SFT weight %v: a weight of 0 or more, for kto only (ORPO has its own NLL term)", o.SFTWeight)
+	}
 	if o.Guided && !slices.Contains(OfflineAlgos, o.Algo) {
 		return fmt.Errorf("train: guided samples are off the policy's distribution, which %s's gradient estimate needs; only %v take them", o.Algo, OfflineAlgos)
 	}
@@ -396,6 +403,9 @@ func (b *rlBase) fingerprint() map[string]string {
 	// Only when set: runs from before these options still resume.
 	if o.Guided {
 		f["guided"] = "true"
+	}
+	if o.SFTWeight > 0 {
+		f["sft_weight"] = fmt.Sprint(o.SFTWeight)
 	}
 	if o.Rename > 0 {
 		f["rename"] = fmt.Sprint(o.Rename)
@@ -948,6 +958,9 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 		ld, lu := KTOLambdas(nD, n-nD)
 		ss.Metrics["share_desirable"] = float64(nD) / float64(n)
 		g, err = KTOLoss(KTOConfig{Beta: o.Beta, LambdaD: ld, LambdaU: lu}, sum, refSum, lab, mmPol, mmRef)
+		if err == nil {
+			err = AddNLL(&g, mean, lab, o.SFTWeight)
+		}
 	case AlgoDPO, AlgoORPO:
 		pairs := groupPairs(ro, rewards)
 		ss.Metrics["pairs"] = float64(len(pairs))
