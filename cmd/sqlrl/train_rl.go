@@ -183,6 +183,24 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	// benchmark and the kind come from BENCH_DIR and -reward
 	sub := flag.NewFlagSet("reward", flag.ContinueOnError)
 	stack := stackFlags(sub)
+	// inProcess builds the reward stack 'sqlrl reward serve' would run,
+	// from the reward flags with settings applied.
+	inProcess := func(settings map[string]string) (*reward.Stack, string, error) {
+		for name, v := range settings {
+			if err := sub.Set(name, v); err != nil {
+				return nil, "", err
+			}
+		}
+		so, _, name, err := stack()
+		if err != nil {
+			return nil, "", err
+		}
+		st, err := reward.NewSQLiteStack(so)
+		if err != nil {
+			return nil, "", err
+		}
+		return st, name, nil
+	}
 	sub.VisitAll(func(f *flag.Flag) {
 		switch f.Name {
 		case "data", "split", "db-root", "reward":
@@ -226,16 +244,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			}
 			if *online {
 				// the questions' own databases score the samples
-				for name, v := range map[string]string{"data": "", "db-root": *dbRoot, "reward": kind} {
-					if err := sub.Set(name, v); err != nil {
-						return err
-					}
-				}
-				so, _, name, err := stack()
-				if err != nil {
-					return err
-				}
-				st, err := reward.NewSQLiteStack(so)
+				st, name, err := inProcess(map[string]string{"data": "", "db-root": *dbRoot, "reward": kind})
 				if err != nil {
 					return err
 				}
@@ -298,16 +307,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			if *rewardURL != "" {
 				o.Reward, o.RewardName = train.NewRemoteReward(*rewardURL), "remote:"+*rewardURL
 			} else {
-				for name, v := range map[string]string{"data": args[0], "split": *trainSplit, "reward": kind} {
-					if err := sub.Set(name, v); err != nil {
-						return err
-					}
-				}
-				so, _, name, err := stack()
-				if err != nil {
-					return err
-				}
-				st, err := reward.NewSQLiteStack(so)
+				st, name, err := inProcess(map[string]string{"data": args[0], "split": *trainSplit, "reward": kind})
 				if err != nil {
 					return err
 				}
