@@ -75,12 +75,8 @@ func score(ev *train.Eval) *Score {
 
 func nativeRL(ctx context.Context, j Job) (*Result, error) {
 	r := j.Config.RL
-	frac, within := r.Fraction, 0.0
-	if r.Pool > r.Fraction {
-		frac, within = r.Pool, r.Fraction
-	}
-	d, err := train.LoadBench(train.BenchOptions{Dir: j.Bench, SFTFraction: frac, Seed: j.Config.SplitSeed, DevSplit: r.DevSplit,
-		Format: promptFormat, HoldoutAugment: r.Augment, WithinHoldoutOf: within})
+	d, err := train.LoadBench(train.BenchOptions{Dir: j.Bench, SFTFraction: r.Fraction, RLFraction: r.Pool, Seed: j.Config.SplitSeed,
+		DevSplit: r.DevSplit, Format: promptFormat, HoldoutAugment: r.Augment})
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +123,7 @@ func nativeEval(ctx context.Context, j Job) (*Result, error) {
 		return nil, fmt.Errorf("evaluate %s: %w", ck, err)
 	}
 	d, err := train.LoadBench(train.BenchOptions{Dir: j.Bench, SFTFraction: 0.75, Seed: j.Config.SplitSeed, DevSplit: e.Split, Format: pol.Info.Prompt,
-		HeldOutFraction: e.HeldOut})
+		RLFraction: e.HeldOut})
 	if err != nil {
 		return nil, err
 	}

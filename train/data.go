@@ -83,28 +83,21 @@ type BenchOptions struct {
 	TrainSplit  string
 	SFTFraction float64
 	Seed        uint64
-	// DevSplit (default "dev"; "-" for none) is evaluated during training.
-	// DevHeldOut names no file: the holdout questions RL does not draw from
-	// (HeldOutFraction).
+	// DevSplit (default "dev"; "-" for none) is evaluated during training;
+	// DevHeldOut names no file but the holdout questions RL does not draw
+	// from (RLFraction).
 	DevSplit string
-	// HeldOutFraction is the SFT share at which RL cut its pool (RL's
-	// -sft-fraction, above SFTFraction): with DevSplit DevHeldOut, the
-	// dev questions are those of the holdout at SFTFraction that the
-	// split at HeldOutFraction gives to its SFT side, unseen by SFT and
-	// RL alike, on the training databases.
-	HeldOutFraction float64
-	Format          policy.Format
+	// RLFraction, above SFTFraction, keeps part of the holdout from RL:
+	// Holdout is then the holdout of the split at RLFraction (the same
+	// seed), and the rest of SFTFraction's holdout, unseen by SFT and RL
+	// alike, is the dev split DevHeldOut. Every question of the smaller
+	// holdout must lie in the larger one (the split is stratified, so a
+	// stratum's rounding may break this for some seeds): a cut that would
+	// hand RL a question SFT trained on is refused. 0: RL on all of it.
+	RLFraction float64
+	Format     policy.Format
 	// HoldoutAugment sets Data.HoldoutAugment (default 1).
 	HoldoutAugment int
-	// WithinHoldoutOf, when above 0, is the SFT share the policy trained
-	// with, SFTFraction being larger: RL then draws from a part of that
-	// run's holdout and the rest stays unseen by SFT and RL alike, to
-	// measure what RL learnt on questions of the same databases. Every
-	// question of the smaller holdout must lie in the larger one (the
-	// split is stratified, so a stratum's rounding may break this for some
-	// seeds); LoadBench refuses a cut that would hand RL a question SFT
-	// trained on.
-	WithinHoldoutOf float64
 }
 
 // LoadBench reads a benchmark for SFT.
@@ -140,18 +133,20 @@ func LoadBench(o BenchOptions) (*Data, error) {
 		if sp, err = dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: o.SFTFraction, Seed: o.Seed}); err != nil {
 			return nil, err
 		}
-		if o.WithinHoldoutOf > 0 {
-			if err := holdoutWithin(b.Examples, sp.Holdout, o.WithinHoldoutOf, o.Seed); err != nil {
-				return nil, fmt.Errorf("train: SFT fraction %v: %w", o.SFTFraction, err)
-			}
-		}
 	default:
 		return nil, fmt.Errorf("train: SFT fraction %v (want in (0, 1])", o.SFTFraction)
 	}
 	d := &Data{Format: o.Format, HoldoutAugment: o.HoldoutAugment, AugmentSeed: o.Seed, Notes: map[string]string{
 		"data": o.Dir, "train_split": o.TrainSplit, "sft_fraction": fmt.Sprint(o.SFTFraction), "split_seed": fmt.Sprint(o.Seed),
 	}}
-	for _, ex := range sp.Holdout {
+	pool, heldOut := sp.Holdout, []dataset.Example(nil)
+	if o.RLFraction > 0 {
+		if pool, heldOut, err = cutPool(b.Examples, sp.Holdout, o); err != nil {
+			return nil, err
+		}
+		d.Notes["rl_fraction"] = fmt.Sprint(o.RLFraction)
+	}
+	for _, ex := range pool {
 		d.Holdout = append(d.Holdout, Example{Example: ex})
 	}
 	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot, Limits: sqlexec.Limits{Timeout: time.Minute}})
@@ -169,7 +164,7 @@ func LoadBench(o BenchOptions) (*Data, error) {
 		return nil, err
 	}
 	if o.DevSplit == DevHeldOut {
-		if err := d.useHeldOut(b, o); err != nil {
+		if err := d.useHeldOut(b.DBRoot, heldOut); err != nil {
 			d.Close()
 			return nil, err
 		}
@@ -353,67 +348,63 @@ func dbWords(eng sqlexec.Engine, p *policy.Prompter, exs []dataset.Example) ([]s
 }
 
 // DevHeldOut is the dev split of the holdout questions that RL, cutting
-// its pool at a larger SFT share (BenchOptions.HeldOutFraction), never
-// draws: unseen by SFT and RL, on the databases both trained on. It
-// measures what RL learnt about those databases apart from the questions
-// it was rewarded on, where a benchmark's dev databases (renamed, or of
-// other domains) measure transfer.
+// its pool at a larger SFT share (BenchOptions.RLFraction), never draws:
+// unseen by SFT and RL, on the databases both trained on. It measures what
+// RL learnt about those databases apart from the questions it was
+// rewarded on, where a benchmark's dev databases (renamed, or of other
+// domains) measure transfer.
 const DevHeldOut = "heldout"
 
-// useHeldOut makes the held-out part of the holdout d's dev set, scored
-// over the training databases with BIRD's pair limit.
-func (d *Data) useHeldOut(b *dataset.Benchmark, o BenchOptions) error {
-	if !(o.HeldOutFraction > o.SFTFraction && o.HeldOutFraction < 1) {
-		return fmt.Errorf("train: dev split %q: RL's share %v must lie between the SFT share %v and 1", DevHeldOut, o.HeldOutFraction, o.SFTFraction)
+// cutPool splits holdout (the holdout at o.SFTFraction) into RL's pool,
+// the holdout of the split at o.RLFraction, and the rest.
+func cutPool(all, holdout []dataset.Example, o BenchOptions) (pool, rest []dataset.Example, err error) {
+	if !(o.RLFraction > o.SFTFraction && o.RLFraction < 1) {
+		return nil, nil, fmt.Errorf("train: RL's share %v must lie between the SFT share %v and 1", o.RLFraction, o.SFTFraction)
 	}
-	rl, err := dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: o.HeldOutFraction, Seed: o.Seed})
+	rl, err := dataset.Split(all, dataset.SplitOptions{SFTFraction: o.RLFraction, Seed: o.Seed})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if err := holdoutWithin(b.Examples, rl.Holdout, o.SFTFraction, o.Seed); err != nil {
-		return fmt.Errorf("train: dev split %q at %v: %w", DevHeldOut, o.HeldOutFraction, err)
-	}
-	drawn := make(map[int]bool, len(rl.Holdout))
-	for _, ex := range rl.Holdout {
-		drawn[ex.QuestionID] = true
-	}
-	for _, ex := range d.Holdout {
-		if !drawn[ex.QuestionID] {
-			d.Dev = append(d.Dev, ex)
-		}
-	}
-	if len(d.Dev) == 0 {
-		return fmt.Errorf("train: dev split %q: RL's share %v leaves no holdout question out", DevHeldOut, o.HeldOutFraction)
-	}
-	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot, Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}})
-	d.engines = append(d.engines, eng)
-	d.DevEngine = eng
-	if d.DevPrompter, err = policy.NewPrompter(eng, b.DBRoot, o.Format); err != nil {
-		return err
-	}
-	d.Notes["dev_split"] = fmt.Sprintf("%s (holdout at %v less RL's at %v)", DevHeldOut, o.SFTFraction, o.HeldOutFraction)
-	return nil
-}
-
-// holdoutWithin checks that every question of holdout lies in the holdout
-// of the split at SFT share f (the one the policy trained with).
-func holdoutWithin(all []dataset.Example, holdout []dataset.Example, f float64, seed uint64) error {
-	sp, err := dataset.Split(all, dataset.SplitOptions{SFTFraction: f, Seed: seed})
-	if err != nil {
-		return err
-	}
-	in := make(map[int]bool, len(sp.Holdout))
-	for _, ex := range sp.Holdout {
+	in := make(map[int]bool, len(holdout))
+	for _, ex := range holdout {
 		in[ex.QuestionID] = true
 	}
-	var out []int
-	for _, ex := range holdout {
+	var outside []int
+	for _, ex := range rl.Holdout {
 		if !in[ex.QuestionID] {
-			out = append(out, ex.QuestionID)
+			outside = append(outside, ex.QuestionID)
+		} else {
+			delete(in, ex.QuestionID)
 		}
 	}
-	if len(out) > 0 {
-		return fmt.Errorf("%d holdout questions (question_id %d first) are in the SFT share of the %v split the policy trained on; pick another fraction", len(out), out[0], f)
+	if len(outside) > 0 {
+		return nil, nil, fmt.Errorf("train: RL's share %v: %d of its holdout questions (question_id %d first) are in the SFT share of the %v split the policy trained on; pick another share",
+			o.RLFraction, len(outside), outside[0], o.SFTFraction)
 	}
+	for _, ex := range holdout {
+		if in[ex.QuestionID] {
+			rest = append(rest, ex)
+		}
+	}
+	return rl.Holdout, rest, nil
+}
+
+// useHeldOut makes the held-out questions d's dev set, scored over the
+// training databases (dbRoot) with BIRD's pair limit.
+func (d *Data) useHeldOut(dbRoot string, heldOut []dataset.Example) error {
+	if len(heldOut) == 0 {
+		return fmt.Errorf("train: dev split %q: no holdout question is kept from RL (set an RL share between the SFT share and 1)", DevHeldOut)
+	}
+	for _, ex := range heldOut {
+		d.Dev = append(d.Dev, Example{Example: ex})
+	}
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: dbRoot, Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}})
+	d.engines = append(d.engines, eng)
+	d.DevEngine = eng
+	var err error
+	if d.DevPrompter, err = policy.NewPrompter(eng, dbRoot, d.Format); err != nil {
+		return err
+	}
+	d.Notes["dev_split"] = DevHeldOut
 	return nil
 }

@@ -104,10 +104,10 @@ func TestRLPromptsAugment(t *testing.T) {
 	}
 }
 
-// TestHoldoutWithin: a smaller holdout cut from the same seed lies within
-// the policy's (accepted), one with questions of the SFT share does not
-// (refused, naming how many).
-func TestHoldoutWithin(t *testing.T) {
+// TestCutPool: RL's pool at a larger share of the same seed lies within
+// the policy's holdout and, with the rest, makes all of it (accepted); a
+// share whose holdout holds SFT questions is refused, naming how many.
+func TestCutPool(t *testing.T) {
 	var exs []dataset.Example
 	for i := range 80 {
 		exs = append(exs, dataset.Example{QuestionID: i, DBID: []string{"a", "b"}[i%2], Difficulty: []string{"simple", "moderate"}[i/2%2]})
@@ -119,57 +119,85 @@ func TestHoldoutWithin(t *testing.T) {
 		}
 		return sp.Holdout
 	}
-	if err := holdoutWithin(exs, cut(0.875), 0.75, 1); err != nil {
-		t.Errorf("the 0.875 holdout within the 0.75 one: %v", err)
+	pool, rest, err := cutPool(exs, cut(0.75), BenchOptions{SFTFraction: 0.75, RLFraction: 0.875, Seed: 1})
+	if err != nil {
+		t.Fatalf("the 0.875 pool within the 0.75 holdout: %v", err)
 	}
-	err := holdoutWithin(exs, cut(0.5), 0.75, 1)
-	if err == nil || !strings.Contains(err.Error(), "20 holdout questions") {
-		t.Errorf("the 0.5 holdout within the 0.75 one: %v; want 20 questions refused", err)
+	seen := map[int]int{}
+	for _, ex := range append(append([]dataset.Example(nil), pool...), rest...) {
+		seen[ex.QuestionID]++
+	}
+	if len(pool) != 10 || len(rest) != 10 || len(seen) != 20 {
+		t.Errorf("pool %d, rest %d, %d distinct of the holdout's 20", len(pool), len(rest), len(seen))
+	}
+	for _, ex := range cut(0.75) {
+		if seen[ex.QuestionID] != 1 {
+			t.Errorf("holdout question %d in pool and rest %d times", ex.QuestionID, seen[ex.QuestionID])
+		}
+	}
+	// the 0.75 holdout checked against the 0.5 split the "policy" trained on
+	_, _, err = cutPool(exs, cut(0.5), BenchOptions{SFTFraction: 0.5, RLFraction: 0.75, Seed: 1})
+	if err != nil {
+		t.Errorf("0.75 within 0.5: %v", err)
+	}
+	if _, _, err := cutPool(exs, cut(0.875), BenchOptions{SFTFraction: 0.875, RLFraction: 0.9375, Seed: 1}); err != nil {
+		t.Errorf("0.9375 within 0.875: %v", err)
+	}
+	// a holdout that is not the split's: its questions outside are named
+	_, _, err = cutPool(exs, cut(0.875), BenchOptions{SFTFraction: 0.75, RLFraction: 0.8, Seed: 1})
+	if err == nil || !strings.Contains(err.Error(), "are in the SFT share") {
+		t.Errorf("a pool outside the holdout: %v; want a refusal", err)
 	}
 }
 
-// TestDevHeldOut: the "heldout" dev split is the part of the holdout that
-// RL, cutting its pool at a larger share, never draws: together with RL's
-// pool it is the whole holdout, and it shares no question with either
-// RL's pool or SFT's share. A share at or below SFT's is refused.
+// TestDevHeldOut: with RLFraction, Holdout is RL's pool, the "heldout" dev
+// split the rest of the policy's holdout: together the whole of it, and
+// neither shares a question with SFT's share, which stays the policy's.
+// A share at or below SFT's, or the split without a share, is refused.
 func TestDevHeldOut(t *testing.T) {
 	f := policy.Format{Kind: policy.FormatCompact, Types: true}
 	dir := tinyBench(t)
-	sft, err := LoadBench(BenchOptions{Dir: dir, Seed: 1, Format: f, DevSplit: DevHeldOut, HeldOutFraction: 0.875})
+	all, err := LoadBench(BenchOptions{Dir: dir, Seed: 1, Format: f, DevSplit: "-"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sft.Close()
-	rl, err := LoadBench(BenchOptions{Dir: dir, Seed: 1, Format: f, DevSplit: "-", SFTFraction: 0.875, WithinHoldoutOf: 0.75})
+	defer all.Close()
+	d, err := LoadBench(BenchOptions{Dir: dir, Seed: 1, Format: f, DevSplit: DevHeldOut, RLFraction: 0.875})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rl.Close()
+	defer d.Close()
+	if len(d.Train) != len(all.Train) {
+		t.Errorf("SFT share %d questions, the policy's %d", len(d.Train), len(all.Train))
+	}
 	where := map[int]string{}
-	for _, ex := range sft.Train {
+	for _, ex := range d.Train {
 		where[ex.QuestionID] = "sft"
 	}
-	for _, ex := range rl.Holdout {
+	for _, ex := range d.Holdout {
 		if where[ex.QuestionID] != "" {
 			t.Fatalf("RL's question %d is in SFT's share", ex.QuestionID)
 		}
 		where[ex.QuestionID] = "rl"
 	}
-	for _, ex := range sft.Dev {
+	for _, ex := range d.Dev {
 		if w := where[ex.QuestionID]; w != "" {
 			t.Fatalf("held-out question %d is in %s", ex.QuestionID, w)
 		}
 		where[ex.QuestionID] = "dev"
 	}
-	if len(sft.Dev) == 0 || len(rl.Holdout) == 0 || len(sft.Dev)+len(rl.Holdout) != len(sft.Holdout) {
-		t.Errorf("%d held out + %d RL questions; holdout %d", len(sft.Dev), len(rl.Holdout), len(sft.Holdout))
+	if len(d.Dev) == 0 || len(d.Holdout) == 0 || len(d.Dev)+len(d.Holdout) != len(all.Holdout) {
+		t.Errorf("%d held out + %d RL questions; holdout %d", len(d.Dev), len(d.Holdout), len(all.Holdout))
 	}
-	if sft.DevEngine == nil || sft.DevPrompter == nil {
+	if d.DevEngine == nil || d.DevPrompter == nil {
 		t.Error("no engine or prompter for the held-out questions")
 	}
-	for _, share := range []float64{0, 0.75, 0.5, 1} {
-		if _, err := LoadBench(BenchOptions{Dir: dir, Seed: 1, Format: f, DevSplit: DevHeldOut, HeldOutFraction: share}); err == nil || !strings.Contains(err.Error(), "must lie between") {
+	for _, share := range []float64{0.75, 0.5, 1} {
+		if _, err := LoadBench(BenchOptions{Dir: dir, Seed: 1, Format: f, DevSplit: DevHeldOut, RLFraction: share}); err == nil || !strings.Contains(err.Error(), "must lie between") {
 			t.Errorf("RL share %v: %v", share, err)
 		}
+	}
+	if _, err := LoadBench(BenchOptions{Dir: dir, Seed: 1, Format: f, DevSplit: DevHeldOut}); err == nil || !strings.Contains(err.Error(), "no holdout question is kept") {
+		t.Errorf("heldout without an RL share: %v", err)
 	}
 }

@@ -280,7 +280,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			return err
 		}
 		// the split SFT trained on: RL on its holdout must cut the same
-		fraction, sseed, within, err := initSplit(info, set["sft-fraction"], *frac, set["split-seed"], *splitSeed)
+		fraction, sseed, rlFraction, err := initSplit(info, set["sft-fraction"], *frac, set["split-seed"], *splitSeed)
 		if err != nil {
 			return err
 		}
@@ -288,7 +288,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			fmt.Fprintf(os.Stderr, "warning: -init trained on %s, RL reads %s\n", d, args[0])
 		}
 		data, err := train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: *trainSplit, SFTFraction: fraction, Seed: sseed,
-			DevSplit: *devSplit, Format: info.Prompt, HoldoutAugment: *augment, WithinHoldoutOf: within})
+			DevSplit: *devSplit, Format: info.Prompt, HoldoutAugment: *augment, RLFraction: rlFraction})
 		if err != nil {
 			return err
 		}
@@ -354,10 +354,9 @@ func initInfo(dir string) (*policy.Info, error) {
 // initSplit returns the SFT fraction and split seed RL must cut the train
 // split with: the -init run's, which a flag may repeat but not lower (the
 // holdout would then hold questions SFT trained on). A larger fraction
-// leaves RL a part of that run's holdout (the rest unseen by both, to
-// measure on); within is then the -init run's fraction, which LoadBench
-// checks the smaller holdout against.
-func initSplit(info *policy.Info, fracSet bool, frac float64, seedSet bool, seed uint64) (f float64, s uint64, within float64, err error) {
+// is rlFraction (train.BenchOptions.RLFraction): RL draws from a part of
+// that run's holdout, the rest unseen by both, to measure on.
+func initSplit(info *policy.Info, fracSet bool, frac float64, seedSet bool, seed uint64) (f float64, s uint64, rlFraction float64, err error) {
 	f, s = dataset.DefaultSFTFraction, uint64(1)
 	if v, ok := info.Notes["sft_fraction"]; ok {
 		if x, err := strconv.ParseFloat(v, 64); err == nil {
@@ -367,7 +366,7 @@ func initSplit(info *policy.Info, fracSet bool, frac float64, seedSet bool, seed
 		case fracSet && frac < f:
 			return 0, 0, 0, usagef("-sft-fraction %v: the -init run trained on a %v share; RL must not cut a holdout with questions SFT trained on", frac, f)
 		case fracSet && frac > f && f < 1:
-			f, within = frac, f
+			rlFraction = frac
 		}
 	} else if fracSet {
 		f = frac
@@ -382,7 +381,7 @@ func initSplit(info *policy.Info, fracSet bool, frac float64, seedSet bool, seed
 	} else if seedSet {
 		s = seed
 	}
-	return f, s, within, nil
+	return f, s, rlFraction, nil
 }
 
 // questionsData loads the data of an offline run on a question file
