@@ -183,24 +183,6 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	// benchmark and the kind come from BENCH_DIR and -reward
 	sub := flag.NewFlagSet("reward", flag.ContinueOnError)
 	stack := stackFlags(sub)
-	// inProcess builds the reward stack 'sqlrl reward serve' would run,
-	// from the reward flags with settings applied.
-	inProcess := func(settings map[string]string) (*reward.Stack, string, error) {
-		for name, v := range settings {
-			if err := sub.Set(name, v); err != nil {
-				return nil, "", err
-			}
-		}
-		so, _, name, err := stack()
-		if err != nil {
-			return nil, "", err
-		}
-		st, err := reward.NewSQLiteStack(so)
-		if err != nil {
-			return nil, "", err
-		}
-		return st, name, nil
-	}
 	sub.VisitAll(func(f *flag.Flag) {
 		switch f.Name {
 		case "data", "split", "db-root", "reward":
@@ -211,57 +193,6 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	return func(ctx context.Context, args []string) error {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		if *questions != "" || *dbRoot != "" {
-			if *out == "" || *initDir == "" {
-				return usagef("-init and -out are required")
-			}
-			if *sampleOnly {
-				return usagef("-questions: -sample-only is not available; sample a split's holdout instead")
-			}
-			if !*online && *offlineFile == "" {
-				return usagef("-online=false needs -offline FILE (a feedback export's rollouts.jsonl)")
-			}
-			kind, err := rewardKind(*rewardName)
-			if err != nil {
-				return err
-			}
-			data, err := questionsData(ctx, args, *questions, *dbRoot, *initDir, *trainSplit, *devSplit, set)
-			if err != nil {
-				return err
-			}
-			defer data.Close()
-			if set["augment"] {
-				// schema-order shuffles of each question, as a holdout's
-				data.HoldoutAugment = *augment
-			}
-			lo := loop.options(*out, *seed)
-			lo.Init, lo.LogEvery = *initDir, 1
-			o := train.RLOptions{
-				LoopOptions: lo, Algo: algo, Online: *online, OfflineFile: *offlineFile, Steps: *steps, Prompts: *prompts, K: *k,
-				Temperature: *temp, MaxTokens: *maxTokens, Beta: *beta, ORPOLambda: *orpoLambda, KLCoef: *klCoef,
-				KTOThreshold: *ktoThreshold, ClipEps: *clipEps, Epochs: *epochs, Gamma: *gamma, Lambda: *gaeLambda, ValueLR: *valueLR,
-				ScoreBatch: *scoreBatch, CorrectLevel: correctLevel(kind, sub), Guided: *guided, Rename: *rename, RenameText: *renameText, SFTWeight: *sftWeight,
-			}
-			if *online {
-				// the questions' own databases score the samples
-				st, name, err := inProcess(map[string]string{"data": "", "db-root": *dbRoot, "reward": kind})
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				o.Reward, o.RewardName = st, name
-			}
-			start := time.Now()
-			res, err := train.RL(ctx, data, o)
-			if err != nil {
-				return trainErr(err)
-			}
-			printTrained(res, start)
-			return nil
-		}
-		if len(args) != 1 {
-			return usagef("want one BENCH_DIR argument, got %d", len(args))
-		}
 		if *out == "" || *initDir == "" {
 			return usagef("-init and -out are required")
 		}
@@ -270,27 +201,47 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			return err
 		}
 		if !*online && *offlineFile == "" {
-			return usagef("-online=false needs -offline FILE")
+			return usagef("-online=false needs -offline FILE (a rollouts file: -sample-only's, or a feedback export's rollouts.jsonl)")
 		}
-		if err := checkSplit(args[0], *trainSplit); err != nil {
-			return err
-		}
-		info, err := initInfo(*initDir)
-		if err != nil {
-			return err
-		}
-		// the split SFT trained on: RL on its holdout must cut the same
-		fraction, sseed, rlFraction, err := initSplit(info, set["sft-fraction"], *frac, set["split-seed"], *splitSeed)
-		if err != nil {
-			return err
-		}
-		if d := info.Notes["data"]; d != "" && filepath.Clean(d) != filepath.Clean(args[0]) {
-			fmt.Fprintf(os.Stderr, "warning: -init trained on %s, RL reads %s\n", d, args[0])
-		}
-		data, err := train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: *trainSplit, SFTFraction: fraction, Seed: sseed,
-			DevSplit: *devSplit, Format: info.Prompt, HoldoutAugment: *augment, RLFraction: rlFraction})
-		if err != nil {
-			return err
+		// the prompts and the databases the reward scores them over
+		var data *train.Data
+		var rewardOn map[string]string
+		if *questions != "" || *dbRoot != "" {
+			if *sampleOnly {
+				return usagef("-questions: -sample-only is not available; sample a split's holdout instead")
+			}
+			if data, err = questionsData(ctx, args, *questions, *dbRoot, *initDir, *trainSplit, *devSplit, set); err != nil {
+				return err
+			}
+			if set["augment"] {
+				// schema-order shuffles of each question, as a holdout's
+				data.HoldoutAugment = *augment
+			}
+			rewardOn = map[string]string{"data": "", "db-root": *dbRoot}
+		} else {
+			if len(args) != 1 {
+				return usagef("want one BENCH_DIR argument, got %d", len(args))
+			}
+			if err := checkSplit(args[0], *trainSplit); err != nil {
+				return err
+			}
+			info, err := initInfo(*initDir)
+			if err != nil {
+				return err
+			}
+			// the split SFT trained on: RL on its holdout must cut the same
+			fraction, sseed, rlFraction, err := initSplit(info, set["sft-fraction"], *frac, set["split-seed"], *splitSeed)
+			if err != nil {
+				return err
+			}
+			if d := info.Notes["data"]; d != "" && filepath.Clean(d) != filepath.Clean(args[0]) {
+				fmt.Fprintf(os.Stderr, "warning: -init trained on %s, RL reads %s\n", d, args[0])
+			}
+			if data, err = train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: *trainSplit, SFTFraction: fraction, Seed: sseed,
+				DevSplit: *devSplit, Format: info.Prompt, HoldoutAugment: *augment, RLFraction: rlFraction}); err != nil {
+				return err
+			}
+			rewardOn = map[string]string{"data": args[0], "split": *trainSplit}
 		}
 		defer data.Close()
 		lo := loop.options(*out, *seed)
@@ -307,7 +258,18 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			if *rewardURL != "" {
 				o.Reward, o.RewardName = train.NewRemoteReward(*rewardURL), "remote:"+*rewardURL
 			} else {
-				st, name, err := inProcess(map[string]string{"data": args[0], "split": *trainSplit, "reward": kind})
+				// the stack 'sqlrl reward serve' would run, in process
+				rewardOn["reward"] = kind
+				for name, v := range rewardOn {
+					if err := sub.Set(name, v); err != nil {
+						return err
+					}
+				}
+				so, _, name, err := stack()
+				if err != nil {
+					return err
+				}
+				st, err := reward.NewSQLiteStack(so)
 				if err != nil {
 					return err
 				}
