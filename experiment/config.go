@@ -112,10 +112,14 @@ type EvalConfig struct {
 	Decoder int `json:"decoder,omitempty"`
 }
 
+// decodeVersion is policy.DecodeVersion, a variable so that a test can
+// plan under another version.
+var decodeVersion = policy.DecodeVersion
+
 // decoderKey is EvalConfig.Decoder for the decoder of this build.
 func decoderKey() int {
-	if policy.DecodeVersion > 1 {
-		return policy.DecodeVersion
+	if decodeVersion > 1 {
+		return decodeVersion
 	}
 	return 0
 }

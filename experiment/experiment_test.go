@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/internal/testkit"
-	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -412,21 +411,46 @@ func TestPlanHeldOut(t *testing.T) {
 	}
 }
 
-// TestEvalIDFollowsDecoder: an evaluation's ID is that of the configs
-// written before EvalConfig.Decoder while the decoder is at version 1, and
-// changes with a later version, so that a changed guide redoes the cached
-// evaluations instead of comparing old answers with new ones.
+// TestEvalIDFollowsDecoder: while the decoder is at version 1 an
+// evaluation's config is that of the configs written before
+// EvalConfig.Decoder (the cache stays valid); a later version changes the
+// ID of every evaluation the plan holds and of no training run, so that a
+// changed guide redoes the cached evaluations and nothing else.
 func TestEvalIDFollowsDecoder(t *testing.T) {
-	c := Config{Kind: KindEval, Bench: "abc", Seed: 1, SplitSeed: 1, Parent: "sft-000000000000",
-		Eval: &EvalConfig{Split: "dev", Guide: true, Decoder: decoderKey()}}
-	if policy.DecodeVersion == 1 && !strings.Contains(string(c.Canonical()), `"eval":{"split":"dev","n":0,"guide":true}`) {
-		t.Errorf("decoder version 1 changed the canonical config: %s", c.Canonical())
+	ids := func(v int) (evals, models map[string]string) {
+		old := decodeVersion
+		decodeVersion = v
+		defer func() { decodeVersion = old }()
+		pl, err := NewPlan(Quick(), "fp", []uint64{1}, []string{"dev"}, []string{"final"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evals, models = map[string]string{}, map[string]string{}
+		for _, r := range pl.Runs {
+			if r.Config.Kind == KindEval {
+				evals[r.Name] = r.ID
+				if v == 1 && !strings.Contains(string(r.Config.Canonical()), `"eval":{"split":"dev","n":4,"guide":true}`) {
+					t.Errorf("version 1 changed the canonical config: %s", r.Config.Canonical())
+				}
+			} else {
+				models[r.Name] = r.ID
+			}
+		}
+		return evals, models
 	}
-	next := c
-	ev := *c.Eval
-	ev.Decoder = policy.DecodeVersion + 1
-	next.Eval = &ev
-	if next.ID() == c.ID() {
-		t.Error("a new decoder version left the evaluation's ID")
+	e1, m1 := ids(1)
+	e2, m2 := ids(2)
+	if len(e1) == 0 || len(e1) != len(e2) {
+		t.Fatalf("%d and %d evaluations", len(e1), len(e2))
+	}
+	for name, id := range e1 {
+		if e2[name] == id {
+			t.Errorf("%s: version 2 left its ID %s", name, id)
+		}
+	}
+	for name, id := range m1 {
+		if m2[name] != id {
+			t.Errorf("%s: the decoder version changed a training run's ID", name)
+		}
 	}
 }

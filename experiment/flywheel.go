@@ -30,8 +30,9 @@ const (
 	// in 22 s on a quiet machine, scoring included about 30 s; a loaded
 	// machine takes up to 2-3 min.
 	evalQuestionSec = 30.0 / 500
-	// devQuestions is the bundled benchmark's dev split.
-	devQuestions = 500
+	// devQuestions and trainQuestions are the bundled benchmark's splits.
+	devQuestions   = 500
+	trainQuestions = 3000
 )
 
 // Flywheel is the main job's preset (sqlrl experiment flywheel): the SFT
@@ -94,7 +95,8 @@ func FlywheelQuick() Preset {
 // 500 dev): SFT steps, KTO steps scaled by completion length, in-run dev
 // samples and the two final evaluations.
 func FlywheelBudget(p Preset) string {
-	sftSteps := p.SFT.Epochs * ((3000*3/4 + p.SFT.Batch - 1) / p.SFT.Batch)
+	sftShare := int(math.Round(trainQuestions * p.RL.Fraction))
+	sftSteps := p.SFT.Epochs * ((sftShare + p.SFT.Batch - 1) / p.SFT.Batch)
 	if p.SFT.MaxSteps > 0 {
 		sftSteps = min(sftSteps, p.SFT.MaxSteps)
 	}
@@ -111,7 +113,7 @@ func FlywheelBudget(p Preset) string {
 		n = devQuestions
 	}
 	// the held-out part of the holdout, evaluated like a dev split
-	held := int(math.Round(3000 * (1 - p.RL.Fraction) * HeldOutShare(p.RL)))
+	held := int(math.Round((trainQuestions - float64(sftShare)) * HeldOutShare(p.RL)))
 	if p.EvalN > 0 {
 		held = min(held, p.EvalN)
 	}
