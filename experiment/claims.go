@@ -119,6 +119,10 @@ func checkClaims(rep *Report) []Claim {
 			}
 			add("SFT-75 + OKTO-25 beats SFT-100 on all but challenging", holds,
 				"OKTO minus SFT-100: %s", strings.Join(parts, ", "))
+			d := okto["total"].Mean - sft100["total"].Mean
+			add("SFT-75 + OKTO-25 >= SFT-100 in total EX (the recipe's headline, issue 10's goal)", d >= 0,
+				"OKTO %.1f, SFT-100 %.1f: %+.1f points (spread of the two %.1f over %d seed(s))", okto["total"].Mean, sft100["total"].Mean, d,
+				max(okto["total"].Range(), sft100["total"].Range()), okto["total"].N)
 		}
 		// Issue 10's goal: OKTO over its SFT-75 start by more than the
 		// seeds' spread, +5 points or more.

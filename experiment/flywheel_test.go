@@ -140,4 +140,77 @@ func TestFlywheelBudget(t *testing.T) {
 	if FlywheelBudget(q) == p.Budget {
 		t.Error("doubling the KTO steps left the budget")
 	}
+	// SFT-100: 16 epochs of all 3,000 questions in batches of 16.
+	q = p
+	q.SFT100 = true
+	if b := FlywheelBudget(q); !strings.Contains(b, "SFT-100 3008 steps") {
+		t.Errorf("budget with SFT-100 %q: want its 3008 steps", b)
+	}
+}
+
+// TestFlywheelSFT100 adds SFT-100 to the flywheel into the directory of a
+// finished one: the cached SFT-75, KTO and their evaluations are reused,
+// SFT-100 is trained and evaluated on the dev splits and not on heldout
+// (it trained on those questions), and its column and the headline claim
+// are the evaluations' numbers.
+func TestFlywheelSFT100(t *testing.T) {
+	bench, out := fakeBench(t, "dev"), t.TempDir()
+	f := &fake{}
+	if _, err := ExecuteFlywheel(context.Background(), flywheelOptions(bench, out, f)); err != nil {
+		t.Fatal(err)
+	}
+	o := flywheelOptions(bench, out, f)
+	o.Preset.SFT100 = true
+	d, err := ExecuteFlywheel(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Ran != 2 || f.calls[KindSFT] != 2 || f.calls[KindRL] != 1 {
+		t.Fatalf("ran %d runs (%d SFT, %d RL in all); want 2 new (SFT-100 and its dev evaluation), SFT twice, RL once", d.Ran, f.calls[KindSFT], f.calls[KindRL])
+	}
+	var sft100 *Run
+	for _, r := range d.Plan.Runs {
+		if r.Config.SFT != nil && r.Config.SFT.Fraction == 1 {
+			sft100 = r
+		}
+	}
+	if sft100 == nil || sft100.Evals["dev"] == nil || sft100.Evals["heldout"] != nil {
+		t.Fatalf("SFT-100 run %+v: want one, evaluated on dev and not on heldout", sft100)
+	}
+	sc := readScore(t, filepath.Join(out, "runs"), sft100.Evals["dev"])
+	fr := d.Flywheel
+	for _, tb := range fr.Tables {
+		for _, r := range tb.Rows {
+			switch {
+			case tb.Split == "heldout" && r.SFT100 != nil:
+				t.Errorf("heldout %s has an SFT-100 cell", r.Level)
+			case tb.Split == "dev" && r.SFT100 == nil:
+				t.Errorf("dev %s has no SFT-100 cell", r.Level)
+			case tb.Split == "dev":
+				want := 100 * sc.EX
+				if r.Level != "total" {
+					want = 100 * sc.Levels[r.Level]
+				}
+				if math.Abs(r.SFT100.Mean-want) > 1e-7 {
+					t.Errorf("dev %s SFT-100 %.4f, want %.4f", r.Level, r.SFT100.Mean, want)
+				}
+			}
+		}
+	}
+	var headline *Claim
+	for i, c := range fr.Claims {
+		if strings.Contains(c.Claim, ">= SFT-100") {
+			headline = &fr.Claims[i]
+		}
+	}
+	if headline == nil || headline.Split != "dev" {
+		t.Fatalf("claims %+v: want the headline on dev", fr.Claims)
+	}
+	md := string(fr.Markdown())
+	if !strings.Contains(md, "| SFT-100 | OKTO - SFT-100 |") || !strings.Contains(md, "not evaluated on heldout") {
+		t.Errorf("report.md does not show SFT-100:\n%s", md)
+	}
+	if !strings.Contains(FlywheelBudget(o.Preset), "SFT-100") {
+		t.Errorf("budget %q does not count SFT-100", FlywheelBudget(o.Preset))
+	}
 }

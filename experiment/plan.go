@@ -23,6 +23,10 @@ type Preset struct {
 	// (0: all).
 	EvalN int      `json:"eval_n"`
 	Seeds []uint64 `json:"seeds"`
+	// SFT100 adds SFT on all of train (the SFT template, fraction 1) to
+	// the flywheel study: the recipe's headline compares SFT-75 + OKTO
+	// with it. The OKTO studies have it in "holdout" and "final" anyway.
+	SFT100 bool `json:"sft100,omitempty"`
 	// Budget is the arithmetic behind the sizes, for the report.
 	Budget string `json:"budget"`
 }
@@ -214,6 +218,11 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 		StudyFlywheel: {"What does online KTO on the 25% holdout SFT never saw add to its SFT-75 start?", []armDef{
 			sft75, func() armDef { a := okto; a.label = "SFT-75 + OKTO"; return a }(),
 		}},
+	}
+	if p.SFT100 {
+		fw := defs[StudyFlywheel]
+		fw.arms = append(fw.arms, sft100)
+		defs[StudyFlywheel] = fw
 	}
 	models := map[string][]*Run{} // arm key -> runs by seed
 	var model func(d armDef, seed uint64, si int) *Run

@@ -162,6 +162,7 @@ it tests the machinery, not the recipe.`,
 			evalEvery := fs.Int("kto-eval-every", def.RL.EvalEvery, "dev EX during KTO every N steps (-1: never)")
 			evalN := fs.Int("kto-eval-n", def.RL.EvalN, "dev questions per evaluation during KTO")
 			heldOut := fs.Float64("heldout", experiment.HeldOutShare(def.RL), "share of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
+			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
 			return func(ctx context.Context, args []string) error {
@@ -185,6 +186,7 @@ it tests the machinery, not the recipe.`,
 					"prompts": func() { p.RL.Prompts = *prompts }, "kto-max-tokens": func() { p.RL.MaxTokens = *maxTokens },
 					"kto-eval-every": func() { p.RL.EvalEvery = *evalEvery }, "kto-eval-n": func() { p.RL.EvalN = *evalN },
 					"heldout": func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
+					"sft100":  func() { p.SFT100 = *sft100 },
 				} {
 					if set[name] {
 						apply()
