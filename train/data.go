@@ -141,8 +141,8 @@ func LoadBench(o BenchOptions) (*Data, error) {
 	}}
 	pool, heldOut := sp.Holdout, []dataset.Example(nil)
 	if o.RLFraction > 0 {
-		if pool, heldOut, err = cutPool(b.Examples, sp.Holdout, o); err != nil {
-			return nil, err
+		if pool, heldOut, err = dataset.CutPool(b.Examples, sp.Holdout, dataset.Parts{SFTFraction: o.SFTFraction, RLFraction: o.RLFraction, Seed: o.Seed}); err != nil {
+			return nil, fmt.Errorf("train: %w", err)
 		}
 		d.Notes["rl_fraction"] = fmt.Sprint(o.RLFraction)
 	}
@@ -353,41 +353,7 @@ func dbWords(eng sqlexec.Engine, p *policy.Prompter, exs []dataset.Example) ([]s
 // RL learnt about those databases apart from the questions it was
 // rewarded on, where a benchmark's dev databases (renamed, or of other
 // domains) measure transfer.
-const DevHeldOut = "heldout"
-
-// cutPool splits holdout (the holdout at o.SFTFraction) into RL's pool,
-// the holdout of the split at o.RLFraction, and the rest.
-func cutPool(all, holdout []dataset.Example, o BenchOptions) (pool, rest []dataset.Example, err error) {
-	if !(o.RLFraction > o.SFTFraction && o.RLFraction < 1) {
-		return nil, nil, fmt.Errorf("train: RL's share %v must lie between the SFT share %v and 1", o.RLFraction, o.SFTFraction)
-	}
-	rl, err := dataset.Split(all, dataset.SplitOptions{SFTFraction: o.RLFraction, Seed: o.Seed})
-	if err != nil {
-		return nil, nil, err
-	}
-	in := make(map[int]bool, len(holdout))
-	for _, ex := range holdout {
-		in[ex.QuestionID] = true
-	}
-	var outside []int
-	for _, ex := range rl.Holdout {
-		if !in[ex.QuestionID] {
-			outside = append(outside, ex.QuestionID)
-		} else {
-			delete(in, ex.QuestionID)
-		}
-	}
-	if len(outside) > 0 {
-		return nil, nil, fmt.Errorf("train: RL's share %v: %d of its holdout questions (question_id %d first) are in the SFT share of the %v split the policy trained on; pick another share",
-			o.RLFraction, len(outside), outside[0], o.SFTFraction)
-	}
-	for _, ex := range holdout {
-		if in[ex.QuestionID] {
-			rest = append(rest, ex)
-		}
-	}
-	return rl.Holdout, rest, nil
-}
+const DevHeldOut = dataset.PartHeldOut
 
 // useHeldOut makes the held-out questions d's dev set, scored over the
 // training databases (dbRoot) with BIRD's pair limit.

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/policy"
 )
 
@@ -101,52 +100,6 @@ func TestRLPromptsAugment(t *testing.T) {
 	}
 	if shuffled == 0 {
 		t.Error("no shuffled variant at all")
-	}
-}
-
-// TestCutPool: RL's pool at a larger share of the same seed lies within
-// the policy's holdout and, with the rest, makes all of it (accepted); a
-// share whose holdout holds SFT questions is refused, naming how many.
-func TestCutPool(t *testing.T) {
-	var exs []dataset.Example
-	for i := range 80 {
-		exs = append(exs, dataset.Example{QuestionID: i, DBID: []string{"a", "b"}[i%2], Difficulty: []string{"simple", "moderate"}[i/2%2]})
-	}
-	cut := func(f float64) []dataset.Example {
-		sp, err := dataset.Split(exs, dataset.SplitOptions{SFTFraction: f, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sp.Holdout
-	}
-	pool, rest, err := cutPool(exs, cut(0.75), BenchOptions{SFTFraction: 0.75, RLFraction: 0.875, Seed: 1})
-	if err != nil {
-		t.Fatalf("the 0.875 pool within the 0.75 holdout: %v", err)
-	}
-	seen := map[int]int{}
-	for _, ex := range append(append([]dataset.Example(nil), pool...), rest...) {
-		seen[ex.QuestionID]++
-	}
-	if len(pool) != 10 || len(rest) != 10 || len(seen) != 20 {
-		t.Errorf("pool %d, rest %d, %d distinct of the holdout's 20", len(pool), len(rest), len(seen))
-	}
-	for _, ex := range cut(0.75) {
-		if seen[ex.QuestionID] != 1 {
-			t.Errorf("holdout question %d in pool and rest %d times", ex.QuestionID, seen[ex.QuestionID])
-		}
-	}
-	// the 0.75 holdout checked against the 0.5 split the "policy" trained on
-	_, _, err = cutPool(exs, cut(0.5), BenchOptions{SFTFraction: 0.5, RLFraction: 0.75, Seed: 1})
-	if err != nil {
-		t.Errorf("0.75 within 0.5: %v", err)
-	}
-	if _, _, err := cutPool(exs, cut(0.875), BenchOptions{SFTFraction: 0.875, RLFraction: 0.9375, Seed: 1}); err != nil {
-		t.Errorf("0.9375 within 0.875: %v", err)
-	}
-	// a holdout that is not the split's: its questions outside are named
-	_, _, err = cutPool(exs, cut(0.875), BenchOptions{SFTFraction: 0.75, RLFraction: 0.8, Seed: 1})
-	if err == nil || !strings.Contains(err.Error(), "are in the SFT share") {
-		t.Errorf("a pool outside the holdout: %v; want a refusal", err)
 	}
 }
 

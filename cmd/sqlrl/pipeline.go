@@ -450,16 +450,12 @@ to 'sqlrl pipeline run'), OUT/data/{train,val}.jsonl and OUT/report.json.`,
 
 // pipelineQuestions loads a split's questions, or train's RL holdout.
 func pipelineQuestions(dir, split string, sftFraction float64, seed uint64) ([]dataset.Example, string, error) {
-	if split == "holdout" {
-		b, err := dataset.Load(dir, "train")
+	if split == dataset.PartHoldout {
+		b, err := dataset.LoadPart(dir, split, dataset.Parts{SFTFraction: sftFraction, Seed: seed})
 		if err != nil {
 			return nil, "", err
 		}
-		sp, err := dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: sftFraction, Seed: seed})
-		if err != nil {
-			return nil, "", err
-		}
-		return sp.Holdout, b.DBRoot, nil
+		return b.Examples, b.DBRoot, nil
 	}
 	if err := checkSplit(dir, split); err != nil {
 		return nil, "", err
