@@ -142,3 +142,44 @@ func isDirPath(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
 }
+
+// splitFlags is -split with the flags that say how a run cut train, so
+// that the parts no file names (dataset.PartHoldout: the RLHF holdout;
+// dataset.PartHeldOut: the part of it RL never drew from) are read as
+// the run saw them. The defaults are the flywheel's cut.
+type splitFlags struct {
+	split       *string
+	sftFraction *float64
+	rlFraction  *float64
+	seed        *uint64
+}
+
+func addSplitFlags(fs *flag.FlagSet) *splitFlags {
+	return &splitFlags{
+		split: fs.String("split", "dev", "benchmark split (<split>.json), or a part of train: holdout (the RLHF holdout at -sft-fraction) or heldout (the part of it that RL at -rl-fraction never drew from)"),
+		sftFraction: fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "with -split holdout|heldout: SFT's share of train (as sqlrl train sft -sft-fraction)"),
+		rlFraction: fs.Float64("rl-fraction", 0.875, "with -split heldout: the share whose holdout RL drew from (train kto -sft-fraction; the flywheel's -heldout 0.5 is 0.875)"),
+		seed: fs.Uint64("split-seed", 1, "with -split holdout|heldout: the seed of the SFT/holdout split (as sqlrl train sft -split-seed)"),
+	}
+}
+
+// check is checkSplit on the split, or on train for a part of it: a
+// usage error that lists the splits dir has.
+func (s *splitFlags) check(dir string) error {
+	if dataset.IsPart(*s.split) {
+		return checkSplit(dir, "train")
+	}
+	return checkSplit(dir, *s.split)
+}
+
+// load reads the split or part from dir.
+func (s *splitFlags) load(dir string) (*dataset.Benchmark, error) {
+	if !dataset.IsPart(*s.split) {
+		return dataset.Load(dir, *s.split)
+	}
+	p := dataset.Parts{SFTFraction: *s.sftFraction, Seed: *s.seed}
+	if *s.split == dataset.PartHeldOut {
+		p.RLFraction = *s.rlFraction
+	}
+	return dataset.LoadPart(dir, *s.split, p)
+}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -193,13 +192,12 @@ func postgresEval(ctx context.Context, dsn string, lim sqlexec.Limits, exs []dat
 
 // questionsFile is the question file an eval reads its gold from, for the
 // per-dialect "SQL_postgres" fields; "" when there is none.
-func questionsFile(data, split, gold, questions string) string {
+func questionsFile(src, gold, questions string) string {
 	if gold != "" {
 		return questions
 	}
-	p := filepath.Join(data, split+".json")
-	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(src); src == "" || errors.Is(err, os.ErrNotExist) {
 		return ""
 	}
-	return p
+	return src
 }

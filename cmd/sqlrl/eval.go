@@ -42,7 +42,7 @@ examples:
   sqlrl eval --gold dev_gold.sql --db-root dev_databases --questions dev.json --pred preds.jsonl`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			data := fs.String("data", defaultData, "benchmark `dir` (BIRD or Spider layout)")
-			split := fs.String("split", "dev", "benchmark split to read (<split>.json)")
+			split := addSplitFlags(fs)
 			gold := fs.String("gold", "", "gold `file` of SQL<TAB>db_id lines, instead of --data")
 			dbRoot := fs.String("db-root", "", "`dir` holding <db>/<db>.sqlite (default: the benchmark's)")
 			questions := fs.String("questions", "", "question `file` (BIRD/Spider JSON) giving difficulties for --gold")
@@ -73,7 +73,7 @@ examples:
 				if (*pred == "") == !*goldAsPred {
 					return usagef("give exactly one of --pred FILE or --gold-as-pred")
 				}
-				examples, layout, root, err := loadGold(*data, *split, *gold, *dbRoot, *questions)
+				examples, layout, root, src, err := loadGold(*data, split, *gold, *dbRoot, *questions)
 				if err != nil {
 					return err
 				}
@@ -86,7 +86,7 @@ examples:
 					if *suite {
 						return usagef("--suite needs --engine sqlite")
 					}
-					if pg, pgTr, err = postgresEval(ctx, *pgDSN, lim, examples, questionsFile(*data, *split, *gold, *questions), *goldDialect); err != nil {
+					if pg, pgTr, err = postgresEval(ctx, *pgDSN, lim, examples, questionsFile(src, *gold, *questions), *goldDialect); err != nil {
 						return err
 					}
 					defer pg.Close()
@@ -140,11 +140,11 @@ examples:
 				// A broken database file must stop the run before a score is
 				// printed; the engine's Check names the file.
 				if c, ok := any(sqlite).(eval.DBChecker); ok && pg == nil {
-					src := *gold
-					if src == "" {
-						src = filepath.Join(*data, *split+".json")
+					where := src
+					if *gold != "" {
+						where = *gold
 					}
-					if err := eval.CheckDatabases(ctx, c, src, examples); err != nil {
+					if err := eval.CheckDatabases(ctx, c, where, examples); err != nil {
 						return err
 					}
 				}
@@ -195,13 +195,14 @@ examples:
 	})
 }
 
-// loadGold reads the gold side of an evaluation: a benchmark directory, or a
-// gold SQL file with a database root.
-func loadGold(data, split, gold, dbRoot, questions string) ([]dataset.Example, dataset.Layout, string, error) {
+// loadGold reads the gold side of an evaluation: a benchmark directory's
+// split (or part of train), or a gold SQL file with a database root. src
+// is the benchmark's question file.
+func loadGold(data string, split *splitFlags, gold, dbRoot, questions string) (exs []dataset.Example, layout dataset.Layout, root, src string, err error) {
 	if gold == "" {
-		b, err := dataset.Load(data, split)
+		b, err := split.load(data)
 		if err != nil {
-			return nil, "", "", err
+			return nil, "", "", "", err
 		}
 		for _, w := range b.Warnings {
 			fmt.Fprintln(os.Stderr, "warning:", w)
@@ -210,34 +211,34 @@ func loadGold(data, split, gold, dbRoot, questions string) ([]dataset.Example, d
 		if dbRoot != "" {
 			root = dbRoot
 		}
-		return b.Examples, b.Layout, root, nil
+		return b.Examples, b.Layout, root, b.Questions, nil
 	}
 	if dbRoot == "" {
-		return nil, "", "", usagef("--gold needs --db-root")
+		return nil, "", "", "", usagef("--gold needs --db-root")
 	}
-	exs, err := dataset.ReadGoldSQL(gold)
+	exs, err = dataset.ReadGoldSQL(gold)
 	if err != nil {
-		return nil, "", "", err
+		return nil, "", "", "", err
 	}
-	layout := dataset.LayoutBIRD
+	layout = dataset.LayoutBIRD
 	if questions != "" {
 		qb, err := dataset.LoadQuestions(questions)
 		if err != nil {
-			return nil, "", "", err
+			return nil, "", "", "", err
 		}
 		qs := qb.Examples
 		layout = qb.Layout
 		if len(qs) != len(exs) {
-			return nil, "", "", fmt.Errorf("%s has %d questions but %s has %d gold queries", questions, len(qs), gold, len(exs))
+			return nil, "", "", "", fmt.Errorf("%s has %d questions but %s has %d gold queries", questions, len(qs), gold, len(exs))
 		}
 		for i := range exs {
 			if qs[i].DBID != exs[i].DBID {
-				return nil, "", "", fmt.Errorf("%s: line %d is on %q but question %d of %s is on %q", gold, i+1, exs[i].DBID, i, questions, qs[i].DBID)
+				return nil, "", "", "", fmt.Errorf("%s: line %d is on %q but question %d of %s is on %q", gold, i+1, exs[i].DBID, i, questions, qs[i].DBID)
 			}
 			exs[i].Difficulty, exs[i].QuestionID, exs[i].Question = qs[i].Difficulty, qs[i].QuestionID, qs[i].Question
 		}
 	}
-	return exs, layout, dbRoot, nil
+	return exs, layout, dbRoot, "", nil
 }
 
 // suiteOf lists every .sqlite file beside a database's own, as the Spider

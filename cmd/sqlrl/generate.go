@@ -54,7 +54,7 @@ field, a warning on stderr and a count in the summary; the run goes on and
 			model := fs.String("model", "", "checkpoint or run directory (required)")
 			out := fs.String("out", "", "JSONL predictions to write (required)")
 			bird := fs.String("bird", "", "also write BIRD's prediction JSON here")
-			split := fs.String("split", "dev", "benchmark split")
+			split := addSplitFlags(fs)
 			n := fs.Int("n", 1, "samples per question")
 			temp := fs.Float64("temperature", 0, "sampling temperature (0: greedy)")
 			topP := fs.Float64("top-p", 1, "nucleus sampling mass")
@@ -77,15 +77,15 @@ field, a warning on stderr and a count in the summary; the run goes on and
 				if *n < 1 || *temp < 0 || *topP <= 0 || *topP > 1 {
 					return usagef("want -n >= 1, -temperature >= 0 and 0 < -top-p <= 1")
 				}
-				if err := checkSplit(args[0], *split); err != nil {
-					return err
-				}
 				nn.SetThreads(*threads)
 				pol, err := policy.LoadSQL(*model)
 				if err != nil {
 					return err
 				}
-				b, err := dataset.Load(args[0], *split)
+				if err := split.check(args[0]); err != nil {
+					return err
+				}
+				b, err := split.load(args[0])
 				if err != nil {
 					return err
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/internal/policytest"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
@@ -123,4 +124,58 @@ func sqlrlOS(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	bo, _ := os.ReadFile(fo.Name())
 	be, _ := os.ReadFile(fe.Name())
 	return out + string(bo), errs + string(be), code
+}
+
+// TestPartsAsSplits reads train's parts by the names the reports use:
+// eval's gold and generate's questions on -split holdout and heldout are
+// the questions dataset.LoadPart cuts with the same flags, and a cut that
+// would hand RL questions SFT trained on is refused.
+func TestPartsAsSplits(t *testing.T) {
+	dir := t.TempDir()
+	b := tinyBench(t, dir)
+	for _, c := range []struct {
+		split string
+		flags []string
+		parts dataset.Parts
+	}{
+		{"holdout", nil, dataset.Parts{SFTFraction: 0.75, Seed: 1}},
+		{"heldout", nil, dataset.Parts{SFTFraction: 0.75, RLFraction: 0.875, Seed: 1}},
+		{"heldout", []string{"-sft-fraction", "0.5", "-rl-fraction", "0.75", "-split-seed", "2"}, dataset.Parts{SFTFraction: 0.5, RLFraction: 0.75, Seed: 2}},
+	} {
+		want, err := dataset.LoadPart(b, c.split, c.parts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		report := filepath.Join(dir, "r.json")
+		args := append([]string{"eval", "--gold-as-pred", "--quiet", "--data", b, "--split", c.split, "--json", report}, c.flags...)
+		if _, errs, code := sqlrl(t, args...); code != 0 {
+			t.Fatalf("%v: code %d: %s", args, code, errs)
+		}
+		var rep struct{ Total struct{ Count, Correct int } }
+		readJSONFile(t, report, &rep)
+		if rep.Total.Count != len(want.Examples) || rep.Total.Correct != rep.Total.Count || rep.Total.Count == 0 {
+			t.Errorf("%v: %+v; want all %d questions of the part right", args, rep.Total, len(want.Examples))
+		}
+		pred := filepath.Join(dir, "p.jsonl")
+		args = append([]string{"generate", "-model", tinyCheckpoint(t, 512), "-out", pred, "-max-tokens", "4", "-limit", "3", "-threads", "1", "-split", c.split}, append(c.flags, b)...)
+		if out, errs, code := sqlrlOS(t, args...); code != 0 {
+			t.Fatalf("%v: code %d\n%s\n%s", args, code, out, errs)
+		}
+		preds, err := dataset.ReadPredictions(pred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(preds) != 3 {
+			t.Fatalf("%v: %d predictions, want 3", args, len(preds))
+		}
+		for i, p := range preds {
+			if p.QuestionID != want.Examples[i].QuestionID {
+				t.Errorf("%v: prediction %d is question %d, want %d", args, i, p.QuestionID, want.Examples[i].QuestionID)
+			}
+		}
+	}
+	_, errs, code := sqlrl(t, "eval", "--gold-as-pred", "--quiet", "--data", b, "--split", "heldout", "--rl-fraction", "0.7")
+	if code == 0 || !strings.Contains(errs, "between the SFT share") {
+		t.Errorf("RL share below SFT's: code %d, %s", code, errs)
+	}
 }

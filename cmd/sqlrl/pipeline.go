@@ -85,7 +85,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 			reviewWeight := fs.Float64("review-weight", agents.DefaultReviewWeight, "review strategy: weight w of the planner's log P(SQL | question) beside the reviewer's log P(question | SQL) (0: the reviewer alone)")
 			rankerPath := fs.String("ranker", "", "learned ranker (sqlrl pipeline train-ranker) to add as a strategy")
 			out := fs.String("out", "", "rollouts JSONL to write (required)")
-			split := fs.String("split", "dev", "benchmark split, or holdout (train's RL holdout)")
+			split := addSplitFlags(fs)
 			k := fs.Int("k", 8, "candidates per question (1 greedy + k-1 samples)")
 			temp := fs.Float64("temperature", 1, "sampling temperature")
 			topP := fs.Float64("top-p", 0.9, "nucleus sampling mass")
@@ -99,8 +99,6 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 			reuse := fs.String("reuse", "", "take the planner's candidates from this earlier rollout file instead of decoding them")
 			heldOutOf := fs.String("heldout-of", "", "only the questions this 'pipeline train' run held out (with -split holdout: out-of-sample agents for the ranker)")
 			threads := fs.Int("threads", 2, "threads")
-			sftFraction := fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "with -split holdout: SFT's share of train")
-			splitSeed := fs.Uint64("split-seed", 1, "with -split holdout: the seed of the SFT/holdout split (as sqlrl train sft -split-seed)")
 			apiKey := fs.String("api-key", os.Getenv("OPENAI_API_KEY"), "API key of remote agents ($OPENAI_API_KEY)")
 			timeout := fs.Duration("remote-timeout", 2*time.Minute, "time limit of one remote call")
 			remoteAPI := fs.String("remote-api", "chat", "remote agents' API: chat (a chat model, chat templates) or completions (a native checkpoint served by 'sqlrl serve-model', native templates)")
@@ -119,10 +117,14 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 					return usagef("-fix-when %q: want failed or incorrect", *fixWhen)
 				}
 				nn.SetThreads(*threads)
-				exs, dbRoot, err := pipelineQuestions(args[0], *split, *sftFraction, *splitSeed)
+				if err := split.check(args[0]); err != nil {
+					return err
+				}
+				b, err := split.load(args[0])
 				if err != nil {
 					return err
 				}
+				exs, dbRoot := b.Examples, b.DBRoot
 				if *heldOutOf != "" {
 					sp, err := train.HeldOutBy(*heldOutOf)
 					if err != nil {
@@ -446,25 +448,6 @@ to 'sqlrl pipeline run'), OUT/data/{train,val}.jsonl and OUT/report.json.`,
 			}
 		},
 	})
-}
-
-// pipelineQuestions loads a split's questions, or train's RL holdout.
-func pipelineQuestions(dir, split string, sftFraction float64, seed uint64) ([]dataset.Example, string, error) {
-	if split == dataset.PartHoldout {
-		b, err := dataset.LoadPart(dir, split, dataset.Parts{SFTFraction: sftFraction, Seed: seed})
-		if err != nil {
-			return nil, "", err
-		}
-		return b.Examples, b.DBRoot, nil
-	}
-	if err := checkSplit(dir, split); err != nil {
-		return nil, "", err
-	}
-	b, err := dataset.Load(dir, split)
-	if err != nil {
-		return nil, "", err
-	}
-	return b.Examples, b.DBRoot, nil
 }
 
 // remoteAgent builds a remote backend from URL#MODEL.
