@@ -156,10 +156,10 @@ type splitFlags struct {
 
 func addSplitFlags(fs *flag.FlagSet) *splitFlags {
 	return &splitFlags{
-		split: fs.String("split", "dev", "benchmark split (<split>.json), or a part of train: holdout (the RLHF holdout at -sft-fraction) or heldout (the part of it that RL at -rl-fraction never drew from)"),
+		split:       fs.String("split", "dev", "benchmark split (<split>.json), or a part of train: holdout (the RLHF holdout at -sft-fraction) or heldout (the part of it that RL at -rl-fraction never drew from)"),
 		sftFraction: fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "with -split holdout|heldout: SFT's share of train (as sqlrl train sft -sft-fraction)"),
-		rlFraction: fs.Float64("rl-fraction", 0.875, "with -split heldout: the share whose holdout RL drew from (train kto -sft-fraction; the flywheel's -heldout 0.5 is 0.875)"),
-		seed: fs.Uint64("split-seed", 1, "with -split holdout|heldout: the seed of the SFT/holdout split (as sqlrl train sft -split-seed)"),
+		rlFraction:  fs.Float64("rl-fraction", 0.875, "with -split heldout: the share whose holdout RL drew from (train kto -sft-fraction; the flywheel's -heldout 0.5 is 0.875)"),
+		seed:        fs.Uint64("split-seed", 1, "with -split holdout|heldout: the seed of the SFT/holdout split (as sqlrl train sft -split-seed)"),
 	}
 }
 
