@@ -119,6 +119,12 @@ type RLOptions struct {
 	// desirable samples times SFTWeight (AddNLL): the correct samples
 	// also teach as SFT examples. 0 (default): KTO alone.
 	SFTWeight float64
+	// Replay, above 0, adds to every step the SFT loss of this many
+	// examples of the SFT share, renamed as SFT renames them, times
+	// ReplayWeight (default 1): PPO-ptx's mix, to keep what SFT's
+	// renaming taught (replay). Benchmark data only.
+	Replay       int
+	ReplayWeight float64
 	// KLCoef is the KL-to-reference coefficient of PPO (per-token reward
 	// penalty, default 0.05), GRPO (k3 penalty, default 0.04) and RLOO
 	// (reward shaping, default 0); negative means none.
@@ -161,6 +167,9 @@ type RLOptions struct {
 func (o *RLOptions) defaults() {
 	if o.LR == 0 {
 		o.LR = 2e-5
+	}
+	if o.Replay > 0 && o.ReplayWeight == 0 {
+		o.ReplayWeight = 1
 	}
 	if o.Steps == 0 {
 		o.Steps = 100
@@ -263,6 +272,9 @@ func (o *RLOptions) check() error {
 	}
 	if o.SFTWeight < 0 || o.SFTWeight > 0 && o.Algo != AlgoKTO {
 		return fmt.Errorf("train: SFT weight %v: a weight of 0 or more, for kto only (ORPO has its own NLL term)", o.SFTWeight)
+	}
+	if o.Replay < 0 || o.Replay > 0 && !(o.ReplayWeight > 0) {
+		return fmt.Errorf("train: replay of %d examples at weight %v: want 0 examples, or some at a positive weight", o.Replay, o.ReplayWeight)
 	}
 	if o.Guided && !slices.Contains(OfflineAlgos, o.Algo) {
 		return fmt.Errorf("train: guided samples are off the policy's distribution, which %s's gradient estimate needs; only %v take them", o.Algo, OfflineAlgos)
@@ -387,6 +399,7 @@ type rlBase struct {
 	hstep  []float32 // the head's AdamW step count
 	vsched Schedule
 	rn     *renamer // RLOptions.Rename
+	rp     *replay  // RLOptions.Replay
 }
 
 func (b *rlBase) fingerprint() map[string]string {
@@ -406,6 +419,10 @@ func (b *rlBase) fingerprint() map[string]string {
 	}
 	if o.SFTWeight > 0 {
 		f["sft_weight"] = fmt.Sprint(o.SFTWeight)
+	}
+	if o.Replay > 0 {
+		f["replay"] = fmt.Sprint(o.Replay)
+		f["replay_weight"] = fmt.Sprint(o.ReplayWeight)
 	}
 	if o.Rename > 0 {
 		f["rename"] = fmt.Sprint(o.Rename)
@@ -444,6 +461,12 @@ func (b *rlBase) start(p *policy.Policy) error {
 		}
 		b.ptoks[i] = t
 		b.fits = append(b.fits, i)
+	}
+	if b.o.Replay > 0 {
+		var err error
+		if b.rp, err = newReplay(b.d, p); err != nil {
+			return err
+		}
 	}
 	if len(b.fits) == 0 {
 		return fmt.Errorf("train: none of the %d RL prompts fits the model's context of %d tokens with room for a completion", len(b.pool), p.Model.Cfg.MaxSeq)
@@ -1017,6 +1040,15 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 	}
 	if err := t.backward(g, seqs, spans); err != nil {
 		return ss, fmt.Errorf("rl step %d: backward: %w", step, err)
+	}
+	if t.rp != nil {
+		nll, ntok, err := t.replayStep(ctx, step)
+		if err != nil {
+			return ss, fmt.Errorf("rl step %d: %w", step, err)
+		}
+		ss.Metrics["replay_nll"] = nll
+		ss.Metrics["replay_tokens"] = float64(ntok)
+		g.Loss += o.ReplayWeight * nll
 	}
 	if t.vs != nil {
 		t.updateValue(step)

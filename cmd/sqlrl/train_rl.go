@@ -169,6 +169,8 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	rename := fs.Float64("rename", 0, "online: rename each schema name of a sampled prompt with this probability, drawn afresh each step, as SFT's augmentation does (samples are mapped back to the database's names to be scored; a name the prompt no longer shows fails)")
 	renameText := fs.Bool("rename-text", false, "with -rename: rename the words of the names wherever they occur, question and evidence included (as train sft -rename-text)")
 	sftWeight := fs.Float64("sft-weight", 0, "kto: add the mean token NLL of the desirable samples times this weight (RPO's term: the correct samples also teach as SFT examples)")
+	replay := fs.Int("replay", 0, "add to every step the SFT loss of this many examples of the SFT share, renamed as SFT renames them (PPO-ptx's mix: keeps the schema reading SFT's renaming taught)")
+	replayWeight := fs.Float64("replay-weight", 1, "with -replay: the weight of the replayed examples' mean token NLL")
 	guided := fs.Bool("guided", false, "online kto/dpo/orpo: sample under the schema guide, as evaluation decodes (the loss scores the unguided log-probabilities: off-policy samples; measured to lower dev EX at lr 5e-5, docs/rl.md)")
 	scoreBatch := fs.Int("score-batch", train.DefaultScoreBatch, "sequences per forward pass when a step is scored (bounds memory; part of a run's settings)")
 	seed := fs.Uint64("seed", 1, "seed of prompt draws and sampling")
@@ -253,6 +255,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			ClipEps: *clipEps, Epochs: *epochs, Gamma: *gamma, Lambda: *gaeLambda, ValueLR: *valueLR, RolloutsOut: *rolloutsOut,
 			ScoreBatch:   *scoreBatch,
 			CorrectLevel: correctLevel(kind, sub), Guided: *guided, Rename: *rename, RenameText: *renameText, SFTWeight: *sftWeight,
+			Replay: *replay, ReplayWeight: *replayWeight,
 		}
 		if *online || *sampleOnly {
 			if *rewardURL != "" {

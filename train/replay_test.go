@@ -1,0 +1,160 @@
+package train
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/policy"
+)
+
+// TestReplaySeqs: a step's replayed examples are the same whenever the
+// step is run (a resumed run replays what the killed one would have),
+// another step's are others, and their prompts are renamed as SFT renames
+// (the same example rendered without renaming shows other names).
+func TestReplaySeqs(t *testing.T) {
+	ctx := context.Background()
+	d := rlData(t)
+	o := rlOptions(t, AlgoKTO, t.TempDir(), rlStack(t))
+	o.Replay = 6
+	o.defaults()
+	b := newOnline(d, o, nil, nil)
+	pol := loadPolicy(t, rlInit(t))
+	b.pol = pol
+	var err error
+	if b.rp, err = newReplay(d, pol); err != nil {
+		t.Fatal(err)
+	}
+	s5, err := b.replaySeqs(ctx, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := b.replaySeqs(ctx, 5)
+	s6, _ := b.replaySeqs(ctx, 6)
+	if len(s5) != 6 || len(again) != 6 {
+		t.Fatalf("%d and %d replayed examples, want 6", len(s5), len(again))
+	}
+	same := func(a, b [][]int32) bool {
+		return slices.EqualFunc(a, b, func(x, y []int32) bool { return slices.Equal(x, y) })
+	}
+	toks := func(ss []policy.Sequence) [][]int32 {
+		var out [][]int32
+		for _, s := range ss {
+			out = append(out, s.Tokens)
+		}
+		return out
+	}
+	if !same(toks(s5), toks(again)) {
+		t.Error("step 5 replayed other examples the second time")
+	}
+	if same(toks(s5), toks(s6)) {
+		t.Error("steps 5 and 6 replayed the same examples")
+	}
+	// Renamed: most prompts differ from the example rendered as is.
+	renamed := 0
+	for i := range 20 {
+		ex := &d.Train[i]
+		er := rand.New(rand.NewPCG(uint64(i), 1))
+		pr, _, err := d.renderFit(ctx, ex, b.rp.rn, replayRenameEach, er, b.rp.fit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, _, err := d.renderFit(ctx, ex, b.rp.rn, 0, nil, b.rp.fit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr != plain {
+			renamed++
+		}
+	}
+	if renamed < 15 {
+		t.Errorf("%d of 20 replayed prompts renamed", renamed)
+	}
+}
+
+// TestReplayGradient: the gradient replay adds is ReplayWeight times the
+// SFT loss's on the same sequences, and the NLL it reports is that loss.
+func TestReplayGradient(t *testing.T) {
+	ctx := context.Background()
+	d := rlData(t)
+	o := rlOptions(t, AlgoKTO, t.TempDir(), rlStack(t))
+	o.Replay, o.ReplayWeight = 5, 0.3
+	b := newOnline(d, o, nil, nil)
+	pol := loadPolicy(t, rlInit(t))
+	b.pol, b.sc = pol, policy.NewScorer(pol.Model)
+	var err error
+	if b.rp, err = newReplay(d, pol); err != nil {
+		t.Fatal(err)
+	}
+	m := pol.Model
+	m.EnableGrads()
+	m.ZeroGrads()
+	nll, ntok, err := b.replayStep(ctx, 2)
+	if err != nil || ntok == 0 {
+		t.Fatalf("replay: %v, %d tokens", err, ntok)
+	}
+	got := slices.Clone(m.Grads)
+	seqs, _ := b.replaySeqs(ctx, 2)
+	m.ZeroGrads()
+	sftLoss, err := completionStep(b.sc, seqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(nll-sftLoss) > 1e-9*math.Abs(sftLoss) {
+		t.Errorf("replay NLL %v, SFT loss %v", nll, sftLoss)
+	}
+	var norm, diff float64
+	for i, g := range m.Grads {
+		want := 0.3 * float64(g)
+		norm += want * want
+		diff += (float64(got[i]) - want) * (float64(got[i]) - want)
+	}
+	// float32 gradients summed over ntok tokens
+	if norm == 0 || math.Sqrt(diff) > 1e-5*math.Sqrt(norm) {
+		t.Errorf("replay gradient off by %.3g (norm %.3g)", math.Sqrt(diff), math.Sqrt(norm))
+	}
+}
+
+// TestRLReplay runs online KTO with replay: the replayed NLL is logged
+// and added to the loss, two runs give the same losses, and replay on
+// prompts without an SFT share, or a negative count, is refused.
+func TestRLReplay(t *testing.T) {
+	d := rlData(t)
+	src := rlStack(t)
+	o := rlOptions(t, AlgoKTO, t.TempDir(), src)
+	o.Replay = 4
+	if _, err := RL(context.Background(), d, o); err != nil {
+		t.Fatal(err)
+	}
+	lines := readLogLines(t, o.Out)
+	for _, l := range lines {
+		if l.Metrics["replay_nll"] <= 0 || l.Metrics["replay_tokens"] <= 0 {
+			t.Errorf("step %d: replay metrics %v", l.Step, l.Metrics)
+		}
+	}
+	first := o.Out
+	o.Out = t.TempDir()
+	if _, err := RL(context.Background(), d, o); err != nil {
+		t.Fatal(err)
+	}
+	a, b := readLog(t, first), readLog(t, o.Out)
+	for s, l := range a {
+		if b[s] != l {
+			t.Errorf("step %d: loss %v, then %v", s, l, b[s])
+		}
+	}
+	o.Replay = -1
+	if _, err := RL(context.Background(), d, o); err == nil || !strings.Contains(err.Error(), "replay") {
+		t.Errorf("replay -1: %v", err)
+	}
+	o.Replay = 4
+	noTrain := *d
+	noTrain.Train = nil
+	o.Out = t.TempDir()
+	if _, err := RL(context.Background(), &noTrain, o); err == nil || !strings.Contains(err.Error(), "SFT share") {
+		t.Errorf("replay without an SFT share: %v", err)
+	}
+}
