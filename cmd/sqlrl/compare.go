@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/sqlrl/sqlrl/eval"
+)
+
+func init() {
+	register(&command{
+		name:    "compare",
+		summary: "compare two evaluations of the same questions question by question (flips, sign test, what changed)",
+		usage:   "[flags] BEFORE.json AFTER.json",
+		help: `Reads two reports of 'sqlrl eval --json' on the same questions (two models, or
+one model before and after training) and prints, by difficulty, EX before and
+after, the questions that turned right and those that turned wrong, and the
+two-sided exact sign test on those counts: whether the change is more than the
+luck of which questions flipped. Then the class changes (wrong_result ->
+correct, correct -> syntax_error, ...) and, with --data, checks of the quoted
+values the predictions compare with columns against the gold SQL: values put
+against another column than the gold's, and values repeated against a second
+column (schema-linking errors of values).
+
+examples:
+  sqlrl eval --data data/bench --pred sft.jsonl --json sft.json
+  sqlrl eval --data data/bench --pred kto.jsonl --json kto.json
+  sqlrl compare --data data/bench sft.json kto.json
+  sqlrl compare --data data/bench --split heldout sft_h.json kto_h.json`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			data := fs.String("data", "", "benchmark `dir` whose gold SQL the literal checks read (default: none)")
+			split := addSplitFlags(fs)
+			jsonOut := fs.String("json", "", "also write the comparison as JSON to `file` (- for stdout only)")
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 2 {
+					return usagef("want two eval --json reports, got %d arguments", len(args))
+				}
+				var reps [2]*eval.Report
+				for i, p := range args {
+					raw, err := os.ReadFile(p)
+					if err != nil {
+						return err
+					}
+					reps[i] = &eval.Report{}
+					if err := json.Unmarshal(raw, reps[i]); err != nil {
+						return fmt.Errorf("read %s: %w (want a report of sqlrl eval --json)", p, err)
+					}
+				}
+				var gold map[int]string
+				if *data != "" {
+					if err := split.check(*data); err != nil {
+						return err
+					}
+					b, err := split.load(*data)
+					if err != nil {
+						return err
+					}
+					gold = make(map[int]string, len(b.Examples))
+					for _, ex := range b.Examples {
+						gold[ex.QuestionID] = ex.SQL
+					}
+				}
+				var levels []string
+				for _, l := range reps[0].Levels {
+					levels = append(levels, l.Level)
+				}
+				d, err := eval.Compare(reps[0], reps[1], levels, gold)
+				if err != nil {
+					return fmt.Errorf("compare %s with %s: %w", args[0], args[1], err)
+				}
+				if *jsonOut != "" {
+					raw, err := json.MarshalIndent(d, "", "  ")
+					if err != nil {
+						return err
+					}
+					raw = append(raw, '\n')
+					if *jsonOut == "-" {
+						_, err = os.Stdout.Write(raw)
+						return err
+					}
+					if err := os.WriteFile(*jsonOut, raw, 0o644); err != nil {
+						return err
+					}
+				}
+				return d.WriteText(os.Stdout)
+			}
+		},
+	})
+}

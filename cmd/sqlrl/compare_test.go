@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/eval"
+)
+
+// TestCompare: the gold against predictions where five questions fail
+// (one with a value on the wrong column): five turned wrong, none right,
+// the class changes and the misplaced value counted, JSON beside the text.
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	b, err := dataset.Load("../../datasets/bird-dev-sample", "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	preds := make([]dataset.Prediction, len(b.Examples))
+	for i, ex := range b.Examples {
+		preds[i] = dataset.Prediction{QuestionID: ex.QuestionID, DBID: ex.DBID, SQL: ex.SQL}
+		if i < 5 {
+			preds[i].SQL = "SELECT 1 FROM nowhere"
+		}
+	}
+	// a value of the gold put against another column
+	for i, ex := range b.Examples {
+		if i >= 5 && strings.Contains(ex.SQL, " = '") && !strings.Contains(ex.SQL, "T1.") {
+			k := strings.Index(ex.SQL, " = '")
+			j := strings.LastIndexAny(ex.SQL[:k], " (")
+			preds[i].SQL = ex.SQL[:j+1] + "no_such_col" + ex.SQL[k:]
+			break
+		}
+	}
+	pred := filepath.Join(dir, "p.jsonl")
+	if err := dataset.WriteJSONLPredictions(pred, preds); err != nil {
+		t.Fatal(err)
+	}
+	gold, after := filepath.Join(dir, "gold.json"), filepath.Join(dir, "after.json")
+	for _, args := range [][]string{
+		{"eval", "--gold-as-pred", "--quiet", "--json", gold},
+		{"eval", "--pred", pred, "--quiet", "--json", after},
+	} {
+		if _, errs, code := sqlrlOS(t, args...); code != 0 {
+			t.Fatalf("%v: %d %s", args, code, errs)
+		}
+	}
+	js := filepath.Join(dir, "cmp.json")
+	out, errs, code := sqlrlOS(t, "compare", "--data", "datasets/bird-dev-sample", "--json", js, gold, after)
+	if code != 0 {
+		t.Fatalf("compare: %d %s", code, errs)
+	}
+	var d eval.Diff
+	raw, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	if tot := d.Total; tot.Count != len(b.Examples) || tot.TurnRight != 0 || tot.TurnWrong != 6 || d.Transitions["correct -> unknown_table"] != 5 {
+		t.Errorf("total %+v, transitions %v; want %d questions, 0 turned right, 6 wrong, 5 to unknown_table", tot, d.Transitions, len(b.Examples))
+	}
+	if d.Literals == nil || d.Literals.Misplaced != [2]int{0, 1} {
+		t.Errorf("literals %+v, want 0 then 1 misplaced", d.Literals)
+	}
+	if !strings.Contains(out, "correct -> ") || !strings.Contains(out, "misplaced") {
+		t.Errorf("text:\n%s", out)
+	}
+	if _, errs, code := sqlrl(t, "compare", gold); code != 2 || !strings.Contains(errs, "want two") {
+		t.Errorf("one report: code %d, %s", code, errs)
+	}
+}
