@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/train"
 )
@@ -75,6 +76,19 @@ func (f *fake) Do(ctx context.Context, j Job) (*Result, error) {
 		h := fnv.New64a()
 		h.Write([]byte(j.Config.Parent + j.Config.Eval.Split))
 		u = h.Sum64()
+		// and the questions, kept as the native trainer keeps them
+		rep := &eval.Report{}
+		for q := range 10 {
+			lv := []string{"simple", "simple", "simple", "simple", "simple", "simple", "moderate", "moderate", "moderate", "challenging"}[q]
+			ok := u>>(q+32)&1 == 1
+			rep.Questions = append(rep.Questions, eval.QuestionResult{QuestionID: q, Difficulty: lv, Outcome: eval.Outcome{Correct: ok, Class: map[bool]string{true: "correct", false: "wrong_result"}[ok]}})
+		}
+		if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := writeEvalFile(j.Dir, rep); err != nil {
+			return nil, err
+		}
 		return &Result{Seconds: 2, Score: &Score{N: 10, EX: 0.3 + 0.4*frac(0),
 			Levels: map[string]float64{"simple": 0.4 + 0.5*frac(1), "moderate": 0.2 + 0.5*frac(2), "challenging": 0.5 * frac(3)},
 			Counts: map[string]int{"simple": 6, "moderate": 3, "challenging": 1}}}, nil

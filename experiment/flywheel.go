@@ -5,9 +5,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sqlrl/sqlrl/eval"
 )
 
 // Measured costs behind the flywheel's budget (docs/policy.md, the small
@@ -146,17 +149,33 @@ func FlywheelBudget(p Preset) string {
 // after (SFT-75 + online KTO) by difficulty on every dev split, the
 // claim check on them, each stage's time and the KTO run's curves.
 type FlywheelReport struct {
-	Command     string        `json:"command"`
-	Machine     Machine       `json:"machine"`
-	Preset      Preset        `json:"preset"`
-	Seeds       []uint64      `json:"seeds"`
-	Splits      []string      `json:"splits"`
-	Tables      []BeforeAfter `json:"tables"`
-	Claims      []Claim       `json:"claims"`
-	Stages      []RunRow      `json:"stages"`
-	Curves      []Curve       `json:"curves,omitempty"`
-	WallSeconds float64       `json:"wall_seconds"`
+	Command string        `json:"command"`
+	Machine Machine       `json:"machine"`
+	Preset  Preset        `json:"preset"`
+	Seeds   []uint64      `json:"seeds"`
+	Splits  []string      `json:"splits"`
+	Tables  []BeforeAfter `json:"tables"`
+	Claims  []Claim       `json:"claims"`
+	Stages  []RunRow      `json:"stages"`
+	Curves  []Curve       `json:"curves,omitempty"`
+	// Flips compare the two checkpoints of each seed question by
+	// question, where both evaluations kept their questions (EvalFile).
+	Flips       []Flip  `json:"flips,omitempty"`
+	WallSeconds float64 `json:"wall_seconds"`
 	plots       map[string][]byte
+}
+
+// Flip is one seed's SFT-75 and SFT-75 + OKTO on one split, question by
+// question: the questions KTO turned right and those it turned wrong, and
+// the exact sign test on the two (eval.Compare). A gain is the net of
+// both; the test says whether it is more than the luck of which questions
+// flipped, which the seeds' spread says only across seeds.
+type Flip struct {
+	Split       string  `json:"split"`
+	Seed        uint64  `json:"seed"`
+	TurnedRight int     `json:"turned_right"`
+	TurnedWrong int     `json:"turned_wrong"`
+	P           float64 `json:"p"`
 }
 
 // BeforeAfter is one split's table: a row per difficulty, then the total.
@@ -198,11 +217,58 @@ func ExecuteFlywheel(ctx context.Context, o Options) (*Done, error) {
 		return done, err
 	}
 	fr := NewFlywheelReport(done.Plan, rep, results)
+	if fr.Flips, err = flips(done.Plan, filepath.Join(o.Out, "runs")); err != nil {
+		return done, err
+	}
 	if err := fr.Write(o.Out); err != nil {
 		return done, err
 	}
 	done.Report, done.Flywheel = rep, fr
 	return done, nil
+}
+
+// flips compares, for every seed and split, the flywheel study's first
+// two arms (SFT-75, SFT-75 + OKTO) question by question from their
+// evaluations' EvalFiles, where both have one.
+func flips(pl *Plan, runsDir string) ([]Flip, error) {
+	var arms []Arm
+	for _, s := range pl.Studies {
+		if s.Name == StudyFlywheel {
+			arms = s.Arms
+		}
+	}
+	if len(arms) < 2 {
+		return nil, nil
+	}
+	var out []Flip
+	for _, split := range pl.Splits {
+		for si, seed := range pl.Seeds {
+			if si >= len(arms[0].Models) || si >= len(arms[1].Models) {
+				continue
+			}
+			b, a := arms[0].Models[si].Evals[split], arms[1].Models[si].Evals[split]
+			if b == nil || a == nil {
+				continue
+			}
+			rb, err := readEvalFile(filepath.Join(runsDir, b.ID))
+			if err != nil {
+				return nil, err
+			}
+			ra, err := readEvalFile(filepath.Join(runsDir, a.ID))
+			if err != nil {
+				return nil, err
+			}
+			if rb == nil || ra == nil {
+				continue
+			}
+			d, err := eval.Compare(rb, ra, Levels[:3], nil)
+			if err != nil {
+				return nil, fmt.Errorf("compare %s with %s: %w", b.Name, a.Name, err)
+			}
+			out = append(out, Flip{Split: split, Seed: seed, TurnedRight: d.Total.TurnRight, TurnedWrong: d.Total.TurnWrong, P: d.Total.P})
+		}
+	}
+	return out, nil
 }
 
 // NewFlywheelReport takes the flywheel study's tables from rep into a
@@ -323,6 +389,19 @@ func (fr *FlywheelReport) Markdown() []byte {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "\n![before and after on %s](%s)\n\n", t.Split, barsName(StudyFlywheel, t.Split))
+		var fl []Flip
+		for _, f := range fr.Flips {
+			if f.Split == t.Split {
+				fl = append(fl, f)
+			}
+		}
+		if len(fl) > 0 {
+			b.WriteString("Question by question (SFT-75 -> SFT-75 + OKTO; p: two-sided exact sign test of the two counts):\n\n| seed | turned right | turned wrong | p |\n|---|---|---|---|\n")
+			for _, f := range fl {
+				fmt.Fprintf(&b, "| %d | %d | %d | %.2g |\n", f.Seed, f.TurnedRight, f.TurnedWrong, f.P)
+			}
+			b.WriteString("\n")
+		}
 	}
 	if len(fr.Claims) > 0 {
 		b.WriteString("## Check\n\n")

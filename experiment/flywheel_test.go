@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/internal/testkit"
 )
 
@@ -72,6 +73,31 @@ func TestFlywheelPlanAndReport(t *testing.T) {
 			if math.Abs(r.Before.Mean-wantB) > tol || math.Abs(r.After.Mean-wantA) > tol || math.Abs(r.Delta-(wantA-wantB)) > 2*tol || r.Questions != n {
 				t.Errorf("%s %s: %+v; want before %.3f after %.3f delta %.3f over %d questions", tb.Split, r.Level, r, wantB, wantA, wantA-wantB, n)
 			}
+		}
+	}
+	// Question by question: each split's flips are eval.Compare's on the
+	// two evaluations' kept questions.
+	if len(fr.Flips) != 3 {
+		t.Fatalf("flips %+v: want one per split", fr.Flips)
+	}
+	for _, fl := range fr.Flips {
+		rb, err1 := readEvalFile(filepath.Join(runs, sft.Evals[fl.Split].ID))
+		ra, err2 := readEvalFile(filepath.Join(runs, okto.Evals[fl.Split].ID))
+		if err1 != nil || err2 != nil || rb == nil || ra == nil {
+			t.Fatalf("%s: eval files %v %v", fl.Split, err1, err2)
+		}
+		var right, wrong int
+		for q := range rb.Questions {
+			b, a := rb.Questions[q].Correct, ra.Questions[q].Correct
+			if a && !b {
+				right++
+			}
+			if b && !a {
+				wrong++
+			}
+		}
+		if fl.TurnedRight != right || fl.TurnedWrong != wrong || fl.P != eval.SignTest(right, wrong) || fl.Seed != 1 {
+			t.Errorf("%s: %+v; want %d right, %d wrong", fl.Split, fl, right, wrong)
 		}
 	}
 	if len(fr.Claims) != 3 || !strings.Contains(fr.Claims[0].Claim, "SFT-75 start") {

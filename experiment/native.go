@@ -135,5 +135,8 @@ func nativeEval(ctx context.Context, j Job) (*Result, error) {
 	if j.Progress != nil {
 		fmt.Fprintf(j.Progress, "%s on %s: %s\n", filepath.Base(filepath.Dir(j.ParentOut)), e.Split, ev)
 	}
+	if err := writeEvalFile(j.Dir, ev.Report); err != nil {
+		return nil, err
+	}
 	return &Result{Seconds: ev.Seconds, Score: score(ev)}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/sqlrl/sqlrl/eval"
 )
 
 // Trainer does the work of one run: train (or resume training) an SFT or
@@ -59,6 +61,10 @@ type Score struct {
 const (
 	ConfigFile = "config.json"
 	ResultFile = "result.json"
+	// EvalFile is an evaluation run's report question by question
+	// (eval.Report: predictions and verdicts), so that two models' runs
+	// can be compared on the same questions (sqlrl compare).
+	EvalFile = "eval.json"
 	// OutDir is the trainer's directory in a run's.
 	OutDir = "train"
 )
@@ -253,4 +259,30 @@ func writeFile(path string, b []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeEvalFile writes an evaluation's report question by question into
+// its run's directory (EvalFile).
+func writeEvalFile(dir string, rep *eval.Report) error {
+	if rep == nil {
+		return nil
+	}
+	return writeJSON(filepath.Join(dir, EvalFile), rep)
+}
+
+// readEvalFile reads the EvalFile of the run in dir; nil, nil for a run
+// evaluated before runs kept one.
+func readEvalFile(dir string) (*eval.Report, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, EvalFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep := &eval.Report{}
+	if err := json.Unmarshal(raw, rep); err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, EvalFile), err)
+	}
+	return rep, nil
 }

@@ -29,6 +29,10 @@ type Eval struct {
 	Bare      int `json:"bare,omitempty"`
 	Shortened int `json:"shortened,omitempty"`
 	Failed    int `json:"failed,omitempty"`
+	// Report is the evaluation question by question (predictions and
+	// verdicts), for comparing two models on the same questions
+	// (eval.Compare); not logged.
+	Report *eval.Report `json:"-"`
 }
 
 // DevMaxTokens is the completion budget of a dev evaluation: sqlrl
@@ -85,7 +89,7 @@ func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64,
 		return nil, err
 	}
 	ev := &Eval{N: len(exs), EX: rep.Total.Accuracy / 100, Levels: map[string]float64{}, Counts: map[string]int{},
-		Pruned: fb.Pruned, Bare: fb.Bare, Shortened: fb.Shortened, Failed: fb.Failed}
+		Pruned: fb.Pruned, Bare: fb.Bare, Shortened: fb.Shortened, Failed: fb.Failed, Report: rep}
 	for _, l := range rep.Levels {
 		ev.Levels[l.Level] = l.Accuracy / 100
 		ev.Counts[l.Level] = l.Count

@@ -147,6 +147,18 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 	if len(rep.Curves) != 1 || len(rep.Curves[0].Reward) != 3 {
 		t.Errorf("curves %+v; want the KTO run's reward at each of 3 steps", rep.Curves)
 	}
+	// Every evaluation kept its questions, so the two checkpoints are
+	// compared question by question on every split, and sqlrl compare
+	// reads the same files.
+	if len(rep.Flips) != len(rep.Splits) {
+		t.Errorf("flips %+v; want one per split", rep.Flips)
+	}
+	evals, _ := filepath.Glob(filepath.Join(out, "runs", "eval-*", experiment.EvalFile))
+	if len(evals) != 2*len(rep.Splits) {
+		t.Errorf("%d evaluations kept their questions, want %d", len(evals), 2*len(rep.Splits))
+	} else if _, errs, code := sqlrlOS(t, "compare", evals[0], evals[0]); code != 0 {
+		t.Errorf("compare on a kept evaluation: %d %s", code, errs)
+	}
 	for _, want := range []string{"SFT-75 + OKTO", "simple", "moderate", "challenging", "total", "stages in all"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
