@@ -61,20 +61,7 @@ func (b *rlBase) replayStep(ctx context.Context, step int64) (float64, int, erro
 	if err != nil || len(seqs) == 0 {
 		return 0, 0, err
 	}
-	lps, err := b.sc.LogProbs(seqs)
-	if err != nil {
-		return 0, 0, err
-	}
-	ntok, sum := 0, 0.0
-	for _, lp := range lps {
-		ntok += lp.Tokens
-		sum += lp.Sum
-	}
-	dsum := make([]float64, len(lps))
-	for i := range dsum {
-		dsum[i] = -b.o.ReplayWeight / float64(ntok)
-	}
-	return -sum / float64(ntok), ntok, b.sc.Backward(dsum, nil)
+	return completionStep(b.sc, seqs, b.o.ReplayWeight)
 }
 
 // replaySeqs are step's replayed examples, rendered and tokenized; those

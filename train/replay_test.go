@@ -99,7 +99,7 @@ func TestReplayGradient(t *testing.T) {
 	got := slices.Clone(m.Grads)
 	seqs, _ := b.replaySeqs(ctx, 2)
 	m.ZeroGrads()
-	sftLoss, err := completionStep(b.sc, seqs)
+	sftLoss, _, err := completionStep(b.sc, seqs, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -264,7 +264,7 @@ func (t *sft) Step(ctx context.Context, step int64) (StepStats, error) {
 	if t.o.PromptLoss > 0 {
 		ss.Loss, err = t.stepWithPrompt(batch, &t.batch)
 	} else {
-		ss.Loss, err = completionStep(t.sc, batch)
+		ss.Loss, _, err = completionStep(t.sc, batch, 1)
 	}
 	return ss, err
 }
@@ -390,11 +390,13 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 }
 
 // completionStep is the SFT loss through the scorer API: the mean NLL of
-// the completion tokens of the batch, and its gradient.
-func completionStep(sc *policy.Scorer, batch []policy.Sequence) (float64, error) {
+// the completion tokens of the batch, and its gradient times w (1 for
+// SFT; RL's replay weighs it), added into the model's. It returns the
+// loss and the tokens it was taken over.
+func completionStep(sc *policy.Scorer, batch []policy.Sequence, w float64) (float64, int, error) {
 	lps, err := sc.LogProbs(batch)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	ntok, sum := 0, 0.0
 	for _, lp := range lps {
@@ -403,9 +405,9 @@ func completionStep(sc *policy.Scorer, batch []policy.Sequence) (float64, error)
 	}
 	dsum := make([]float64, len(lps))
 	for i := range dsum {
-		dsum[i] = -1 / float64(ntok)
+		dsum[i] = -w / float64(ntok)
 	}
-	return -sum / float64(ntok), sc.Backward(dsum, nil)
+	return -sum / float64(ntok), ntok, sc.Backward(dsum, nil)
 }
 
 // stepWithPrompt scores every position; the loss is the completion NLL
