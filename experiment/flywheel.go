@@ -62,6 +62,22 @@ func Flywheel() Preset {
 	return p
 }
 
+// FlywheelStudies runs the OKTO studies at the flywheel's settings (sqlrl
+// experiment okto -preset flywheel): the small model SFT-75 of the main
+// job and its online KTO are the studies' SFT-75 and recipe arm, so an
+// experiment directory shared with `experiment flywheel` reuses them, and
+// every other arm trains at the scale where online KTO's effect is
+// measurable (docs/rl.md). Too long for all studies and 3 seeds on 2
+// cores (each RL arm ~8-10 min a seed, SFT-100 ~16 min): pick with
+// -studies and -seeds.
+func FlywheelStudies() Preset {
+	p := Flywheel()
+	p.Seeds = []uint64{1, 2, 3}
+	p.Budget = fmt.Sprintf("flywheel settings on 2 cores: SFT-75 ~%.0f min and SFT-100 ~%.0f min a seed, each RL arm %d steps of %dx%d ~%.0f-10 min a seed (offline KTO adds sampling 4 completions of every pool prompt), each evaluation of every question ~1 min; runs shared with `experiment flywheel` in the same directory are reused",
+		2256*sftStepSec/60, 3008*sftStepSec/60, p.RL.Steps, p.RL.Prompts, p.RL.K, float64(p.RL.Steps)*ktoStepSec/60)
+	return p
+}
+
 // HeldOutShare is the share of the holdout r keeps from RL (RLConfig.Pool
 // as a share of the holdout; 0 when RL draws from all of it).
 func HeldOutShare(r RLConfig) float64 {

@@ -240,3 +240,30 @@ func TestFlywheelSFT100(t *testing.T) {
 		t.Errorf("budget %q does not count SFT-100", FlywheelBudget(o.Preset))
 	}
 }
+
+// TestFlywheelStudiesShareRuns: the OKTO studies at the flywheel's
+// settings plan the flywheel's SFT-75, its KTO run and their evaluations
+// under the same IDs, so an experiment directory shared with the main job
+// reuses them and trains only the other arms.
+func TestFlywheelStudiesShareRuns(t *testing.T) {
+	fw, err := NewPlan(Flywheel(), "b", []uint64{1, 2}, []string{"dev"}, []string{StudyFlywheel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NewPlan(FlywheelStudies(), "b", []uint64{1, 2}, []string{"dev"}, []string{"algorithms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	for _, r := range st.Runs {
+		ids[r.Name] = r.ID
+	}
+	for _, r := range fw.Runs {
+		if ids[r.Name] != r.ID {
+			t.Errorf("%s: %s in the studies, %s in the flywheel", r.Name, ids[r.Name], r.ID)
+		}
+	}
+	if len(st.Runs) <= len(fw.Runs) {
+		t.Errorf("the algorithms study plans %d runs, the flywheel %d: want the other algorithms too", len(st.Runs), len(fw.Runs))
+	}
+}

@@ -40,6 +40,7 @@ every study end to end in about a minute on 2 cores: it tests the machinery,
 not the recipe. The default is sized for about 2 hours on 2 cores: ` + experiment.Full().Budget + `.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			quick := fs.Bool("quick", false, "micro model, a few steps, 1 seed (unless -seeds), a few dev questions: every study in about a minute")
+			preset := fs.String("preset", "full", "full (tiny model, 30 RL steps, 100 questions: all studies, 3 seeds in ~2 hours) or flywheel (the main job's small model, 200 KTO steps, every question; shares runs with 'experiment flywheel' in the same -out; hours: pick -studies and -seeds)")
 			out := fs.String("out", "", "experiment directory (default out/okto, out/okto-quick with -quick)")
 			seeds := fs.String("seeds", "", "comma-separated seeds (default: 1,2,3; 1 with -quick)")
 			studies := fs.String("studies", "", "comma-separated studies (default all: "+strings.Join(experiment.StudyNames(), ",")+")")
@@ -49,9 +50,16 @@ not the recipe. The default is sized for about 2 hours on 2 cores: ` + experimen
 				if len(args) != 1 {
 					return usagef("want one BENCH_DIR argument, got %d", len(args))
 				}
-				p := experiment.Full()
-				if *quick {
+				var p experiment.Preset
+				switch {
+				case *quick:
 					p = experiment.Quick()
+				case *preset == "full":
+					p = experiment.Full()
+				case *preset == "flywheel":
+					p = experiment.FlywheelStudies()
+				default:
+					return usagef("-preset %q: want full or flywheel", *preset)
 				}
 				o := experiment.Options{Out: *out, Bench: args[0], Preset: p, Trainer: experiment.Native{}, Threads: *threads,
 					Command: "sqlrl " + strings.Join(os.Args[1:], " ")}
