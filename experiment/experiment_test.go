@@ -468,3 +468,55 @@ func TestEvalIDFollowsDecoder(t *testing.T) {
 		}
 	}
 }
+
+// onceTrainer counts the runs it is handed by ID, each taking a moment,
+// so that two experiments on one directory overlap.
+type onceTrainer struct {
+	inner Trainer
+	mu    sync.Mutex
+	byID  map[string]int
+}
+
+func (o *onceTrainer) Do(ctx context.Context, j Job) (*Result, error) {
+	o.mu.Lock()
+	o.byID[j.ID]++
+	o.mu.Unlock()
+	time.Sleep(5 * time.Millisecond)
+	return o.inner.Do(ctx, j)
+}
+
+// TestConcurrentExperimentsShareRuns runs two experiments on one
+// directory at once: every run is trained once in all (the other process
+// waits on its lock and finds the result), and both finish with every
+// run's result.
+func TestConcurrentExperimentsShareRuns(t *testing.T) {
+	bench, out := fakeBench(t, "dev"), t.TempDir()
+	tr := &onceTrainer{inner: &fake{}, byID: map[string]int{}}
+	var wg sync.WaitGroup
+	dones := make([]*Done, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dones[i], errs[i] = Execute(context.Background(), fixedOptions(bench, out, tr))
+		}()
+	}
+	wg.Wait()
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Fatalf("experiment %d: %v", i, errs[i])
+		}
+		if dones[i].Ran+dones[i].Cached != len(dones[i].Plan.Runs) {
+			t.Errorf("experiment %d: ran %d, cached %d of %d runs", i, dones[i].Ran, dones[i].Cached, len(dones[i].Plan.Runs))
+		}
+	}
+	for id, n := range tr.byID {
+		if n != 1 {
+			t.Errorf("run %s trained %d times", id, n)
+		}
+	}
+	if len(tr.byID) != len(dones[0].Plan.Runs) || dones[0].Ran+dones[1].Ran != len(dones[0].Plan.Runs) {
+		t.Errorf("%d runs trained, %d + %d ran, of %d planned", len(tr.byID), dones[0].Ran, dones[1].Ran, len(dones[0].Plan.Runs))
+	}
+}

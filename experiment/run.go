@@ -176,27 +176,49 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 		if err := writeConfig(dir, r.Config); err != nil {
 			return done, nil, err
 		}
-		fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): running, %s into the experiment\n", k+1, len(pl.Runs), r.Name, r.ID, o.Now().Sub(start).Round(time.Second))
-		t0 := o.Now()
-		j := Job{Config: r.Config, ID: r.ID, Dir: dir, Out: filepath.Join(dir, OutDir), Bench: o.Bench, Threads: o.Threads, Progress: o.Progress}
-		if r.Parent != nil {
-			j.ParentOut = filepath.Join(runs, r.Parent.ID, OutDir)
-		}
-		res, err := o.Trainer.Do(ctx, j)
+		unlock, err := lockRun(dir, r.Name, o.Progress)
 		if err != nil {
-			if ctx.Err() != nil {
-				return done, nil, fmt.Errorf("%s interrupted (%w); run the same command again to resume", r.Name, ctx.Err())
-			}
-			return done, nil, fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
-		}
-		if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 			return done, nil, err
 		}
-		results[r.ID] = res
+		if res, err := readResult(dir); err == nil {
+			// finished by another process while this one waited
+			unlock()
+			results[r.ID] = res
+			done.Cached++
+			continue
+		}
+		err = o.do(ctx, k, r, dir, runs, pl, start, results)
+		unlock()
+		if err != nil {
+			return done, nil, err
+		}
 		done.Ran++
-		fmt.Fprintf(o.Progress, "[%d/%d] %s: finished in %s\n", k+1, len(pl.Runs), r.Name, o.Now().Sub(t0).Round(time.Second))
 	}
 	return done, results, nil
+}
+
+// do runs r (the k-th run of pl) in dir, under its lock, and records
+// its result.
+func (o *Options) do(ctx context.Context, k int, r *Run, dir, runs string, pl *Plan, start time.Time, results map[string]*Result) error {
+	fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): running, %s into the experiment\n", k+1, len(pl.Runs), r.Name, r.ID, o.Now().Sub(start).Round(time.Second))
+	t0 := o.Now()
+	j := Job{Config: r.Config, ID: r.ID, Dir: dir, Out: filepath.Join(dir, OutDir), Bench: o.Bench, Threads: o.Threads, Progress: o.Progress}
+	if r.Parent != nil {
+		j.ParentOut = filepath.Join(runs, r.Parent.ID, OutDir)
+	}
+	res, err := o.Trainer.Do(ctx, j)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s interrupted (%w); run the same command again to resume", r.Name, ctx.Err())
+		}
+		return fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
+	}
+	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
+		return err
+	}
+	results[r.ID] = res
+	fmt.Fprintf(o.Progress, "[%d/%d] %s: finished in %s\n", k+1, len(pl.Runs), r.Name, o.Now().Sub(t0).Round(time.Second))
+	return nil
 }
 
 // report aggregates the results of pl into the studies' report.
@@ -250,13 +272,27 @@ func writeJSON(path string, v any) error {
 	return writeFile(path, append(b, '\n'))
 }
 
+// writeFile writes b to path through a temporary file of its own (two
+// experiments on one directory may write the same file at once) renamed
+// into place.
 func writeFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(f.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return nil
 }
