@@ -96,6 +96,10 @@ type RLConfig struct {
 	EvalEvery   int     `json:"eval_every"`
 	EvalN       int     `json:"eval_n"`
 	DevSplit    string  `json:"dev_split"`
+	// Replay adds to every RL step the SFT loss of this many renamed
+	// examples of the SFT share (train.RLOptions.Replay, weight 1); 0,
+	// the recipe, leaves the config's ID as it was before the option.
+	Replay int `json:"replay,omitempty"`
 }
 
 // EvalConfig is the final greedy, guided evaluation of a model on a split.

@@ -170,6 +170,7 @@ it tests the machinery, not the recipe.`,
 			evalEvery := fs.Int("kto-eval-every", def.RL.EvalEvery, "dev EX during KTO every N steps (-1: never)")
 			evalN := fs.Int("kto-eval-n", def.RL.EvalN, "dev questions per evaluation during KTO")
 			heldOut := fs.Float64("heldout", experiment.HeldOutShare(def.RL), "share of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
+			replay := fs.Int("replay", 0, "add to every KTO step the SFT loss of this many renamed examples of the SFT share (train kto -replay; docs/rl.md)")
 			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
@@ -195,6 +196,7 @@ it tests the machinery, not the recipe.`,
 					"kto-eval-every": func() { p.RL.EvalEvery = *evalEvery }, "kto-eval-n": func() { p.RL.EvalN = *evalN },
 					"heldout": func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
 					"sft100":  func() { p.SFT100 = *sft100 },
+					"replay":  func() { p.RL.Replay = *replay },
 				} {
 					if set[name] {
 						apply()
@@ -202,6 +204,9 @@ it tests the machinery, not the recipe.`,
 				}
 				if p.RL.Steps < 1 || p.RL.Prompts < 1 || p.RL.K < 1 || p.RL.MaxTokens < 1 || !(p.RL.LR > 0) || !(p.RL.Beta > 0) {
 					return usagef("-kto-steps, -prompts, -k, -kto-max-tokens, -kto-lr and -kto-beta must be positive")
+				}
+				if p.RL.Replay < 0 {
+					return usagef("-replay %d: want 0 or more examples", p.RL.Replay)
 				}
 				if p.RL.EvalEvery > 0 && p.RL.EvalN < 1 {
 					return usagef("-kto-eval-n must be positive when -kto-eval-every is")

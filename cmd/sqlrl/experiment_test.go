@@ -256,3 +256,40 @@ func checkNotWritten(t *testing.T, root string, stamp map[string]time.Time) int 
 	}
 	return n
 }
+
+// TestFlywheelReplayFlag: -replay reaches the KTO run's config (a new
+// run, the same SFT-75) and the report says so; a negative count is
+// refused before any work.
+func TestFlywheelReplayFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains SFT and KTO")
+	}
+	dir := t.TempDir()
+	b := tinyBench(t, dir)
+	out := filepath.Join(dir, "fw")
+	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-replay", "-1", "-out", out, b); code != 2 || !strings.Contains(errs, "-replay") {
+		t.Fatalf("-replay -1: code %d, %s", code, errs)
+	}
+	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-kto-steps", "2", "-replay", "3", "-out", out, b); code != 0 {
+		t.Fatalf("-replay 3: code %d, %s", code, errs)
+	}
+	var rep experiment.FlywheelReport
+	readJSONFile(t, filepath.Join(out, "report.json"), &rep)
+	if rep.Preset.RL.Replay != 3 {
+		t.Errorf("preset RL %+v: want replay 3", rep.Preset.RL)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(md), "3 renamed SFT-share examples") {
+		t.Errorf("report.md does not say replay:\n%s", md)
+	}
+	var rl string
+	for _, s := range rep.Stages {
+		if s.Kind == "rl" {
+			rl = s.ID
+		}
+	}
+	lines, err := os.ReadFile(filepath.Join(out, "runs", rl, "train", "train_log.jsonl"))
+	if err != nil || !strings.Contains(string(lines), "replay_nll") {
+		t.Errorf("the KTO run's log has no replay: %v", err)
+	}
+}
