@@ -189,6 +189,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 		arms []armDef
 	}{
 		"algorithms": {"Which RL algorithm gains most from the same SFT-75 start (holdout x4, hybrid reward)?", []armDef{
+			func() armDef { a := sft75; a.label = "SFT-75 (the start)"; return a }(),
 			func() armDef { a := okto; a.label = "online KTO"; return a }(),
 			algo("kto_offline", "offline KTO", "kto", false),
 			algo("dpo", "online DPO", "dpo", true),
