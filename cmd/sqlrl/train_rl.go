@@ -236,7 +236,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			if err != nil {
 				return err
 			}
-			if d := info.Notes["data"]; d != "" && filepath.Clean(d) != filepath.Clean(args[0]) {
+			if d := info.Notes["data"]; d != "" && !samePath(d, args[0]) {
 				fmt.Fprintf(os.Stderr, "warning: -init trained on %s, RL reads %s\n", d, args[0])
 			}
 			if data, err = train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: *trainSplit, SFTFraction: fraction, Seed: sseed,
@@ -393,4 +393,27 @@ func questionsData(ctx context.Context, args []string, questions, dbRoot, initDi
 		return nil, err
 	}
 	return data, nil
+}
+
+// samePath reports whether recorded, a benchmark path as a run recorded
+// it (relative to wherever that run was started), may name dir: the same
+// directory from here, or, for a relative record, a path dir ends with.
+func samePath(recorded, dir string) bool {
+	if filepath.Clean(recorded) == filepath.Clean(dir) {
+		return true
+	}
+	if a, err := os.Stat(recorded); err == nil {
+		if b, err := os.Stat(dir); err == nil && os.SameFile(a, b) {
+			return true
+		}
+	}
+	if filepath.IsAbs(recorded) {
+		return false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	rel := string(filepath.Separator) + filepath.Clean(recorded)
+	return strings.HasSuffix(abs, rel)
 }
