@@ -9,11 +9,6 @@ import (
 	"github.com/sqlrl/sqlrl/policy"
 )
 
-// replayRenameEach is the probability that each schema name of a replayed
-// example is renamed: SFT's default (SFTOptions.RenameEach), whose
-// examples are all renamed (SFTOptions.Rename 1).
-const replayRenameEach = 0.9
-
 // replay is RLOptions.Replay: at every RL step, a batch of the SFT share's
 // examples, renamed as SFT renames them, whose completion NLL (the SFT
 // loss, times ReplayWeight) is added to the RL loss. It is InstructGPT's
@@ -40,15 +35,9 @@ func newReplay(d *Data, p *policy.Policy) (*replay, error) {
 	if len(d.Train) == 0 {
 		return nil, errors.New("train: replay needs the SFT share's examples (a benchmark's train split); these RL prompts come without it")
 	}
-	var texts []string
-	for _, ex := range d.Train {
-		texts = append(texts, ex.Question, ex.Evidence)
-	}
-	maxT := p.Model.Cfg.MaxSeq
-	return &replay{
-		rn:  newRenamer(append(texts, d.Words...)),
-		fit: &Fitter{Counter: policy.TokenizerCounter{Tok: p.Tok}, Room: func(c string) int { return maxT - 1 - len(p.Tok.Encode(c)) }},
-	}, nil
+	// SFT renames every example (SFTOptions.Rename 1), each name with
+	// DefaultRenameEach.
+	return &replay{rn: d.trainRenamer(false), fit: completionFitter(p)}, nil
 }
 
 // replayStep adds the gradient of ReplayWeight times the mean token NLL
@@ -75,7 +64,7 @@ func (b *rlBase) replaySeqs(ctx context.Context, step int64) ([]policy.Sequence,
 	for k, i := range idx {
 		ex := &b.d.Train[i]
 		er := rand.New(rand.NewPCG(o.Seed^uint64(step)*0x9e3779b97f4a7c15, 0x7270<<32|uint64(k)))
-		pr, c, err := b.d.renderFit(ctx, ex, b.rp.rn, replayRenameEach, er, b.rp.fit)
+		pr, c, err := b.d.renderFit(ctx, ex, b.rp.rn, DefaultRenameEach, er, b.rp.fit)
 		if err != nil {
 			return nil, fmt.Errorf("replay question %d: %w", ex.QuestionID, err)
 		}

@@ -58,7 +58,7 @@ func TestReplaySeqs(t *testing.T) {
 	for i := range 20 {
 		ex := &d.Train[i]
 		er := rand.New(rand.NewPCG(uint64(i), 1))
-		pr, _, err := d.renderFit(ctx, ex, b.rp.rn, replayRenameEach, er, b.rp.fit)
+		pr, _, err := d.renderFit(ctx, ex, b.rp.rn, DefaultRenameEach, er, b.rp.fit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,14 +118,20 @@ func TestReplayGradient(t *testing.T) {
 	}
 }
 
-// TestRLReplay runs online KTO with replay: the replayed NLL is logged
-// and added to the loss, two runs give the same losses, and replay on
-// prompts without an SFT share, or a negative count, is refused.
+// TestRLReplay runs online KTO with replay: at the first step (same
+// weights, so the same samples) the loss is the loss without replay plus
+// ReplayWeight times the replayed NLL the log reports, the trained weights
+// differ from a run without it, two runs give the same losses, and
+// replay on prompts without an SFT share, or a negative count, is refused.
 func TestRLReplay(t *testing.T) {
 	d := rlData(t)
 	src := rlStack(t)
+	base := rlOptions(t, AlgoKTO, t.TempDir(), src)
+	if _, err := RL(context.Background(), d, base); err != nil {
+		t.Fatal(err)
+	}
 	o := rlOptions(t, AlgoKTO, t.TempDir(), src)
-	o.Replay = 4
+	o.Replay, o.ReplayWeight = 4, 0.5
 	if _, err := RL(context.Background(), d, o); err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +140,13 @@ func TestRLReplay(t *testing.T) {
 		if l.Metrics["replay_nll"] <= 0 || l.Metrics["replay_tokens"] <= 0 {
 			t.Errorf("step %d: replay metrics %v", l.Step, l.Metrics)
 		}
+	}
+	without := readLogLines(t, base.Out)[0]
+	if got, want := lines[0].Loss-without.Loss, 0.5*lines[0].Metrics["replay_nll"]; math.Abs(got-want) > 1e-6*(1+want) {
+		t.Errorf("step 1: loss with replay - without = %v, want 0.5 x replayed NLL = %v", got, want)
+	}
+	if slices.Equal(weightsOf(t, base.Out), weightsOf(t, o.Out)) {
+		t.Error("replay left the trained weights as they were without it")
 	}
 	first := o.Out
 	o.Out = t.TempDir()

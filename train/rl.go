@@ -639,12 +639,7 @@ type online struct {
 func newOnline(d *Data, o RLOptions, pool []RLPrompt, ref *policy.Policy) *online {
 	t := &online{rlBase: rlBase{d: d, o: o, pool: pool, ref: ref, logf: func(string, ...any) {}}}
 	if o.Rename > 0 {
-		var texts []string
-		for _, ex := range d.Train {
-			texts = append(texts, ex.Question, ex.Evidence)
-		}
-		t.rn = newRenamer(append(texts, d.Words...))
-		t.rn.text = o.RenameText
+		t.rn = d.trainRenamer(o.RenameText)
 	}
 	if o.Progress != nil {
 		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }

@@ -59,6 +59,11 @@ type SFTOptions struct {
 	Group int
 }
 
+// DefaultRenameEach is SFT's probability that each schema name of a
+// renamed example is renamed (SFTOptions.RenameEach); RL's replay renames
+// its examples the same way.
+const DefaultRenameEach = 0.9
+
 func (o *SFTOptions) defaults() {
 	o.LoopOptions.defaults()
 	if o.Preset == "" {
@@ -80,7 +85,7 @@ func (o *SFTOptions) defaults() {
 		o.Rename = 1
 	}
 	if o.RenameEach == 0 {
-		o.RenameEach = 0.9
+		o.RenameEach = DefaultRenameEach
 	}
 	if o.Group == 0 {
 		o.Group = 8
@@ -125,12 +130,7 @@ func newSFT(d *Data, o SFTOptions) *sft {
 	if o.Progress != nil {
 		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }
 	}
-	var texts []string
-	for _, ex := range d.Train {
-		texts = append(texts, ex.Question, ex.Evidence)
-	}
-	t.rn = newRenamer(append(texts, d.Words...))
-	t.rn.text = o.RenameText
+	t.rn = d.trainRenamer(o.RenameText)
 	t.nb = (len(d.Train) + o.BatchSize - 1) / o.BatchSize
 	return t
 }
@@ -319,9 +319,7 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 	seqs := make([]policy.Sequence, n)
 	schemas := map[string][]int32{} // a group's schema text, tokenized once
 	maxT := t.pol.Model.Cfg.MaxSeq
-	counter := policy.TokenizerCounter{Tok: t.pol.Tok}
-	// The completion and its end token must fit beside the prompt.
-	fit := &Fitter{Counter: counter, Room: func(c string) int { return maxT - 1 - len(t.pol.Tok.Encode(c)) }}
+	fit := completionFitter(t.pol)
 	t.skipped = 0
 	for i := 0; i < n; i++ {
 		ex := &t.d.Train[i]
@@ -387,6 +385,27 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 	rng.Shuffle(len(batches), func(i, j int) { batches[i], batches[j] = batches[j], batches[i] })
 	t.plan, t.planFor = batches, e
 	return nil
+}
+
+// completionFitter fits prompts for training sequences of p: the
+// completion and its end token must fit beside the prompt in p's context.
+func completionFitter(p *policy.Policy) *Fitter {
+	maxT := p.Model.Cfg.MaxSeq
+	return &Fitter{Counter: policy.TokenizerCounter{Tok: p.Tok}, Room: func(c string) int { return maxT - 1 - len(p.Tok.Encode(c)) }}
+}
+
+// trainRenamer draws new names from the words of the SFT share's
+// questions and evidence and of the schemas (Data.Words): the renamer of
+// SFT's augmentation, and of RL's renamed samples and replay, which
+// rename as SFT does. text renames words rather than names (RenameText).
+func (d *Data) trainRenamer(text bool) *renamer {
+	var texts []string
+	for _, ex := range d.Train {
+		texts = append(texts, ex.Question, ex.Evidence)
+	}
+	rn := newRenamer(append(texts, d.Words...))
+	rn.text = text
+	return rn
 }
 
 // completionStep is the SFT loss through the scorer API: the mean NLL of
