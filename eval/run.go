@@ -2,8 +2,10 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -69,6 +71,20 @@ type Report struct {
 	SoftF1    bool             `json:"soft_f1_computed"`
 	Questions []QuestionResult `json:"questions"`
 	Elapsed   time.Duration    `json:"elapsed_ns"`
+}
+
+// ReadReport reads a Report written as JSON (sqlrl eval --json, an
+// experiment's eval.json), for comparing it with another (Compare).
+func ReadReport(path string) (*Report, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{}
+	if err := json.Unmarshal(raw, rep); err != nil {
+		return nil, fmt.Errorf("read %s: %w (want a report of sqlrl eval --json)", path, err)
+	}
+	return rep, nil
 }
 
 // Run scores preds (aligned with examples; nil means no prediction) with s.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/nn"
 )
 
 // Trainer does the work of one run: train (or resume training) an SFT or
@@ -180,28 +181,29 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 		if err != nil {
 			return done, nil, err
 		}
-		if res, err := readResult(dir); err == nil {
-			// finished by another process while this one waited
-			unlock()
-			results[r.ID] = res
+		res, err := readResult(dir) // another process may have finished it while this one waited
+		if err == nil {
 			done.Cached++
-			continue
+		} else {
+			fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): running, %s into the experiment\n", k+1, len(pl.Runs), r.Name, r.ID, o.Now().Sub(start).Round(time.Second))
+			t0 := o.Now()
+			res, err = o.train(ctx, r, dir, runs)
+			if err == nil {
+				done.Ran++
+				fmt.Fprintf(o.Progress, "[%d/%d] %s: finished in %s\n", k+1, len(pl.Runs), r.Name, o.Now().Sub(t0).Round(time.Second))
+			}
 		}
-		err = o.do(ctx, k, r, dir, runs, pl, start, results)
 		unlock()
 		if err != nil {
 			return done, nil, err
 		}
-		done.Ran++
+		results[r.ID] = res
 	}
 	return done, results, nil
 }
 
-// do runs r (the k-th run of pl) in dir, under its lock, and records
-// its result.
-func (o *Options) do(ctx context.Context, k int, r *Run, dir, runs string, pl *Plan, start time.Time, results map[string]*Result) error {
-	fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): running, %s into the experiment\n", k+1, len(pl.Runs), r.Name, r.ID, o.Now().Sub(start).Round(time.Second))
-	t0 := o.Now()
+// train hands r to the trainer and records its result in dir.
+func (o *Options) train(ctx context.Context, r *Run, dir, runs string) (*Result, error) {
 	j := Job{Config: r.Config, ID: r.ID, Dir: dir, Out: filepath.Join(dir, OutDir), Bench: o.Bench, Threads: o.Threads, Progress: o.Progress}
 	if r.Parent != nil {
 		j.ParentOut = filepath.Join(runs, r.Parent.ID, OutDir)
@@ -209,16 +211,14 @@ func (o *Options) do(ctx context.Context, k int, r *Run, dir, runs string, pl *P
 	res, err := o.Trainer.Do(ctx, j)
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("%s interrupted (%w); run the same command again to resume", r.Name, ctx.Err())
+			return nil, fmt.Errorf("%s interrupted (%w); run the same command again to resume", r.Name, ctx.Err())
 		}
-		return fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
+		return nil, fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
 	}
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
-		return err
+		return nil, err
 	}
-	results[r.ID] = res
-	fmt.Fprintf(o.Progress, "[%d/%d] %s: finished in %s\n", k+1, len(pl.Runs), r.Name, o.Now().Sub(t0).Round(time.Second))
-	return nil
+	return res, nil
 }
 
 // report aggregates the results of pl into the studies' report.
@@ -272,27 +272,12 @@ func writeJSON(path string, v any) error {
 	return writeFile(path, append(b, '\n'))
 }
 
-// writeFile writes b to path through a temporary file of its own (two
-// experiments on one directory may write the same file at once) renamed
-// into place.
+// writeFile writes b to path atomically (nn.WriteFileAtomic: a temporary
+// file of its own, so two experiments on one directory may write the
+// same file at once).
 func writeFile(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
+	if err := nn.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(f.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, werr)
 	}
 	return nil
 }
@@ -309,16 +294,9 @@ func writeEvalFile(dir string, rep *eval.Report) error {
 // readEvalFile reads the EvalFile of the run in dir; nil, nil for a run
 // evaluated before runs kept one.
 func readEvalFile(dir string) (*eval.Report, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, EvalFile))
+	rep, err := eval.ReadReport(filepath.Join(dir, EvalFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	rep := &eval.Report{}
-	if err := json.Unmarshal(raw, rep); err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, EvalFile), err)
-	}
-	return rep, nil
+	return rep, err
 }

@@ -40,13 +40,9 @@ examples:
 				}
 				var reps [2]*eval.Report
 				for i, p := range args {
-					raw, err := os.ReadFile(p)
-					if err != nil {
+					var err error
+					if reps[i], err = eval.ReadReport(p); err != nil {
 						return err
-					}
-					reps[i] = &eval.Report{}
-					if err := json.Unmarshal(raw, reps[i]); err != nil {
-						return fmt.Errorf("read %s: %w (want a report of sqlrl eval --json)", p, err)
 					}
 				}
 				var gold map[int]string
