@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/prompt"
 )
@@ -158,7 +159,7 @@ func addSplitFlags(fs *flag.FlagSet) *splitFlags {
 	return &splitFlags{
 		split:       fs.String("split", "dev", "benchmark split (<split>.json), or a part of train: holdout (the RLHF holdout at -sft-fraction) or heldout (the part of it that RL at -rl-fraction never drew from)"),
 		sftFraction: fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "with -split holdout|heldout: SFT's share of train (as sqlrl train sft -sft-fraction)"),
-		rlFraction:  fs.Float64("rl-fraction", 0.875, "with -split heldout: the share whose holdout RL drew from (train kto -sft-fraction; the flywheel's -heldout 0.5 is 0.875)"),
+		rlFraction:  fs.Float64("rl-fraction", experiment.Flywheel().RL.Pool, "with -split heldout: the share whose holdout RL drew from (train kto -sft-fraction; the default is the flywheel's)"),
 		seed:        fs.Uint64("split-seed", 1, "with -split holdout|heldout: the seed of the SFT/holdout split (as sqlrl train sft -split-seed)"),
 	}
 }

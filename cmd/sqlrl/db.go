@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -191,13 +190,11 @@ func postgresEval(ctx context.Context, dsn string, lim sqlexec.Limits, exs []dat
 }
 
 // questionsFile is the question file an eval reads its gold from, for the
-// per-dialect "SQL_postgres" fields; "" when there is none.
+// per-dialect "SQL_postgres" fields: the benchmark's (src, the file
+// loadGold read), or with a gold file the --questions one ("" for none).
 func questionsFile(src, gold, questions string) string {
 	if gold != "" {
 		return questions
-	}
-	if _, err := os.Stat(src); src == "" || errors.Is(err, os.ErrNotExist) {
-		return ""
 	}
 	return src
 }

@@ -140,11 +140,7 @@ examples:
 				// A broken database file must stop the run before a score is
 				// printed; the engine's Check names the file.
 				if c, ok := any(sqlite).(eval.DBChecker); ok && pg == nil {
-					where := src
-					if *gold != "" {
-						where = *gold
-					}
-					if err := eval.CheckDatabases(ctx, c, where, examples); err != nil {
+					if err := eval.CheckDatabases(ctx, c, src, examples); err != nil {
 						return err
 					}
 				}
@@ -197,7 +193,7 @@ examples:
 
 // loadGold reads the gold side of an evaluation: a benchmark directory's
 // split (or part of train), or a gold SQL file with a database root. src
-// is the benchmark's question file.
+// is the file the gold came from: the benchmark's question file, or gold.
 func loadGold(data string, split *splitFlags, gold, dbRoot, questions string) (exs []dataset.Example, layout dataset.Layout, root, src string, err error) {
 	if gold == "" {
 		b, err := split.load(data)
@@ -238,7 +234,7 @@ func loadGold(data string, split *splitFlags, gold, dbRoot, questions string) (e
 			exs[i].Difficulty, exs[i].QuestionID, exs[i].Question = qs[i].Difficulty, qs[i].QuestionID, qs[i].Question
 		}
 	}
-	return exs, layout, dbRoot, "", nil
+	return exs, layout, dbRoot, gold, nil
 }
 
 // suiteOf lists every .sqlite file beside a database's own, as the Spider
