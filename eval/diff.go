@@ -188,7 +188,9 @@ func compared(sql string) map[string][]string {
 			continue
 		}
 		name := strings.ToLower(strings.Trim(col.Text, "\"`[]"))
-		v := strings.ToLower(strings.Trim(strings.Trim(strings.ReplaceAll(lit.Text[1:max(1, len(lit.Text)-1)], "''", "'"), "%"), " "))
+		// the literal unquoted (an unterminated one runs to the end)
+		v := strings.ReplaceAll(strings.TrimSuffix(lit.Text[1:], "'"), "''", "'")
+		v = strings.ToLower(strings.Trim(v, "% "))
 		if v == "" {
 			continue
 		}

@@ -20,6 +20,8 @@ func TestCompared(t *testing.T) {
 		// unparseable text still has its comparisons read
 		{"SELECT x FROM t WHERE a = 'v' order by town = 'w' %' names", map[string][]string{"v": {"a"}, "w": {"town"}}},
 		{"SELECT 1", map[string][]string{}},
+		// a literal cut off at the end of a completion
+		{"SELECT 1 FROM t WHERE name = 'Kowal", map[string][]string{"kowal": {"name"}}},
 	} {
 		if got := compared(c.sql); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("compared(%q) = %v, want %v", c.sql, got, c.want)
