@@ -74,7 +74,7 @@ func FlywheelStudies() Preset {
 	p := Flywheel()
 	p.Seeds = []uint64{1, 2, 3}
 	p.Budget = fmt.Sprintf("flywheel settings on 2 cores: SFT-75 ~%.0f min and SFT-100 ~%.0f min a seed, each RL arm %d steps of %dx%d ~%.0f-10 min a seed (offline KTO adds sampling 4 completions of every pool prompt), each evaluation of every question ~1 min; runs shared with `experiment flywheel` in the same directory are reused",
-		2256*sftStepSec/60, 3008*sftStepSec/60, p.RL.Steps, p.RL.Prompts, p.RL.K, float64(p.RL.Steps)*ktoStepSec/60)
+		float64(sftSteps(p.SFT, p.RL.Fraction))*sftStepSec/60, float64(sftSteps(p.SFT, 1))*sftStepSec/60, p.RL.Steps, p.RL.Prompts, p.RL.K, float64(p.RL.Steps)*ktoStepSec/60)
 	return p
 }
 
@@ -109,6 +109,17 @@ func FlywheelQuick() Preset {
 	return p
 }
 
+// sftSteps is the number of steps of SFT c on the share fraction of the
+// bundled benchmark's train split.
+func sftSteps(c SFTConfig, fraction float64) int {
+	share := int(math.Round(trainQuestions * fraction))
+	n := c.Epochs * ((share + c.Batch - 1) / c.Batch)
+	if c.MaxSteps > 0 {
+		n = min(n, c.MaxSteps)
+	}
+	return n
+}
+
 // FlywheelBudget is the arithmetic of p's cost on 2 cores, from the
 // measured costs above, for the bundled benchmark (3,000 train questions,
 // 500 dev): SFT steps, KTO steps scaled by completion length, in-run dev
@@ -116,17 +127,11 @@ func FlywheelQuick() Preset {
 // p.SFT100.
 func FlywheelBudget(p Preset) string {
 	sftShare := int(math.Round(trainQuestions * p.RL.Fraction))
-	sftSteps := p.SFT.Epochs * ((sftShare + p.SFT.Batch - 1) / p.SFT.Batch)
-	if p.SFT.MaxSteps > 0 {
-		sftSteps = min(sftSteps, p.SFT.MaxSteps)
-	}
-	sft := float64(sftSteps) * sftStepSec
+	steps75 := sftSteps(p.SFT, p.RL.Fraction)
+	sft := float64(steps75) * sftStepSec
 	sft100 := ""
 	if p.SFT100 {
-		steps100 := p.SFT.Epochs * ((trainQuestions + p.SFT.Batch - 1) / p.SFT.Batch)
-		if p.SFT.MaxSteps > 0 {
-			steps100 = min(steps100, p.SFT.MaxSteps)
-		}
+		steps100 := sftSteps(p.SFT, 1)
 		sft += float64(steps100) * sftStepSec
 		sft100 = fmt.Sprintf("SFT-100 %d steps ~ %.0f min; ", steps100, float64(steps100)*sftStepSec/60)
 	}
@@ -158,7 +163,7 @@ func FlywheelBudget(p Preset) string {
 	}
 	return fmt.Sprintf("SFT-75 %d steps x %.2f s ~ %.0f min (measured); %sonline KTO %d steps of %dx%d x ~%.0f s ~ %.0f min (measured; more where completions run to %d tokens); "+
 		"dev EX on %d questions every %d KTO steps ~ %.1f min; 2 evaluations of %d dev%s questions ~ %.0f s each quiet (up to 3 min loaded): ~%.0f min on a quiet 2-core machine",
-		sftSteps, sftStepSec, float64(sftSteps)*sftStepSec/60, sft100, p.RL.Steps, p.RL.Prompts, p.RL.K, step, kto/60, p.RL.MaxTokens, p.RL.EvalN, p.RL.EvalEvery, inRun/60, n, heldText, each, (sft+kto+inRun+ev)/60)
+		steps75, sftStepSec, float64(steps75)*sftStepSec/60, sft100, p.RL.Steps, p.RL.Prompts, p.RL.K, step, kto/60, p.RL.MaxTokens, p.RL.EvalN, p.RL.EvalEvery, inRun/60, n, heldText, each, (sft+kto+inRun+ev)/60)
 }
 
 // FlywheelReport is the main job's report.json: EX before (SFT-75) and

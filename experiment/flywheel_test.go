@@ -263,6 +263,10 @@ func TestFlywheelStudiesShareRuns(t *testing.T) {
 			t.Errorf("%s: %s in the studies, %s in the flywheel", r.Name, ids[r.Name], r.ID)
 		}
 	}
+	// 2,256 and 3,008 steps of 0.32 s
+	if b := FlywheelStudies().Budget; !strings.Contains(b, "SFT-75 ~12 min and SFT-100 ~16 min") {
+		t.Errorf("budget %q: want SFT-75 ~12 min and SFT-100 ~16 min", b)
+	}
 	if len(st.Runs) <= len(fw.Runs) {
 		t.Errorf("the algorithms study plans %d runs, the flywheel %d: want the other algorithms too", len(st.Runs), len(fw.Runs))
 	}
