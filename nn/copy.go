@@ -14,7 +14,12 @@ import (
 //	g = sigmoid(wgate·[h,1])
 //	P(y) = g·softmax(h·wteᵀ)(y) + (1-g)·Σ_{j<=t, x_j=y} α_j
 //
-// and the scored log-probability is log P(target).
+// and the scored log-probability is log P(target); with a support S
+// (Batch.Support), log P(target) - log Z, where the mass on S,
+//
+//	Z = g·Σ_{u∈S} softmax(h·wteᵀ)(u) + (1-g)·Σ_{j<=t, x_j∈S} α_j,
+//
+// is the same mixture with the set S in place of the single target.
 
 // copyState holds the pointer head's activations for one batch.
 type copyState struct {
@@ -24,6 +29,7 @@ type copyState struct {
 	seqRows      []int // scored rows of sequence s: [seqRows[s], seqRows[s+1])
 	rowPos       []int32
 	gate, pv, pc []float32
+	pcS          []float64 // the pointer's mass on the row's support
 	beta, beta2  []float32
 	mix          []float64
 }
@@ -95,6 +101,10 @@ func (m *Model) copyForward(b *Batch, ws *workspace) {
 	cs.att = grow(cs.att, tot)
 	cs.gate, cs.pv, cs.pc = grow(cs.gate, p), grow(cs.pv, p), grow(cs.pc, p)
 	cs.beta, cs.beta2 = grow(cs.beta, p), grow(cs.beta2, p)
+	masked := len(b.Support) > 0
+	if masked {
+		cs.pcS = grow64(cs.pcS, p)
+	}
 	for r := 0; r < p; r++ {
 		h := ws.hsel[r*d : r*d+d]
 		cs.beta[r] = dot32(w.wbeta[:d], h) + w.wbeta[d]
@@ -119,6 +129,7 @@ func (m *Model) copyForward(b *Batch, ws *workspace) {
 		Sgemm(false, true, r1-r0, T-tp, dc, scale, cs.qc[r0*dc:], dc, cs.kc[st*dc:], dc, 0, a[tp:], T)
 		toks := seqTokens(b, s)
 		limit := b.copyLimit(s)
+		var in []bool
 		for r := r0; r < r1; r++ {
 			row := a[(r-r0)*T : (r-r0+1)*T]
 			t := int(cs.rowPos[r])
@@ -133,6 +144,17 @@ func (m *Model) copyForward(b *Batch, ws *workspace) {
 				}
 			}
 			cs.pc[r] = pc
+			if sup := b.supportOf(r); sup != nil {
+				in = markSupport(in, V, sup, true)
+				var pcS float64
+				for j, x := range toks[:lim] {
+					if in[x] {
+						pcS += float64(row[j])
+					}
+				}
+				cs.pcS[r] = pcS
+				markSupport(in, V, sup, false)
+			}
 		}
 	})
 	for r := 0; r < p; r++ {
@@ -143,7 +165,23 @@ func (m *Model) copyForward(b *Batch, ws *workspace) {
 		mix := float64(g)*float64(pv) + float64(1-g)*float64(cs.pc[r])
 		cs.mix[r] = mix
 		ws.logp[r] = float32(math.Log(max(mix, 1e-30)))
+		if b.supportOf(r) != nil {
+			ws.zS[r] = float64(g)*ws.pvS[r] + float64(1-g)*cs.pcS[r]
+			ws.logp[r] = float32(math.Log(max(mix, 1e-30)) - math.Log(max(ws.zS[r], 1e-30)))
+		}
 	}
+}
+
+// markSupport sets (or clears) in[u] for the tokens of sup, allocating in
+// for a vocabulary of V on first use, and returns it.
+func markSupport(in []bool, V int, sup []int32, on bool) []bool {
+	if in == nil {
+		in = make([]bool, V)
+	}
+	for _, u := range sup {
+		in[u] = on
+	}
+	return in
 }
 
 // softmaxPrefix turns row[:lim] into probabilities and zeroes the rest.
@@ -180,7 +218,15 @@ func (m *Model) copyBackward(b *Batch, ws *workspace, dlogp, dvocab []float32) {
 	scale := float32(1 / math.Sqrt(float64(dc)))
 	dpc := make([]float32, p)
 	dgl := make([]float32, p)
+	masked := len(b.Support) > 0
+	var dpcS []float32 // d/d(the pointer's mass on the support)
+	if masked {
+		dpcS = make([]float32, p)
+	}
 	for r := 0; r < p; r++ {
+		if masked {
+			ws.dmask[r] = 0
+		}
 		if cs.mix[r] < 1e-30 {
 			dvocab[r] = 0
 			continue
@@ -190,6 +236,13 @@ func (m *Model) copyBackward(b *Batch, ws *workspace, dlogp, dvocab []float32) {
 		dvocab[r] = float32(cr * gr * float64(cs.pv[r])) // times (onehot - p) in the head
 		dpc[r] = float32(cr * (1 - gr))
 		dgl[r] = float32(cr * (float64(cs.pv[r]) - float64(cs.pc[r])) * gr * (1 - gr))
+		if masked && b.Support[r] != nil && ws.zS[r] >= 1e-30 {
+			// -log Z, Z = g·pvS + (1-g)·pcS
+			cz := -float64(dlogp[r]) / ws.zS[r]
+			ws.dmask[r] = float32(cz * gr)
+			dpcS[r] = float32(cz * (1 - gr))
+			dgl[r] += float32(cz * (ws.pvS[r] - cs.pcS[r]) * gr * (1 - gr))
+		}
 	}
 	// gate: wgate·[h,1]
 	for r := 0; r < p; r++ {
@@ -209,7 +262,7 @@ func (m *Model) copyBackward(b *Batch, ws *workspace, dlogp, dvocab []float32) {
 	// sequence continuing it, in order
 	parallelTasks(len(ws.groups), func(_, gi int) {
 		for _, s := range ws.groups[gi] {
-			copyBackwardSeq(b, cs, s, dpc, dbeta, dbeta2, datt, dqc, dkc, scale, dc)
+			copyBackwardSeq(b, cs, s, dpc, dpcS, dbeta, dbeta2, datt, dqc, dkc, scale, dc, c.Vocab)
 		}
 	})
 	Sgemm(true, false, d, dc, p, 1, ws.hsel, d, dqc, dc, 1, g.wcq, dc)
@@ -235,8 +288,9 @@ func (m *Model) copyBackward(b *Batch, ws *workspace, dlogp, dvocab []float32) {
 }
 
 // copyBackwardSeq is copyBackward's attention part for the scored rows of
-// sequence s.
-func copyBackwardSeq(b *Batch, cs *copyState, s int, dpc, dbeta, dbeta2, datt, dqc, dkc []float32, scale float32, dc int) {
+// sequence s; dpcS (nil without supports) is the gradient of each row's
+// pointer mass on its support.
+func copyBackwardSeq(b *Batch, cs *copyState, s int, dpc, dpcS, dbeta, dbeta2, datt, dqc, dkc []float32, scale float32, dc, V int) {
 	r0, r1 := cs.seqRows[s], cs.seqRows[s+1]
 	if r0 == r1 {
 		return
@@ -247,11 +301,18 @@ func copyBackwardSeq(b *Batch, cs *copyState, s int, dpc, dbeta, dbeta2, datt, d
 	da := datt[cs.attOff[s] : cs.attOff[s]+(r1-r0)*T]
 	toks := seqTokens(b, s)
 	limit := b.copyLimit(s)
+	var in []bool
 	for r := r0; r < r1; r++ {
 		row, drow := a[(r-r0)*T:(r-r0+1)*T], da[(r-r0)*T:(r-r0+1)*T]
 		t := int(cs.rowPos[r])
 		lim := copyLim(t, limit)
 		y, pc, k := b.Targets[r], cs.pc[r], dpc[r]
+		var sup []int32
+		var kS, pcS float32
+		if dpcS != nil && dpcS[r] != 0 {
+			sup, kS, pcS = b.Support[r], dpcS[r], float32(cs.pcS[r])
+			in = markSupport(in, V, sup, true)
+		}
 		var db, db2 float32
 		for j := 0; j < lim; j++ {
 			ind := -pc
@@ -259,6 +320,13 @@ func copyBackwardSeq(b *Batch, cs *copyState, s int, dpc, dbeta, dbeta2, datt, d
 				ind++
 			}
 			ds := k * row[j] * ind // d/d(score)
+			if sup != nil {
+				indS := -pcS
+				if in[toks[j]] {
+					indS++
+				}
+				ds += kS * row[j] * indS
+			}
 			switch matchOrder(toks, t, j) {
 			case 2:
 				db2 += ds
@@ -269,6 +337,9 @@ func copyBackwardSeq(b *Batch, cs *copyState, s int, dpc, dbeta, dbeta2, datt, d
 			drow[j] = ds * scale // d/d(q·k)
 		}
 		dbeta[r], dbeta2[r] = db, db2
+		if sup != nil {
+			markSupport(in, V, sup, false)
+		}
 	}
 
 	var beta float32

@@ -30,6 +30,14 @@ type Batch struct {
 	// questions on one schema, or K samples of one prompt, cheap. j must
 	// come earlier and continue nothing itself; -1 means none.
 	Prefix []int
+	// Support, when set (one entry per scored row), restricts row i's
+	// distribution to the distinct tokens Support[i], renormalised: the
+	// row scores log P(target) - log Σ_{u ∈ Support[i]} P(u). That is the
+	// log-probability under a sampler that only draws from those tokens,
+	// as schema-guided sampling does (the tokens the guide allowed), so a
+	// loss on guided samples gets the distribution that drew them. A nil
+	// entry is the whole vocabulary. The target must be in its support.
+	Support [][]int32
 }
 
 // NumSeqs is the number of sequences in b.
@@ -97,7 +105,7 @@ func (b *Batch) prefixLen(s int) int {
 // Reset empties b, keeping its storage.
 func (b *Batch) Reset() {
 	b.Tokens, b.Starts, b.Rows, b.Targets = b.Tokens[:0], b.Starts[:0], b.Rows[:0], b.Targets[:0]
-	b.CopyLimit, b.Prefix = b.CopyLimit[:0], b.Prefix[:0]
+	b.CopyLimit, b.Prefix, b.Support = b.CopyLimit[:0], b.Prefix[:0], b.Support[:0]
 }
 
 // copyLimit returns the copy limit of sequence s (0: none).
@@ -146,6 +154,51 @@ func (m *Model) checkBatch(b *Batch) error {
 			return fmt.Errorf("nn: scored row %d (target %d) out of range", r, b.Targets[i])
 		}
 	}
+	return m.checkSupport(b)
+}
+
+// checkSupport checks b.Support: one entry per row, each of distinct
+// tokens of the vocabulary that include the row's target.
+func (m *Model) checkSupport(b *Batch) error {
+	if len(b.Support) == 0 {
+		return nil
+	}
+	if len(b.Support) != len(b.Rows) {
+		return fmt.Errorf("nn: %d supports for %d scored rows", len(b.Support), len(b.Rows))
+	}
+	in := make([]bool, m.Cfg.Vocab)
+	for i, sup := range b.Support {
+		if sup == nil {
+			continue
+		}
+		hasTarget := false
+		for _, u := range sup {
+			if u < 0 || int(u) >= m.Cfg.Vocab || in[u] {
+				for _, v := range sup {
+					if v >= 0 && int(v) < m.Cfg.Vocab {
+						in[v] = false
+					}
+				}
+				return fmt.Errorf("nn: support of scored row %d: token %d out of vocabulary %d or repeated", i, u, m.Cfg.Vocab)
+			}
+			in[u] = true
+			hasTarget = hasTarget || u == b.Targets[i]
+		}
+		for _, u := range sup {
+			in[u] = false
+		}
+		if !hasTarget {
+			return fmt.Errorf("nn: support of scored row %d (%d tokens) lacks its target %d", i, len(sup), b.Targets[i])
+		}
+	}
+	return nil
+}
+
+// supportOf returns row i's support, nil for the whole vocabulary.
+func (b *Batch) supportOf(i int) []int32 {
+	if i < len(b.Support) {
+		return b.Support[i]
+	}
 	return nil
 }
 
@@ -169,6 +222,10 @@ type workspace struct {
 	hsel    []float32
 	probs   []float32
 	logp    []float32
+	// Batch.Support: per row, the vocabulary head's mass on the support
+	// and the masked row's normaliser (that mass without a pointer head)
+	pvS, zS []float64
+	dmask   []float32 // d(loss)/d(vocabulary mass on the support), per row
 	// backward scratch
 	dres, dh, dqkv, dy, du, dg, dhsel []float32
 	dp                                [][]float32
@@ -301,10 +358,33 @@ func (m *Model) Forward(b *Batch) ([]float32, error) {
 			ws.logp[i] = softmaxRow(ws.probs[i*V:i*V+V], int(b.Targets[i]))
 		}
 	})
+	if len(b.Support) > 0 {
+		ws.pvS, ws.zS = grow64(ws.pvS, p), grow64(ws.zS, p)
+		for i := range p {
+			ws.pvS[i] = 0
+			for _, u := range b.Support[i] {
+				ws.pvS[i] += float64(ws.probs[i*V+int(u)])
+			}
+			ws.zS[i] = ws.pvS[i]
+		}
+	}
 	if c.Copy {
 		m.copyForward(b, ws)
+	} else if len(b.Support) > 0 {
+		for i := range p {
+			if b.Support[i] != nil {
+				ws.logp[i] -= float32(math.Log(max(ws.zS[i], 1e-30)))
+			}
+		}
 	}
 	return ws.logp, nil
+}
+
+func grow64(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n, n+n/4)
+	}
+	return s[:n]
 }
 
 // softmaxRow turns logits into probabilities in place and returns the
@@ -358,22 +438,56 @@ func (m *Model) Backward(dlogp []float32) error {
 	ws.dres, ws.dh, ws.dy = grow(ws.dres, n*d), grow(ws.dh, n*d), grow(ws.dy, n*d)
 	ws.dqkv, ws.du, ws.dg, ws.dhsel = grow(ws.dqkv, n*3*d), grow(ws.du, n*f), grow(ws.dg, n*f), grow(ws.dhsel, p*d)
 
+	masked := len(b.Support) > 0
+	if masked {
+		ws.dmask = grow(ws.dmask, p)
+	}
 	if c.Copy {
 		ws.dvocab = grow(ws.dvocab, p)
 		ws.dhselCopy, ws.dhfCopy = grow(ws.dhselCopy, p*d), grow(ws.dhfCopy, n*d)
 		m.copyBackward(b, ws, dlogp, ws.dvocab)
 		dlogp = ws.dvocab
+	} else if masked {
+		// the row's -log Σ_S p: d/d(Σ_S p) = -dlogp / Σ_S p
+		for i := range p {
+			ws.dmask[i] = 0
+			if b.Support[i] != nil {
+				ws.dmask[i] = float32(-float64(dlogp[i]) / max(ws.zS[i], 1e-30))
+			}
+		}
 	}
-	// Head: dz = dlogp * (onehot - softmax), in place over the probabilities.
+	// Head: dz = dlogp * (onehot - softmax), in place over the
+	// probabilities; a support's mass Σ_S p adds dmask * (p 1_S - Σ_S p p).
 	dz := ws.probs
 	parallelFor(p, func(_, lo, hi int) {
+		var saved []float32
 		for i := lo; i < hi; i++ {
 			row := dz[i*V : i*V+V]
 			gi := dlogp[i]
+			var sup []int32
+			var dm float32
+			if masked {
+				sup, dm = b.Support[i], ws.dmask[i]
+			}
+			if sup == nil || dm == 0 {
+				for j := range row {
+					row[j] *= -gi
+				}
+				row[b.Targets[i]] += gi
+				continue
+			}
+			saved = saved[:0]
+			for _, u := range sup {
+				saved = append(saved, row[u])
+			}
+			a := -gi - dm*float32(ws.pvS[i])
 			for j := range row {
-				row[j] *= -gi
+				row[j] *= a
 			}
 			row[b.Targets[i]] += gi
+			for k, u := range sup {
+				row[u] += dm * saved[k]
+			}
 		}
 	})
 	Sgemm(false, false, p, d, V, 1, dz, V, w.wte, d, 0, ws.dhsel, d)

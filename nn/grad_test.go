@@ -1,9 +1,11 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/internal/numtest"
@@ -290,4 +292,151 @@ func gradTol[F float32 | float64](c Config, tokens int, want []F) float64 {
 		mag = math.Max(mag, math.Abs(float64(v)))
 	}
 	return numtest.Tol(c.Layers*c.Hidden+2+tokens, mag)
+}
+
+// supportBatch is testBatch with a support on most rows: the target and a
+// few other tokens (some of them in the prompt, so that the pointer head's
+// mass on the support is not just its mass on the target); every fourth
+// row is left whole.
+func supportBatch(V int) *Batch {
+	b := testBatch()
+	r := rand.New(rand.NewPCG(4, 4))
+	b.Support = make([][]int32, len(b.Rows))
+	for i, y := range b.Targets {
+		if i%4 == 3 {
+			continue
+		}
+		sup := []int32{y}
+		for _, u := range r.Perm(V)[:2+i%5] {
+			if int32(u) != y {
+				sup = append(sup, int32(u))
+			}
+		}
+		r.Shuffle(len(sup), func(a, c int) { sup[a], sup[c] = sup[c], sup[a] })
+		b.Support[i] = sup
+	}
+	return b
+}
+
+// TestGradModelSupport checks the masked rows' gradients (Batch.Support)
+// by finite differences, with and without the pointer head.
+func TestGradModelSupport(t *testing.T) {
+	for _, be := range []Backend{Go, BLAS} {
+		if be == BLAS && !BLASAvailable() {
+			continue
+		}
+		for _, withCopy := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/copy=%v", be, withCopy), func(t *testing.T) {
+				defer SetBackend(CurrentBackend())
+				SetBackend(be)
+				m := tinyTestModel(t, 3)
+				if !withCopy {
+					cfg := m.Cfg
+					cfg.Copy = false
+					var err error
+					if m, err = New(cfg, 3); err != nil {
+						t.Fatal(err)
+					}
+					r := rand.New(rand.NewPCG(3, 9))
+					for i := range m.Params {
+						m.Params[i] = float32(r.NormFloat64() * 0.5)
+					}
+					m.EnableGrads()
+				}
+				b := supportBatch(m.Cfg.Vocab)
+				c := randSlice(rand.New(rand.NewPCG(2, 2)), len(b.Rows))
+				loss := func() float64 {
+					lp, err := m.Forward(b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return dot64(lp, c)
+				}
+				loss()
+				if err := m.Backward(c); err != nil {
+					t.Fatal(err)
+				}
+				for _, ts := range m.Cfg.Tensors() {
+					checkGrad(t, ts.Name, m.Params[ts.Off:ts.Off+ts.Size()], m.Grads[ts.Off:ts.Off+ts.Size()], loss)
+				}
+			})
+		}
+	}
+}
+
+// TestSupportNormalises checks what a support means: over the tokens of a
+// row's support, the masked probabilities sum to 1, each the whole
+// distribution's probability divided by its mass on the support, and a
+// support of the whole vocabulary changes nothing.
+func TestSupportNormalises(t *testing.T) {
+	m := tinyTestModel(t, 5)
+	V := m.Cfg.Vocab
+	seq := []int32{4, 6, 2, 6, 4, 6, 2, 4, 6, 2}
+	const pl = 5 // score the row predicting seq[pl]
+	whole := func(target int32) float64 {
+		b := &Batch{}
+		s := slices.Clone(seq[:pl+1])
+		s[pl] = target
+		b.AddPrompted(s, pl)
+		lp, err := m.Forward(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return float64(lp[0])
+	}
+	masked := func(target int32, sup []int32) float64 {
+		b := &Batch{}
+		s := slices.Clone(seq[:pl+1])
+		s[pl] = target
+		b.AddPrompted(s, pl)
+		b.Support = [][]int32{sup}
+		lp, err := m.Forward(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return float64(lp[0])
+	}
+	sup := []int32{6, 2, 9, 11} // 6 and 2 are in the prompt: the pointer's mass counts
+	var mass, sum float64
+	for _, u := range sup {
+		mass += math.Exp(whole(u))
+	}
+	for _, u := range sup {
+		q := masked(u, sup)
+		sum += math.Exp(q)
+		if want := whole(u) - math.Log(mass); math.Abs(q-want) > 1e-5 {
+			t.Errorf("token %d: masked log-prob %.7f, want %.7f", u, q, want)
+		}
+	}
+	if math.Abs(sum-1) > 1e-5 {
+		t.Errorf("masked probabilities over the support sum to %.7f", sum)
+	}
+	all := make([]int32, V)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	if q, w := masked(6, all), whole(6); math.Abs(q-w) > 1e-5 {
+		t.Errorf("support of the whole vocabulary: %.7f, unmasked %.7f", q, w)
+	}
+}
+
+func TestSupportErrors(t *testing.T) {
+	m := tinyTestModel(t, 5)
+	for _, tc := range []struct {
+		name string
+		sup  [][]int32
+		want string
+	}{
+		{"count", [][]int32{{6}, {6}}, "2 supports for 1 scored rows"},
+		{"no target", [][]int32{{2, 9}}, "lacks its target 6"},
+		{"repeated", [][]int32{{6, 2, 2}}, "repeated"},
+		{"out of range", [][]int32{{6, 13}}, "out of vocabulary"},
+	} {
+		b := &Batch{}
+		b.AddPrompted([]int32{4, 6, 2, 6}, 3)
+		b.Support = tc.sup
+		if _, err := m.Forward(b); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
 }
