@@ -22,6 +22,12 @@ type picker struct {
 	pieces []string // each token's bytes, "" for specials: filled on first constrained use
 	banned []bool   // specials other than the end token
 	seen   []bool
+	// support is the last pick's support when the constraint refused a
+	// token the sampler would otherwise have drawn from (nil: none
+	// refused, or no constraint), and logQ the picked token's
+	// log-probability renormalised over it: what nn.Batch.Support scores.
+	support []int32
+	logQ    float64
 }
 
 func newPicker(p *Policy, V int) *picker {
@@ -91,14 +97,18 @@ func (k *picker) ranked(z []float32, c Constraint, n, tries int) []int {
 // accepted tokens, within the top-p nucleus of their mass. When c accepts
 // nothing the unconstrained choice is made; when it accepts only tokens of
 // negligible probability, the likeliest of them. The log-probability
-// returned is under the unconstrained softmax(z).
+// returned is under the unconstrained softmax(z); k.support and k.logQ
+// describe the distribution the token was drawn from (a greedy pick is
+// its own support).
 func (k *picker) pick(z []float32, c Constraint, temperature, topP float64, r *rand.Rand, probs []float32, idx []int) (int32, float64) {
 	lse := logSumExp(z)
+	k.support, k.logQ = nil, 0
 	if temperature == 0 {
 		t := k.ranked(z, c, 1, len(z))
 		if len(t) == 0 {
 			t = k.ranked(z, nil, 1, 1)
 		}
+		k.support = []int32{int32(t[0])}
 		return int32(t[0]), float64(z[t[0]]) - lse
 	}
 	mx := slices.Max(z)
@@ -114,10 +124,12 @@ func (k *picker) pick(z []float32, c Constraint, temperature, topP float64, r *r
 		for i := range z {
 			u -= float64(probs[i])
 			if u <= 0 {
-				return int32(i), float64(z[i]) - lse
+				k.logQ = float64(z[i]) - lse
+				return int32(i), k.logQ
 			}
 		}
-		return int32(len(z) - 1), float64(z[len(z)-1]) - lse
+		k.logQ = float64(z[len(z)-1]) - lse
+		return int32(len(z) - 1), k.logQ
 	}
 	// candidates above a tiny threshold, most likely first
 	thr := float32(sum * 1e-6)
@@ -140,6 +152,7 @@ func (k *picker) pick(z []float32, c Constraint, temperature, topP float64, r *r
 	// reaches top-p of all the accepted mass there could be.
 	var kept []int
 	var acc, checked float64
+	refused := false
 	for _, t := range cand {
 		if acc > 0 && acc >= topP*(acc+sum-checked) {
 			break
@@ -148,6 +161,8 @@ func (k *picker) pick(z []float32, c Constraint, temperature, topP float64, r *r
 		if k.allow(c, t) {
 			kept = append(kept, t)
 			acc += float64(probs[t])
+		} else {
+			refused = true
 		}
 	}
 	if len(kept) == 0 {
@@ -156,12 +171,24 @@ func (k *picker) pick(z []float32, c Constraint, temperature, topP float64, r *r
 		return k.pick(z, c, 0, 1, r, probs, idx)
 	}
 	u := r.Float64() * acc
+	pick := kept[len(kept)-1]
 	for _, t := range kept {
 		u -= float64(probs[t])
 		if u <= 0 {
-			return int32(t), float64(z[t]) - lse
+			pick = t
+			break
 		}
 	}
-	t := kept[len(kept)-1]
-	return int32(t), float64(z[t]) - lse
+	// Unless something was refused (or cut by top-p), the draw was from
+	// the whole distribution but for tokens under 1e-6 of it: no support.
+	if refused || len(kept) < len(cand) {
+		k.support = make([]int32, len(kept))
+		for i, t := range kept {
+			k.support[i] = int32(t)
+		}
+		k.logQ = math.Log(float64(probs[pick]) / acc)
+	} else {
+		k.logQ = float64(z[pick]) - lse
+	}
+	return int32(pick), float64(z[pick]) - lse
 }

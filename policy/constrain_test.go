@@ -2,6 +2,8 @@ package policy
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,5 +132,55 @@ func TestGuidesAcceptBenchGolds(t *testing.T) {
 			}
 		}
 		checkGuides(t, pr, b.Examples, words)
+	}
+}
+
+// refuseOdd refuses every token whose piece has an odd length.
+type refuseOdd struct{}
+
+func (refuseOdd) Allow(piece string, end bool) bool { return len(piece)%2 == 0 }
+func (refuseOdd) Advance(string)                    {}
+
+// A constrained draw reports the tokens it drew from (every accepted token
+// above the candidates' threshold) and the drawn token's log-probability
+// renormalised over them; an unconstrained one reports no support and the
+// model's own log-probability.
+func TestPickSupport(t *testing.T) {
+	p := testPolicy(t)
+	V := p.Model.Cfg.Vocab
+	k := newPicker(p, V)
+	r := rand.New(rand.NewPCG(1, 2))
+	z := make([]float32, V)
+	for i := range z {
+		z[i] = float32(r.NormFloat64() * 3)
+	}
+	lse := logSumExp(z)
+	probs, idx := make([]float32, V), make([]int, V)
+	for range 20 {
+		tok, lp := k.pick(z, refuseOdd{}, 1, 1, r, probs, idx)
+		if want := float64(z[tok]) - lse; math.Abs(lp-want) > 1e-9 {
+			t.Fatalf("log-prob %v, want the model's %v", lp, want)
+		}
+		var mass float64
+		in := map[int32]bool{}
+		for _, u := range k.support {
+			in[u] = true
+			mass += math.Exp(float64(z[u]) - lse)
+		}
+		for u := range V {
+			want := k.allow(refuseOdd{}, u) && math.Exp(float64(z[u])-lse) >= 1e-6*1.0001
+			if want && !in[int32(u)] || in[int32(u)] && !k.allow(refuseOdd{}, u) {
+				t.Fatalf("token %d (piece %q, p %.3g): in the support %v, accepted %v", u, k.piece(int32(u)), math.Exp(float64(z[u])-lse), in[int32(u)], k.allow(refuseOdd{}, u))
+			}
+		}
+		if !in[tok] {
+			t.Fatalf("drew %d outside its support", tok)
+		}
+		if want := float64(z[tok]) - lse - math.Log(mass); math.Abs(k.logQ-want) > 1e-5 {
+			t.Fatalf("renormalised log-prob %v, want %v", k.logQ, want)
+		}
+	}
+	if _, _ = k.pick(z, nil, 1, 1, r, probs, idx); k.support != nil {
+		t.Errorf("unconstrained draw: support of %d tokens", len(k.support))
 	}
 }

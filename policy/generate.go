@@ -36,6 +36,11 @@ type SampleOptions struct {
 	// distribution (renormalised, top-p applied to it). Reported
 	// log-probabilities stay the model's own.
 	Constrain func(prompt int) Constraint
+	// Supports records, for a constrained completion sampled at
+	// temperature 1, the set of tokens each token was drawn from
+	// (Completion.Support), which a Scorer needs to give a loss the
+	// log-probabilities of the distribution that sampled.
+	Supports bool
 	// Beams > 1 decodes by beam search (temperature 0 only): the Beams
 	// most likely continuations are kept at each step, and the N most
 	// likely finished completions are returned. Under a constraint it finds
@@ -72,6 +77,16 @@ type Completion struct {
 	LogProb float64 `json:"logprob"`
 	// Finish is "stop" (end token or stop string) or "length".
 	Finish string `json:"finish_reason"`
+	// Support (with SampleOptions.Supports) has an entry per token drawn,
+	// the end token included when drawn: the tokens the constraint let the
+	// sampler draw from, or nil where it refused none (the whole
+	// distribution but tokens under 1e-6 of it). It is what
+	// Sequence.Support takes.
+	Support [][]int32 `json:"-"`
+	// SampledLogProb (with SampleOptions.Supports) is LogProb under the
+	// distributions the tokens were drawn from: each renormalised over its
+	// support.
+	SampledLogProb float64 `json:"-"`
 }
 
 // Stats counts a Generate call's work.
@@ -100,6 +115,8 @@ type job struct {
 	logp           float64
 	slot           int
 	con            Constraint
+	support        [][]int32 // SampleOptions.Supports
+	logq           float64
 }
 
 // newRequest checks and tokenizes prompts and options.
@@ -298,6 +315,10 @@ func (d *decoder) step() error {
 			j.con.Advance(d.pk.piece(tok))
 		}
 		j.logp += lp
+		if o.Supports {
+			j.support = append(j.support, d.pk.support)
+			j.logq += d.pk.logQ
+		}
 		var c *Completion
 		if tok == eot {
 			c = &Completion{Text: p.Tok.Decode(j.out), Tokens: j.out, LogProb: j.logp, Finish: "stop"}
@@ -311,6 +332,9 @@ func (d *decoder) step() error {
 			if c == nil && (len(j.out) >= o.MaxTokens || d.cache.Len(s)+1 >= d.cache.MaxLen()) {
 				c = &Completion{Text: p.Tok.Decode(j.out), Tokens: j.out, LogProb: j.logp, Finish: "length"}
 			}
+		}
+		if c != nil && o.Supports {
+			c.Support, c.SampledLogProb = j.support, j.logq
 		}
 		if c != nil {
 			r := j.req

@@ -191,6 +191,12 @@ type Sequence struct {
 	// such a prefix once for all the sequences that repeat it (questions
 	// on one schema, K samples of one prompt).
 	Shared int
+	// Support, when set, has an entry per completion token (end token
+	// included): the tokens it was drawn from (Completion.Support), nil
+	// for the whole vocabulary. Each token is then scored under the
+	// model's distribution renormalised over its support, the
+	// distribution a constrained sampler drew it from (nn.Batch.Support).
+	Support [][]int32
 }
 
 // Sequence tokenizes prompt and completion separately (as sampling sees

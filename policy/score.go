@@ -41,17 +41,22 @@ type Scorer struct {
 // NewScorer returns a scorer for m.
 func NewScorer(m *nn.Model) *Scorer { return &Scorer{Model: m} }
 
-// LogProbs scores seqs. The activations are kept for one Backward call.
+// LogProbs scores seqs, each completion token under its Support when the
+// sequence has one. The activations are kept for one Backward call.
 func (s *Scorer) LogProbs(seqs []Sequence) ([]SeqLogProb, error) {
 	s.batch.Reset()
 	s.seqOf = s.seqOf[:0]
 	prefix, prefixToks := -1, []int32(nil)
+	masked := false
 	for i, q := range seqs {
 		if q.PromptLen < 1 || q.PromptLen >= len(q.Tokens) {
 			return nil, fmt.Errorf("policy: sequence %d: prompt of %d tokens in a sequence of %d (need a prompt and a completion)", i, q.PromptLen, len(q.Tokens))
 		}
 		if q.Shared < 0 || q.Shared >= q.PromptLen {
 			return nil, fmt.Errorf("policy: sequence %d: %d shared tokens in a prompt of %d", i, q.Shared, q.PromptLen)
+		}
+		if q.Support != nil && len(q.Support) != len(q.Tokens)-q.PromptLen {
+			return nil, fmt.Errorf("policy: sequence %d: %d supports for %d completion tokens", i, len(q.Support), len(q.Tokens)-q.PromptLen)
 		}
 		before := len(s.batch.Rows)
 		if q.Shared > 0 {
@@ -66,6 +71,21 @@ func (s *Scorer) LogProbs(seqs []Sequence) ([]SeqLogProb, error) {
 		}
 		for range len(s.batch.Rows) - before {
 			s.seqOf = append(s.seqOf, i)
+		}
+		if q.Support != nil {
+			masked = true
+		}
+	}
+	if masked {
+		// one entry per row, nil for the sequences without supports
+		for _, q := range seqs {
+			if q.Support != nil {
+				s.batch.Support = append(s.batch.Support, q.Support...)
+			} else {
+				for range len(q.Tokens) - q.PromptLen {
+					s.batch.Support = append(s.batch.Support, nil)
+				}
+			}
 		}
 	}
 	lp, err := s.Model.Forward(&s.batch)

@@ -85,15 +85,15 @@ type RLOptions struct {
 	// and `sqlrl generate` decode, so that the samples are the queries
 	// guided decoding chooses between (real tables and columns, complete
 	// SQL) rather than the unguided model's name and syntax errors, which
-	// the guide removes at evaluation anyway. The losses still score the
-	// model's own, unguided log-probabilities: the samples are then off
-	// the policy's distribution, which the preference losses (kto, dpo,
-	// orpo: OfflineAlgos) allow, since they compare log π/π_ref of given
-	// texts, whatever drew them; the policy-gradient ones do not, and
-	// refuse it. Measured (docs/rl.md): KTO then moves probability to the
-	// tokens the guide refuses, which are never sampled and so never
-	// pushed back, and guided greedy decoding gets worse; scoring under the
-	// guide's renormalised mask would close that, and is not built.
+	// the guide removes at evaluation anyway. Each token is scored under
+	// the model's distribution renormalised over the tokens the guide let
+	// the sampler draw from (policy.Completion.Support), the distribution
+	// that drew it, so every algorithm stays on-policy. (Scoring guided
+	// samples under the unguided distribution, as an earlier build did,
+	// is off-policy, and measured to go wrong: KTO moved probability to
+	// the tokens the guide refuses, never sampled and so never pushed
+	// back; docs/rl.md.) KTO's mismatched pairs (z0) are scored unmasked:
+	// the supports belong to the prompt that drew them.
 	Guided bool
 	// Rename > 0 renames the schema's names in each sampled prompt, as
 	// SFT's augmentation does (each name, or with RenameText each word of
@@ -276,9 +276,6 @@ func (o *RLOptions) check() error {
 	if o.Replay < 0 || o.Replay > 0 && !(o.ReplayWeight > 0) {
 		return fmt.Errorf("train: replay of %d examples at weight %v: want 0 examples, or some at a positive weight", o.Replay, o.ReplayWeight)
 	}
-	if o.Guided && !slices.Contains(OfflineAlgos, o.Algo) {
-		return fmt.Errorf("train: guided samples are off the policy's distribution, which %s's gradient estimate needs; only %v take them", o.Algo, OfflineAlgos)
-	}
 	if o.Online && o.K < 2 && o.Algo != AlgoKTO && o.Algo != AlgoPPO {
 		return fmt.Errorf("train: %s compares the samples of a prompt: K = %d (want >= 2)", o.Algo, o.K)
 	}
@@ -310,12 +307,11 @@ func (o *RLOptions) check() error {
 //
 // Sampling is UNGUIDED by default, at temperature 1 and top-p 1: the
 // log-probs a loss uses are the model's own distribution, exactly the one
-// that sampled. Schema-guided decoding renormalises over the tokens the
-// guide allows, and scoring under that mask would need the mask at
-// training time. Guided (kto, dpo, orpo only) samples under the guide and
-// scores the unguided log-probs, off-policy (RLOptions.Guided). Dev
-// evaluation stays guided (LoopOptions.NoGuide), as `sqlrl generate`
-// decodes.
+// that sampled. Guided samples under the schema guide, which renormalises
+// over the tokens it allows, and scores each token under that same
+// renormalised distribution (RLOptions.Guided, nn.Batch.Support): on
+// policy too. Dev evaluation stays guided (LoopOptions.NoGuide), as
+// `sqlrl generate` decodes.
 //
 // The reference is the Init checkpoint, loaded once and frozen. Each
 // step's metrics: reward_mean, share_correct, share_desirable (kto),
@@ -561,6 +557,9 @@ type sample struct {
 	Correct      bool    `json:"correct"`
 	// Desirable is an offline sample's label, when its file gave one.
 	Desirable *bool `json:"desirable,omitempty"`
+	// Support is each token's support when the guide drew it
+	// (RLOptions.Guided: policy.Completion.Support), aligned with Tokens.
+	Support [][]int32 `json:"support,omitempty"`
 }
 
 // groupPairs forms one preference pair per prompt of ro (its samples are
@@ -621,7 +620,7 @@ func (b *rlBase) seqs(ro *rollout) []policy.Sequence {
 		}
 		toks := make([]int32, 0, len(pt)+len(s.Tokens))
 		toks = append(append(toks, pt...), s.Tokens...)
-		out[i] = policy.Sequence{Tokens: toks, PromptLen: len(pt)}
+		out[i] = policy.Sequence{Tokens: toks, PromptLen: len(pt), Support: s.Support}
 		if ro.K > 1 && len(pt) > 1 {
 			out[i].Shared = len(pt) - 1
 		}
@@ -742,6 +741,7 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 		MaxTokens: o.MaxTokens, Seed: o.Seed ^ uint64(step)*0x9e3779b97f4a7c15}
 	if o.Guided {
 		so.Constrain, _ = policy.PromptGuides(texts, t.pol.Info.SQLWords)
+		so.Supports = true
 	}
 	comps, _, err := t.pol.Generate(ctx, texts, so)
 	if err != nil {
@@ -788,8 +788,12 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 				toks = append(toks, eot)
 			}
 			sc := scores[i][k]
+			sup := c.Support
+			if len(sup) != len(toks) || !slices.ContainsFunc(sup, func(s []int32) bool { return s != nil }) {
+				sup = nil // nothing refused (or an end token not drawn): the whole distribution
+			}
 			ro.Samples = append(ro.Samples, sample{Prompt: j, PromptTokens: ptoks[i], Completion: renameSQL(c.Text, back[i]), Tokens: toks,
-				Reward: sc.Value, Correct: sc.Class == "correct"})
+				Reward: sc.Value, Correct: sc.Class == "correct", Support: sup})
 		}
 	}
 	if len(ro.Samples) > 0 {

@@ -33,8 +33,9 @@ saw; with 'train sft -sft-fraction 1' the only choice).
 Online (the default), each step samples -k completions for each of -prompts
 prompts from the CURRENT policy, unguided at temperature 1 (so the
 log-probabilities the loss uses are those of the distribution that sampled;
-dev evaluation stays schema-guided; -guided samples under the guide too, for
-kto, dpo and orpo, whose losses take samples from any distribution), scores
+dev evaluation stays schema-guided; -guided samples under the guide too, and
+then scores each token under the distribution renormalised over what the
+guide allowed, the one that drew it, so every algorithm takes it), scores
 them (-reward; -reward-url asks a running 'sqlrl reward serve' instead), and
 updates:
   kto   desirable iff reward >= the reward's correct level; z0 from samples
@@ -171,7 +172,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	sftWeight := fs.Float64("sft-weight", 0, "kto: add the mean token NLL of the desirable samples times this weight (RPO's term: the correct samples also teach as SFT examples)")
 	replay := fs.Int("replay", 0, "add to every step the SFT loss of this many examples of the SFT share, renamed as SFT renames them (PPO-ptx's mix: keeps the schema reading SFT's renaming taught)")
 	replayWeight := fs.Float64("replay-weight", 1, "with -replay: the weight of the replayed examples' mean token NLL")
-	guided := fs.Bool("guided", false, "online kto/dpo/orpo: sample under the schema guide, as evaluation decodes (the loss scores the unguided log-probabilities: off-policy samples; measured to lower dev EX at lr 5e-5, docs/rl.md)")
+	guided := fs.Bool("guided", false, "online: sample under the schema guide, as evaluation decodes, each token scored under the distribution renormalised over the tokens the guide allowed (on-policy)")
 	scoreBatch := fs.Int("score-batch", train.DefaultScoreBatch, "sequences per forward pass when a step is scored (bounds memory; part of a run's settings)")
 	seed := fs.Uint64("seed", 1, "seed of prompt draws and sampling")
 	frac := fs.Float64("sft-fraction", 0, "SFT share of the train split (default: the -init run's); a larger share leaves RL a part of that run's holdout, the rest unseen by both")
