@@ -100,6 +100,10 @@ type RLConfig struct {
 	// examples of the SFT share (train.RLOptions.Replay, weight 1); 0,
 	// the recipe, leaves the config's ID as it was before the option.
 	Replay int `json:"replay,omitempty"`
+	// Guided samples under the schema guide, each token scored under the
+	// guide's renormalised distribution (train.RLOptions.Guided); false,
+	// the recipe, leaves the config's ID as it was before the option.
+	Guided bool `json:"guided,omitempty"`
 }
 
 // EvalConfig is the final greedy, guided evaluation of a model on a split.

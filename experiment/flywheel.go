@@ -378,6 +378,9 @@ func (fr *FlywheelReport) Markdown() []byte {
 	}
 	fmt.Fprintf(&b, "2. Online %s on the %s, x%d schema-order shuffles, reward %s (analytic judge): %d steps of %d prompts x K=%d, temperature %g, %d tokens, beta %g, lr %g",
 		strings.ToUpper(p.RL.Algo), on, p.RL.Augment, p.RL.Reward, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
+	if p.RL.Guided {
+		b.WriteString("; samples drawn under the schema guide and scored under its renormalised distribution (guided)")
+	}
 	if p.RL.Replay > 0 {
 		fmt.Fprintf(&b, "; with the SFT loss of %d renamed SFT-share examples added to every step (replay)", p.RL.Replay)
 	}

@@ -171,6 +171,7 @@ it tests the machinery, not the recipe.`,
 			evalN := fs.Int("kto-eval-n", def.RL.EvalN, "dev questions per evaluation during KTO")
 			heldOut := fs.Float64("heldout", experiment.HeldOutShare(def.RL), "share of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
 			replay := fs.Int("replay", 0, "add to every KTO step the SFT loss of this many renamed examples of the SFT share (train kto -replay; docs/rl.md)")
+			guided := fs.Bool("guided", false, "sample KTO's completions under the schema guide, as evaluation decodes, scored under the guide's renormalised distribution (train kto -guided)")
 			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
@@ -197,6 +198,7 @@ it tests the machinery, not the recipe.`,
 					"heldout": func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
 					"sft100":  func() { p.SFT100 = *sft100 },
 					"replay":  func() { p.RL.Replay = *replay },
+					"guided":  func() { p.RL.Guided = *guided },
 				} {
 					if set[name] {
 						apply()
