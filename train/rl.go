@@ -92,8 +92,10 @@ type RLOptions struct {
 	// samples under the unguided distribution, as an earlier build did,
 	// is off-policy, and measured to go wrong: KTO moved probability to
 	// the tokens the guide refuses, never sampled and so never pushed
-	// back; docs/rl.md.) KTO's mismatched pairs (z0) are scored unmasked:
-	// the supports belong to the prompt that drew them.
+	// back; docs/rl.md.) KTO's mismatched pairs (z0) score each sample
+	// under another prompt with its own supports, so that z0 estimates the
+	// KL of the same renormalised distributions the implied rewards
+	// compare.
 	Guided bool
 	// Rename > 0 renames the schema's names in each sampled prompt, as
 	// SFT's augmentation does (each name, or with RenameText each word of
@@ -1118,6 +1120,12 @@ func (b *rlBase) mismatched(ro *rollout, seqs []policy.Sequence) (pol, ref []flo
 			toks = toks[:b.pol.Model.Cfg.MaxSeq]
 		}
 		mm[i] = policy.Sequence{Tokens: toks, PromptLen: len(pt)}
+		if sup := seqs[i].Support; sup != nil {
+			// a guided sample is scored under its own supports here too,
+			// so that z0 estimates the KL of the distributions the
+			// implied rewards compare
+			mm[i].Support = sup[:len(toks)-len(pt)]
+		}
 	}
 	spans := microBatches(mm, b.o.ScoreBatch)
 	pl, err := scoreChunks(b.sc, mm, spans)
