@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -145,8 +144,11 @@ func TestGradSoftmaxLogp(t *testing.T) {
 
 // tinyTestModel is a model small enough for finite differences on every
 // parameter tensor, with weights large enough for non-trivial gradients.
-func tinyTestModel(t *testing.T, seed uint64) *Model {
-	cfg := Config{Vocab: 13, Dim: 8, Layers: 2, Heads: 2, Hidden: 12, MaxSeq: 16, PrevToken: true, Copy: true, CopyDim: 6}
+func tinyTestModel(t *testing.T, seed uint64) *Model { return tinyModel(t, seed, true) }
+
+// tinyModel is tinyTestModel with or without the pointer head.
+func tinyModel(t *testing.T, seed uint64, withCopy bool) *Model {
+	cfg := Config{Vocab: 13, Dim: 8, Layers: 2, Heads: 2, Hidden: 12, MaxSeq: 16, PrevToken: true, Copy: withCopy, CopyDim: 6}
 	m, err := New(cfg, seed)
 	if err != nil {
 		t.Fatal(err)
@@ -169,33 +171,44 @@ func testBatch() *Batch {
 	return b
 }
 
+// TestGradModel checks every parameter's gradient by finite differences,
+// with whole rows and with rows restricted to a support (Batch.Support),
+// the latter with and without the pointer head.
 func TestGradModel(t *testing.T) {
 	for _, be := range []Backend{Go, BLAS} {
 		if be == BLAS && !BLASAvailable() {
 			continue
 		}
-		t.Run(string(be), func(t *testing.T) {
-			defer SetBackend(CurrentBackend())
-			SetBackend(be)
-			m := tinyTestModel(t, 3)
-			b := testBatch()
-			r := rand.New(rand.NewPCG(2, 2))
-			c := randSlice(r, len(b.Rows))
-			loss := func() float64 {
-				lp, err := m.Forward(b)
-				if err != nil {
+		for _, tc := range []struct {
+			name              string
+			withCopy, support bool
+		}{{"whole", true, false}, {"support", true, true}, {"support-nocopy", false, true}} {
+			t.Run(string(be)+"/"+tc.name, func(t *testing.T) {
+				defer SetBackend(CurrentBackend())
+				SetBackend(be)
+				m := tinyModel(t, 3, tc.withCopy)
+				b := testBatch()
+				if tc.support {
+					b = supportBatch(m.Cfg.Vocab)
+				}
+				r := rand.New(rand.NewPCG(2, 2))
+				c := randSlice(r, len(b.Rows))
+				loss := func() float64 {
+					lp, err := m.Forward(b)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return dot64(lp, c)
+				}
+				loss()
+				if err := m.Backward(c); err != nil {
 					t.Fatal(err)
 				}
-				return dot64(lp, c)
-			}
-			loss()
-			if err := m.Backward(c); err != nil {
-				t.Fatal(err)
-			}
-			for _, ts := range m.Cfg.Tensors() {
-				checkGrad(t, ts.Name, m.Params[ts.Off:ts.Off+ts.Size()], m.Grads[ts.Off:ts.Off+ts.Size()], loss)
-			}
-		})
+				for _, ts := range m.Cfg.Tensors() {
+					checkGrad(t, ts.Name, m.Params[ts.Off:ts.Off+ts.Size()], m.Grads[ts.Off:ts.Off+ts.Size()], loss)
+				}
+			})
+		}
 	}
 }
 
@@ -316,52 +329,6 @@ func supportBatch(V int) *Batch {
 		b.Support[i] = sup
 	}
 	return b
-}
-
-// TestGradModelSupport checks the masked rows' gradients (Batch.Support)
-// by finite differences, with and without the pointer head.
-func TestGradModelSupport(t *testing.T) {
-	for _, be := range []Backend{Go, BLAS} {
-		if be == BLAS && !BLASAvailable() {
-			continue
-		}
-		for _, withCopy := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/copy=%v", be, withCopy), func(t *testing.T) {
-				defer SetBackend(CurrentBackend())
-				SetBackend(be)
-				m := tinyTestModel(t, 3)
-				if !withCopy {
-					cfg := m.Cfg
-					cfg.Copy = false
-					var err error
-					if m, err = New(cfg, 3); err != nil {
-						t.Fatal(err)
-					}
-					r := rand.New(rand.NewPCG(3, 9))
-					for i := range m.Params {
-						m.Params[i] = float32(r.NormFloat64() * 0.5)
-					}
-					m.EnableGrads()
-				}
-				b := supportBatch(m.Cfg.Vocab)
-				c := randSlice(rand.New(rand.NewPCG(2, 2)), len(b.Rows))
-				loss := func() float64 {
-					lp, err := m.Forward(b)
-					if err != nil {
-						t.Fatal(err)
-					}
-					return dot64(lp, c)
-				}
-				loss()
-				if err := m.Backward(c); err != nil {
-					t.Fatal(err)
-				}
-				for _, ts := range m.Cfg.Tensors() {
-					checkGrad(t, ts.Name, m.Params[ts.Off:ts.Off+ts.Size()], m.Grads[ts.Off:ts.Off+ts.Size()], loss)
-				}
-			})
-		}
-	}
 }
 
 // TestSupportNormalises checks what a support means: over the tokens of a
