@@ -120,7 +120,7 @@ func init() {
 	register(&command{
 		name:    "experiment flywheel",
 		summary: "the main job: SFT-75 -> online KTO on the holdout -> every dev question, before/after by difficulty",
-		usage:   "[-quick] [-out DIR] [-heldout S] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-k K] [-prompts P] BENCH_DIR",
+		usage:   "[-quick] [-out DIR] [-heldout S] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-k K] [-prompts P] [-replay N] [-guided=false] BENCH_DIR",
 		help: `BENCH_DIR is a benchmark in BIRD's layout ('sqlrl bench generate --preset
 small --out data/bench'). The flywheel, in one resumable command:
 
@@ -130,7 +130,10 @@ small --out data/bench'). The flywheel, in one resumable command:
   2. online KTO from it on half the 25% holdout SFT never saw (-heldout
      0.5 keeps the other half out), each prompt in 4 schema-order
      shuffles, with the hybrid gate reward (the executor gates, the
-     analytic judge grades the rest), dev EX on a sample every
+     analytic judge grades the rest), its samples drawn under the schema
+     guide as evaluation decodes and scored under the guide's
+     renormalised distribution (-guided), the SFT loss of 8 renamed SFT
+     examples added to every step (-replay 8), dev EX on a sample every
      -kto-eval-every steps;
   3. a greedy, schema-guided evaluation of both checkpoints on every
      question of every dev split (<split>.json with <split>_databases/)
@@ -170,8 +173,8 @@ it tests the machinery, not the recipe.`,
 			evalEvery := fs.Int("kto-eval-every", def.RL.EvalEvery, "dev EX during KTO every N steps (-1: never)")
 			evalN := fs.Int("kto-eval-n", def.RL.EvalN, "dev questions per evaluation during KTO")
 			heldOut := fs.Float64("heldout", experiment.HeldOutShare(def.RL), "share of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
-			replay := fs.Int("replay", 0, "add to every KTO step the SFT loss of this many renamed examples of the SFT share (train kto -replay; docs/rl.md)")
-			guided := fs.Bool("guided", false, "sample KTO's completions under the schema guide, as evaluation decodes, scored under the guide's renormalised distribution (train kto -guided)")
+			replay := fs.Int("replay", def.RL.Replay, "add to every KTO step the SFT loss of this many renamed examples of the SFT share (train kto -replay; 0: the recipe's plain KTO; docs/rl.md)")
+			guided := fs.Bool("guided", def.RL.Guided, "sample KTO's completions under the schema guide, as evaluation decodes, scored under the guide's renormalised distribution (train kto -guided; -guided=false: unguided, as the recipe)")
 			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
