@@ -104,6 +104,11 @@ type RLConfig struct {
 	// guide's renormalised distribution (train.RLOptions.Guided); false,
 	// the recipe, leaves the config's ID as it was before the option.
 	Guided bool `json:"guided,omitempty"`
+	// Rename > 0 renames each schema name of a sampled prompt with this
+	// probability, afresh every step, as SFT renames its examples
+	// (train.RLOptions.Rename); 0, the recipe, leaves the config's ID as
+	// it was before the option.
+	Rename float64 `json:"rename,omitempty"`
 }
 
 // EvalConfig is the final greedy, guided evaluation of a model on a split.

@@ -395,6 +395,9 @@ func (fr *FlywheelReport) Markdown() []byte {
 	}
 	fmt.Fprintf(&b, "2. Online %s on the %s, x%d schema-order shuffles, reward %s (analytic judge): %d steps of %d prompts x K=%d, temperature %g, %d tokens, beta %g, lr %g",
 		strings.ToUpper(p.RL.Algo), on, p.RL.Augment, p.RL.Reward, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
+	if p.RL.Rename > 0 {
+		fmt.Fprintf(&b, "; each schema name of a sampled prompt renamed with probability %g, afresh every step, as SFT renames (rename)", p.RL.Rename)
+	}
 	if p.RL.Guided {
 		b.WriteString("; samples drawn under the schema guide and scored under its renormalised distribution (guided)")
 	}

@@ -120,7 +120,7 @@ func init() {
 	register(&command{
 		name:    "experiment flywheel",
 		summary: "the main job: SFT-75 -> online KTO on the holdout -> every dev question, before/after by difficulty",
-		usage:   "[-quick] [-out DIR] [-heldout S] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-k K] [-prompts P] [-replay N] [-guided=false] BENCH_DIR",
+		usage:   "[-quick] [-out DIR] [-heldout S] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-k K] [-prompts P] [-replay N] [-guided=false] [-rename P] BENCH_DIR",
 		help: `BENCH_DIR is a benchmark in BIRD's layout ('sqlrl bench generate --preset
 small --out data/bench'). The flywheel, in one resumable command:
 
@@ -175,6 +175,7 @@ it tests the machinery, not the recipe.`,
 			heldOut := fs.Float64("heldout", experiment.HeldOutShare(def.RL), "share of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
 			replay := fs.Int("replay", def.RL.Replay, "add to every KTO step the SFT loss of this many renamed examples of the SFT share (train kto -replay; 0: the recipe's plain KTO; docs/rl.md)")
 			guided := fs.Bool("guided", def.RL.Guided, "sample KTO's completions under the schema guide, as evaluation decodes, scored under the guide's renormalised distribution (train kto -guided; -guided=false: unguided, as the recipe)")
+			rename := fs.Float64("rename", def.RL.Rename, "rename each schema name of a sampled KTO prompt with this probability, afresh every step, as SFT renames (train kto -rename; 0: the training databases' own names, as the recipe)")
 			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
@@ -202,6 +203,7 @@ it tests the machinery, not the recipe.`,
 					"sft100":  func() { p.SFT100 = *sft100 },
 					"replay":  func() { p.RL.Replay = *replay },
 					"guided":  func() { p.RL.Guided = *guided },
+					"rename":  func() { p.RL.Rename = *rename },
 				} {
 					if set[name] {
 						apply()
@@ -212,6 +214,9 @@ it tests the machinery, not the recipe.`,
 				}
 				if p.RL.Replay < 0 {
 					return usagef("-replay %d: want 0 or more examples", p.RL.Replay)
+				}
+				if !(p.RL.Rename >= 0 && p.RL.Rename <= 1) {
+					return usagef("-rename %v: want a probability in [0, 1]", p.RL.Rename)
 				}
 				if p.RL.EvalEvery > 0 && p.RL.EvalN < 1 {
 					return usagef("-kto-eval-n must be positive when -kto-eval-every is")

@@ -257,9 +257,10 @@ func checkNotWritten(t *testing.T, root string, stamp map[string]time.Time) int 
 	return n
 }
 
-// TestFlywheelReplayFlag: -replay and -guided=false (the defaults are 8
-// and guided) reach the KTO run's config (a new run, the same SFT-75) and
-// the report says so; a negative count is refused before any work.
+// TestFlywheelReplayFlag: -replay, -guided=false and -rename reach the
+// KTO run's config (a new run, the same SFT-75) and the report says so; a
+// negative count or a rename probability above 1 is refused before any
+// work.
 func TestFlywheelReplayFlag(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains SFT and KTO")
@@ -270,17 +271,20 @@ func TestFlywheelReplayFlag(t *testing.T) {
 	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-replay", "-1", "-out", out, b); code != 2 || !strings.Contains(errs, "-replay") {
 		t.Fatalf("-replay -1: code %d, %s", code, errs)
 	}
-	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-kto-steps", "2", "-replay", "3", "-guided=false", "-out", out, b); code != 0 {
+	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-rename", "1.5", "-out", out, b); code != 2 || !strings.Contains(errs, "-rename") {
+		t.Fatalf("-rename 1.5: code %d, %s", code, errs)
+	}
+	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-kto-steps", "2", "-replay", "3", "-guided=false", "-rename", "0.5", "-out", out, b); code != 0 {
 		t.Fatalf("-replay 3: code %d, %s", code, errs)
 	}
 	var rep experiment.FlywheelReport
 	readJSONFile(t, filepath.Join(out, "report.json"), &rep)
-	if rep.Preset.RL.Replay != 3 || rep.Preset.RL.Guided {
-		t.Errorf("preset RL %+v: want replay 3, unguided", rep.Preset.RL)
+	if rep.Preset.RL.Replay != 3 || rep.Preset.RL.Guided || rep.Preset.RL.Rename != 0.5 {
+		t.Errorf("preset RL %+v: want replay 3, unguided, rename 0.5", rep.Preset.RL)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	if !strings.Contains(string(md), "3 renamed SFT-share examples") || strings.Contains(string(md), "(guided)") {
-		t.Errorf("report.md does not say replay 3, unguided:\n%s", md)
+	if !strings.Contains(string(md), "3 renamed SFT-share examples") || strings.Contains(string(md), "(guided)") || !strings.Contains(string(md), "renamed with probability 0.5") {
+		t.Errorf("report.md does not say replay 3, unguided, rename 0.5:\n%s", md)
 	}
 	var rl string
 	for _, s := range rep.Stages {
