@@ -35,6 +35,12 @@ const (
 	// -replay 8 -guided (docs/rl.md); guided sampling alone costs
 	// nothing measurable (2.56).
 	replayExampleSec = 0.37 / 8
+	// renameStepSec is what renamed prompts add to a step (a prompt
+	// tokenized and a guide built afresh for each renamed schema): the
+	// flywheel's seed-1 run with -rename 0.9 took 3.97 s a step alone on
+	// 2 threads over its first 127 steps, in-run dev samples included,
+	// against 2.90 for -guided -replay 8 without them.
+	renameStepSec = 0.9
 	// evalQuestionSec: 500 dev questions decoded greedily under the guide
 	// in 22 s on a quiet machine, scoring included about 30 s; a loaded
 	// machine takes up to 2-3 min.
@@ -52,11 +58,11 @@ const (
 // of every question of every split. KTO's rate and steps (5e-5, 200) are
 // the ones measured to lift the held-out questions (docs/rl.md), where
 // train.RLOptions' defaults (2e-5, 100) barely move the policy. KTO's
-// samples are drawn under the schema guide, as evaluation decodes, and
-// scored under its renormalised distribution (Guided), and every step
-// replays 8 renamed SFT examples (Replay): over three seeds that gave the
-// largest held-out gain (+7.2 against plain KTO's +5.9, at half its
-// spread) and no dev cost (+0.6 against -1.1); docs/rl.md.
+// prompts are renamed as SFT renames its examples, afresh every step
+// (Rename 0.9), its samples drawn under the schema guide, as evaluation
+// decodes, and scored under its renormalised distribution (Guided), and
+// every step replays 8 renamed SFT examples (Replay): the one setting
+// measured to lift the renamed dev databases (docs/rl.md).
 // One seed: the flywheel is the product, the studies measure the spread.
 func Flywheel() Preset {
 	p := Preset{
@@ -65,7 +71,7 @@ func Flywheel() Preset {
 			EvalEvery: -1, DevSplit: "dev"},
 		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Pool: PoolFor(0.75, 0.5), Augment: 4, Reward: "gate",
 			Steps: 200, Prompts: 8, K: 4, Temperature: 1, MaxTokens: 128, Beta: 0.1, LR: 5e-5,
-			EvalEvery: 50, EvalN: 50, DevSplit: "dev", Replay: 8, Guided: true},
+			EvalEvery: 50, EvalN: 50, DevSplit: "dev", Replay: 8, Guided: true, Rename: 0.9},
 		EvalN: 0,
 		Seeds: []uint64{1},
 	}
@@ -86,7 +92,7 @@ func FlywheelStudies() Preset {
 	p := Flywheel()
 	// Every arm as the recipe runs it: unguided samples, no replay (the
 	// flywheel's own additions, measured against plain KTO in docs/rl.md).
-	p.RL.Replay, p.RL.Guided = 0, false
+	p.RL.Replay, p.RL.Guided, p.RL.Rename = 0, false, 0
 	p.Seeds = []uint64{1, 2, 3}
 	p.Budget = fmt.Sprintf("flywheel settings on 2 cores: SFT-75 ~%.0f min and SFT-100 ~%.0f min a seed, each RL arm %d steps of %dx%d ~%.0f-10 min a seed (offline KTO adds sampling 4 completions of every pool prompt), each evaluation of every question ~1 min; runs shared with `experiment flywheel` in the same directory are reused",
 		float64(sftSteps(p.SFT, p.RL.Fraction))*sftStepSec/60, float64(sftSteps(p.SFT, 1))*sftStepSec/60, p.RL.Steps, p.RL.Prompts, p.RL.K, float64(p.RL.Steps)*ktoStepSec/60)
@@ -118,7 +124,7 @@ func FlywheelQuick() Preset {
 	p.Name = "flywheel-quick"
 	fw := Flywheel()
 	p.RL.Pool = fw.RL.Pool // the held-out split's path too
-	p.RL.Replay, p.RL.Guided = fw.RL.Replay, fw.RL.Guided
+	p.RL.Replay, p.RL.Guided, p.RL.Rename = fw.RL.Replay, fw.RL.Guided, fw.RL.Rename
 	// Enough dev questions that every difficulty has some (the tiny
 	// benchmark's seeded sample), so the table has all its rows.
 	p.EvalN = 30
@@ -154,6 +160,9 @@ func FlywheelBudget(p Preset) string {
 	}
 	// A step's work grows with its samples, prompts x K.
 	step := ktoStepSec*float64(p.RL.Prompts*p.RL.K)/32 + float64(p.RL.Replay)*replayExampleSec
+	if p.RL.Rename > 0 {
+		step += renameStepSec * float64(p.RL.Prompts) / 8
+	}
 	kto := float64(p.RL.Steps) * step
 	var inRun float64
 	if p.RL.EvalEvery > 0 {

@@ -6,11 +6,12 @@
 #  3. split it 75/25, augment the holdout 4x and write every trainer export
 #     (TRL, OpenRLHF, verl) for training elsewhere;
 #  4. sqlrl experiment flywheel: SFT on the 75%, online KTO on half the 25%
-#     holdout (x4 schema shuffles, hybrid gate reward, guided samples scored
-#     on-policy, SFT replay), greedy evaluation of both checkpoints on every
-#     dev question and on the other half of the holdout (split heldout), and
-#     the before/after table by difficulty (its --help gives the cost: about
-#     23 min on a quiet 2-core machine, SFT 12 min of it).
+#     holdout (x4 schema shuffles, hybrid gate reward, prompts renamed as SFT
+#     renames, guided samples scored on-policy, SFT replay), greedy
+#     evaluation of both checkpoints on every dev question and on the other
+#     half of the holdout (split heldout), and the before/after table by
+#     difficulty (its --help gives the cost: about 26 min on a quiet 2-core
+#     machine, SFT 12 min of it).
 # Running it again resumes: finished stages are cached in out/flywheel/runs.
 # DATA (default data) holds the benchmark and the exports, OUT (default
 # out/flywheel) the runs and the report; arguments go to the flywheel

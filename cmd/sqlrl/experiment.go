@@ -130,7 +130,9 @@ small --out data/bench'). The flywheel, in one resumable command:
   2. online KTO from it on half the 25% holdout SFT never saw (-heldout
      0.5 keeps the other half out), each prompt in 4 schema-order
      shuffles, with the hybrid gate reward (the executor gates, the
-     analytic judge grades the rest), its samples drawn under the schema
+     analytic judge grades the rest), each prompt's schema names renamed
+     afresh every step as SFT renames them (-rename 0.9; samples are
+     mapped back before the reward), its samples drawn under the schema
      guide as evaluation decodes and scored under the guide's
      renormalised distribution (-guided), the SFT loss of 8 renamed SFT
      examples added to every step (-replay 8), dev EX on a sample every
