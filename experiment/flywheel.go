@@ -57,26 +57,37 @@ const (
 // other half kept as the split "heldout", and a greedy guided evaluation
 // of every question of every split. KTO's rate and steps (5e-5, 200) are
 // the ones measured to lift the held-out questions (docs/rl.md), where
-// train.RLOptions' defaults (2e-5, 100) barely move the policy. KTO's
-// prompts are renamed as SFT renames its examples, afresh every step
-// (Rename 0.9), its samples drawn under the schema guide, as evaluation
-// decodes, and scored under its renormalised distribution (Guided), and
-// every step replays 8 renamed SFT examples (Replay): the one setting
-// measured to lift the renamed dev databases (docs/rl.md).
+// train.RLOptions' defaults (2e-5, 100) barely move the policy. KTO
+// samples as flywheelAdditions says, not as the recipe does.
 // One seed: the flywheel is the product, the studies measure the spread.
 func Flywheel() Preset {
-	p := Preset{
+	p := flywheelRecipe()
+	flywheelAdditions(&p.RL)
+	p.Budget = FlywheelBudget(p)
+	return p
+}
+
+// flywheelAdditions are the main job's changes to the recipe's KTO: its
+// prompts renamed as SFT renames its examples, afresh every step (Rename
+// 0.9), its samples drawn under the schema guide, as evaluation decodes,
+// and scored under the guide's renormalised distribution (Guided), and 8
+// renamed SFT examples replayed every step (Replay): the one setting
+// measured to lift the renamed dev databases (docs/rl.md).
+func flywheelAdditions(r *RLConfig) { r.Rename, r.Guided, r.Replay = 0.9, true, 8 }
+
+// flywheelRecipe is the flywheel's preset with the recipe's KTO, without
+// flywheelAdditions and its budget.
+func flywheelRecipe() Preset {
+	return Preset{
 		Name: "flywheel",
 		SFT: SFTConfig{Preset: "small", Vocab: 2048, Epochs: 16, Batch: 16, LR: 2e-3,
 			EvalEvery: -1, DevSplit: "dev"},
 		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Pool: PoolFor(0.75, 0.5), Augment: 4, Reward: "gate",
 			Steps: 200, Prompts: 8, K: 4, Temperature: 1, MaxTokens: 128, Beta: 0.1, LR: 5e-5,
-			EvalEvery: 50, EvalN: 50, DevSplit: "dev", Replay: 8, Guided: true, Rename: 0.9},
+			EvalEvery: 50, EvalN: 50, DevSplit: "dev"},
 		EvalN: 0,
 		Seeds: []uint64{1},
 	}
-	p.Budget = FlywheelBudget(p)
-	return p
 }
 
 // FlywheelStudies runs the OKTO studies at the flywheel's settings (sqlrl
@@ -89,10 +100,7 @@ func Flywheel() Preset {
 // cores (each RL arm ~8-10 min a seed, SFT-100 ~16 min): pick with
 // -studies and -seeds.
 func FlywheelStudies() Preset {
-	p := Flywheel()
-	// Every arm as the recipe runs it: unguided samples, no replay (the
-	// flywheel's own additions, measured against plain KTO in docs/rl.md).
-	p.RL.Replay, p.RL.Guided, p.RL.Rename = 0, false, 0
+	p := flywheelRecipe() // every arm as the recipe runs it
 	p.Seeds = []uint64{1, 2, 3}
 	p.Budget = fmt.Sprintf("flywheel settings on 2 cores: SFT-75 ~%.0f min and SFT-100 ~%.0f min a seed, each RL arm %d steps of %dx%d ~%.0f-10 min a seed (offline KTO adds sampling 4 completions of every pool prompt), each evaluation of every question ~1 min; runs shared with `experiment flywheel` in the same directory are reused",
 		float64(sftSteps(p.SFT, p.RL.Fraction))*sftStepSec/60, float64(sftSteps(p.SFT, 1))*sftStepSec/60, p.RL.Steps, p.RL.Prompts, p.RL.K, float64(p.RL.Steps)*ktoStepSec/60)
@@ -122,9 +130,8 @@ func PoolFor(fraction, heldOut float64) float64 {
 func FlywheelQuick() Preset {
 	p := Quick()
 	p.Name = "flywheel-quick"
-	fw := Flywheel()
-	p.RL.Pool = fw.RL.Pool // the held-out split's path too
-	p.RL.Replay, p.RL.Guided, p.RL.Rename = fw.RL.Replay, fw.RL.Guided, fw.RL.Rename
+	p.RL.Pool = flywheelRecipe().RL.Pool // the held-out split's path too
+	flywheelAdditions(&p.RL)             // and the main job's KTO
 	// Enough dev questions that every difficulty has some (the tiny
 	// benchmark's seeded sample), so the table has all its rows.
 	p.EvalN = 30

@@ -22,10 +22,14 @@ type picker struct {
 	pieces []string // each token's bytes, "" for specials: filled on first constrained use
 	banned []bool   // specials other than the end token
 	seen   []bool
+	// record asks pick for support and logQ (SampleOptions.Supports);
+	// decoding that does not train leaves them unset.
+	record bool
 	// support is the last pick's support when the constraint refused a
 	// token the sampler would otherwise have drawn from (nil: none
 	// refused, or no constraint), and logQ the picked token's
-	// log-probability renormalised over it: what nn.Batch.Support scores.
+	// log-probability at temperature 1 renormalised over it: what
+	// nn.Batch.Support scores.
 	support []int32
 	logQ    float64
 }
@@ -97,9 +101,9 @@ func (k *picker) ranked(z []float32, c Constraint, n, tries int) []int {
 // accepted tokens, within the top-p nucleus of their mass. When c accepts
 // nothing the unconstrained choice is made; when it accepts only tokens of
 // negligible probability, the likeliest of them. The log-probability
-// returned is under the unconstrained softmax(z); k.support and k.logQ
-// describe the distribution the token was drawn from (a greedy pick is
-// its own support).
+// returned is under the unconstrained softmax(z); with k.record, k.support
+// and k.logQ describe the distribution the token was drawn from (a greedy
+// pick is its own support).
 func (k *picker) pick(z []float32, c Constraint, temperature, topP float64, r *rand.Rand, probs []float32, idx []int) (int32, float64) {
 	lse := logSumExp(z)
 	k.support, k.logQ = nil, 0
@@ -108,7 +112,9 @@ func (k *picker) pick(z []float32, c Constraint, temperature, topP float64, r *r
 		if len(t) == 0 {
 			t = k.ranked(z, nil, 1, 1)
 		}
-		k.support = []int32{int32(t[0])}
+		if k.record {
+			k.support = []int32{int32(t[0])}
+		}
 		return int32(t[0]), float64(z[t[0]]) - lse
 	}
 	mx := slices.Max(z)
@@ -181,14 +187,15 @@ func (k *picker) pick(z []float32, c Constraint, temperature, topP float64, r *r
 	}
 	// Unless something was refused (or cut by top-p), the draw was from
 	// the whole distribution but for tokens under 1e-6 of it: no support.
-	if refused || len(kept) < len(cand) {
+	k.logQ = float64(z[pick]) - lse
+	if k.record && (refused || len(kept) < len(cand)) {
 		k.support = make([]int32, len(kept))
+		var mass float64 // of the support at temperature 1
 		for i, t := range kept {
 			k.support[i] = int32(t)
+			mass += math.Exp(float64(z[t] - mx))
 		}
-		k.logQ = math.Log(float64(probs[pick]) / acc)
-	} else {
-		k.logQ = float64(z[pick]) - lse
+		k.logQ = float64(z[pick]-mx) - math.Log(mass)
 	}
 	return int32(pick), float64(z[pick]) - lse
 }

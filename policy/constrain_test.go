@@ -149,6 +149,7 @@ func TestPickSupport(t *testing.T) {
 	p := testPolicy(t)
 	V := p.Model.Cfg.Vocab
 	k := newPicker(p, V)
+	k.record = true
 	r := rand.New(rand.NewPCG(1, 2))
 	z := make([]float32, V)
 	for i := range z {
@@ -182,5 +183,20 @@ func TestPickSupport(t *testing.T) {
 	}
 	if _, _ = k.pick(z, nil, 1, 1, r, probs, idx); k.support != nil {
 		t.Errorf("unconstrained draw: support of %d tokens", len(k.support))
+	}
+	// decoding that does not train records nothing
+	k.record = false
+	if _, _ = k.pick(z, refuseOdd{}, 1, 1, r, probs, idx); k.support != nil {
+		t.Errorf("a draw not recorded: support of %d tokens", len(k.support))
+	}
+	// a tempered draw's logQ is still at temperature 1 over its support
+	k.record = true
+	tok, _ := k.pick(z, refuseOdd{}, 0.7, 1, r, probs, idx)
+	var mass float64
+	for _, u := range k.support {
+		mass += math.Exp(float64(z[u]) - lse)
+	}
+	if want := float64(z[tok]) - lse - math.Log(mass); math.Abs(k.logQ-want) > 1e-5 {
+		t.Errorf("temperature 0.7: logQ %v, want %v at temperature 1", k.logQ, want)
 	}
 }

@@ -80,8 +80,8 @@ type Completion struct {
 	// Support (with SampleOptions.Supports) has an entry per token drawn,
 	// the end token included when drawn: the tokens the constraint let the
 	// sampler draw from, or nil where it refused none (the whole
-	// distribution but tokens under 1e-6 of it). It is what
-	// Sequence.Support takes.
+	// distribution but tokens under 1e-6 of it); Support itself is nil
+	// when no entry is set. It is what Sequence.Support takes.
 	Support [][]int32 `json:"-"`
 	// SampledLogProb (with SampleOptions.Supports) is LogProb under the
 	// distributions the tokens were drawn from: each renormalised over its
@@ -310,6 +310,7 @@ func (d *decoder) step() error {
 		}
 		o := &j.req.o
 		z := d.last[s*V : (s+1)*V]
+		d.pk.record = o.Supports
 		tok, lp := d.pk.pick(z, j.con, o.Temperature, o.TopP, j.rng, d.probs, d.idx)
 		if j.con != nil && tok != eot {
 			j.con.Advance(d.pk.piece(tok))
@@ -334,7 +335,10 @@ func (d *decoder) step() error {
 			}
 		}
 		if c != nil && o.Supports {
-			c.Support, c.SampledLogProb = j.support, j.logq
+			c.SampledLogProb = j.logq
+			if slices.ContainsFunc(j.support, func(s []int32) bool { return s != nil }) {
+				c.Support = j.support
+			}
 		}
 		if c != nil {
 			r := j.req

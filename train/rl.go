@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -790,12 +789,11 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 				toks = append(toks, eot)
 			}
 			sc := scores[i][k]
-			sup := c.Support
-			if len(sup) != len(toks) || !slices.ContainsFunc(sup, func(s []int32) bool { return s != nil }) {
-				sup = nil // nothing refused (or an end token not drawn): the whole distribution
+			if c.Support != nil && len(c.Support) != len(toks) {
+				return nil, fmt.Errorf("rl step %d: question %d: %d sampling supports for %d tokens", step, t.pool[j].QuestionID, len(c.Support), len(toks))
 			}
 			ro.Samples = append(ro.Samples, sample{Prompt: j, PromptTokens: ptoks[i], Completion: renameSQL(c.Text, back[i]), Tokens: toks,
-				Reward: sc.Value, Correct: sc.Class == "correct", Support: sup})
+				Reward: sc.Value, Correct: sc.Class == "correct", Support: c.Support})
 		}
 	}
 	if len(ro.Samples) > 0 {

@@ -222,7 +222,7 @@ func TestSampledLogProbsAreScored(t *testing.T) {
 				s := sample{Prompt: i, Tokens: toks}
 				want = append(want, c.LogProb)
 				if guided {
-					if len(c.Support) != len(toks) {
+					if c.Support != nil && len(c.Support) != len(toks) {
 						t.Fatalf("guided sample: %d supports for %d tokens", len(c.Support), len(toks))
 					}
 					s.Support = c.Support
