@@ -159,9 +159,9 @@ checkpoint (Ctrl-C and the same command again is safe), and a changed -kto-*
 flag redoes KTO and the evaluations, not SFT.
 
 Cost on 2 cores with the defaults, on the bundled benchmark: ` + def.Budget + `.
-Twice the KTO steps (-kto-steps 400, ~38 min) gained more on dev over three
-seeds (+5.6 points against +3.3; docs/rl.md), over the main job's 30-minute
-budget, so it is a flag, not the default.
+-kto-steps 400 gained more on dev over three seeds (docs/rl.md has the
+figures), but its budget, printed at the start, is over the main job's 30
+minutes: a flag, not the default.
 
 -quick (a micro model, a few steps, 30 dev questions) runs it all in seconds:
 it tests the machinery, not the recipe.`,
