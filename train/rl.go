@@ -76,7 +76,11 @@ type RLOptions struct {
 	Prompts, K int
 	// Temperature of sampling (default 1). Only 1 is on-policy: the loss
 	// scores the samples under the model's own distribution, which is the
-	// one that sampled them only at temperature 1.
+	// one that sampled them only at temperature 1. That matters to the
+	// policy-gradient losses (PPO, RLOO, GRPO), whose estimates assume it;
+	// KTO, DPO and ORPO take the samples as labelled data, so a lower
+	// temperature changes only which samples they learn from (nearer the
+	// greedy answer that evaluation decodes).
 	Temperature float64
 	// MaxTokens bounds each completion (default 128).
 	MaxTokens int

@@ -120,7 +120,7 @@ func init() {
 	register(&command{
 		name:    "experiment flywheel",
 		summary: "the main job: SFT-75 -> online KTO on the holdout -> every dev question, before/after by difficulty",
-		usage:   "[-quick] [-out DIR] [-heldout S] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-k K] [-prompts P] [-replay N] [-guided=false] [-rename P] BENCH_DIR",
+		usage:   "[-quick] [-out DIR] [-heldout S] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-kto-temperature T] [-k K] [-prompts P] [-replay N] [-guided=false] [-rename P] BENCH_DIR",
 		help: `BENCH_DIR is a benchmark in BIRD's layout ('sqlrl bench generate --preset
 small --out data/bench'). The flywheel, in one resumable command:
 
@@ -172,6 +172,7 @@ it tests the machinery, not the recipe.`,
 			steps := fs.Int("kto-steps", def.RL.Steps, "KTO optimizer steps")
 			lr := fs.Float64("kto-lr", def.RL.LR, "KTO peak learning rate")
 			beta := fs.Float64("kto-beta", def.RL.Beta, "KTO beta")
+			temp := fs.Float64("kto-temperature", def.RL.Temperature, "KTO sampling temperature (KTO needs labels, not on-policy ratios, so below 1 is sound: samples nearer the greedy answer)")
 			k := fs.Int("k", def.RL.K, "completions sampled per prompt")
 			prompts := fs.Int("prompts", def.RL.Prompts, "prompts per KTO step")
 			maxTokens := fs.Int("kto-max-tokens", def.RL.MaxTokens, "tokens per sampled completion")
@@ -202,7 +203,8 @@ it tests the machinery, not the recipe.`,
 				for name, apply := range map[string]func(){
 					"kto-steps": func() { p.RL.Steps = *steps }, "kto-lr": func() { p.RL.LR = *lr },
 					"kto-beta": func() { p.RL.Beta = *beta }, "k": func() { p.RL.K = *k },
-					"prompts": func() { p.RL.Prompts = *prompts }, "kto-max-tokens": func() { p.RL.MaxTokens = *maxTokens },
+					"kto-temperature": func() { p.RL.Temperature = *temp },
+					"prompts":         func() { p.RL.Prompts = *prompts }, "kto-max-tokens": func() { p.RL.MaxTokens = *maxTokens },
 					"kto-eval-every": func() { p.RL.EvalEvery = *evalEvery }, "kto-eval-n": func() { p.RL.EvalN = *evalN },
 					"heldout": func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
 					"sft100":  func() { p.SFT100 = *sft100 },
@@ -214,8 +216,8 @@ it tests the machinery, not the recipe.`,
 						apply()
 					}
 				}
-				if p.RL.Steps < 1 || p.RL.Prompts < 1 || p.RL.K < 1 || p.RL.MaxTokens < 1 || !(p.RL.LR > 0) || !(p.RL.Beta > 0) {
-					return usagef("-kto-steps, -prompts, -k, -kto-max-tokens, -kto-lr and -kto-beta must be positive")
+				if p.RL.Steps < 1 || p.RL.Prompts < 1 || p.RL.K < 1 || p.RL.MaxTokens < 1 || !(p.RL.LR > 0) || !(p.RL.Beta > 0) || !(p.RL.Temperature > 0) {
+					return usagef("-kto-steps, -prompts, -k, -kto-max-tokens, -kto-lr, -kto-beta and -kto-temperature must be positive")
 				}
 				if p.RL.Replay < 0 {
 					return usagef("-replay %d: want 0 or more examples", p.RL.Replay)

@@ -189,7 +189,7 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 func TestExperimentFlywheelBadFlags(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "fw")
 	for _, args := range [][]string{
-		{"-kto-steps", "0"}, {"-k", "0"}, {"-prompts", "-1"}, {"-kto-lr", "0"}, {"-kto-beta", "-0.1"},
+		{"-kto-steps", "0"}, {"-k", "0"}, {"-prompts", "-1"}, {"-kto-lr", "0"}, {"-kto-beta", "-0.1"}, {"-kto-temperature", "0"},
 		{"-kto-eval-every", "5", "-kto-eval-n", "0"}, {"-seeds", "x"},
 	} {
 		a := append(append([]string{"experiment", "flywheel", "-q", "-out", out}, args...), "no-such-bench")
