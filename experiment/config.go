@@ -109,6 +109,10 @@ type RLConfig struct {
 	// (train.RLOptions.Rename); 0, the recipe, leaves the config's ID as
 	// it was before the option.
 	Rename float64 `json:"rename,omitempty"`
+	// RenameFamilies renames word by word, so that names sharing a word
+	// keep sharing one (train.RLOptions.RenameFamilies); false leaves the
+	// config's ID as it was before the option.
+	RenameFamilies bool `json:"rename_families,omitempty"`
 }
 
 // EvalConfig is the final greedy, guided evaluation of a model on a split.

@@ -417,6 +417,9 @@ func (fr *FlywheelReport) Markdown() []byte {
 		strings.ToUpper(p.RL.Algo), on, p.RL.Augment, p.RL.Reward, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
 	if p.RL.Rename > 0 {
 		fmt.Fprintf(&b, "; each schema name of a sampled prompt renamed with probability %g, afresh every step, as SFT renames (rename)", p.RL.Rename)
+		if p.RL.RenameFamilies {
+			b.WriteString(", word by word, so that names sharing a word keep sharing one (rename families)")
+		}
 	}
 	if p.RL.Guided {
 		b.WriteString("; samples drawn under the schema guide and scored under its renormalised distribution (guided)")

@@ -82,6 +82,8 @@ func TestRLRefusesBadInput(t *testing.T) {
 		{"dpo with one sample", func(d *Data, o *RLOptions) { o.Algo, o.K = AlgoDPO, 1 }, "want >= 2"},
 		{"unknown algo", func(d *Data, o *RLOptions) { o.Algo = "sft" }, "unknown RL algorithm"},
 		{"bad rl-on", func(d *Data, o *RLOptions) { o.RLOn = "dev" }, `RL on "dev"`},
+		{"rename text and families", func(d *Data, o *RLOptions) { o.Rename, o.RenameText, o.RenameFamilies = 0.9, true, true }, "not both"},
+		{"families without renaming", func(d *Data, o *RLOptions) { o.RenameFamilies = true }, "need a rename probability"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -102,6 +102,65 @@ func TestRenameText(t *testing.T) {
 	}
 }
 
+// TestRenameFamilies: names sharing a word keep sharing one drawn word
+// (an entity's table and columns stay a family), the question and the
+// descriptions are left as they are, and the gold SQL follows the map.
+func TestRenameFamilies(t *testing.T) {
+	s := &prompt.Schema{DBID: "x", Tables: []*prompt.Table{
+		{Name: "purchase", Columns: []prompt.Column{{Name: "purchase_id"}, {Name: "purchase_date", Description: "purchase date"}}, PrimaryKey: []string{"purchase_id"}},
+		{Name: "purchase_line", Columns: []prompt.Column{{Name: "purchase_id"}, {Name: "qty"}},
+			ForeignKeys: []prompt.ForeignKey{{Columns: []string{"purchase_id"}, RefTable: "purchase", RefColumns: []string{"purchase_id"}}}},
+	}}
+	r := newRenamer([]string{"alpha beta gamma delta epsilon zeta theta"})
+	r.families = true
+	q := "How many purchases were made in 2020?"
+	ev := "in 2020 refers to purchase_date LIKE '2020%'"
+	ns, m, nq, nev := r.rename(s, q, ev, 1, rand.New(rand.NewPCG(3, 4)))
+	word := ns.Tables[0].Name
+	if word == "purchase" || strings.Contains(word, "_") {
+		t.Fatalf("purchase -> %q, want one new word (map %v)", word, m)
+	}
+	idWord := strings.SplitN(ns.Tables[0].Columns[0].Name, "_", 2)[0]
+	for _, got := range []string{ns.Tables[0].Columns[0].Name, ns.Tables[0].Columns[1].Name, ns.Tables[1].Name, ns.Tables[1].Columns[0].Name} {
+		if !strings.HasPrefix(got, word+"_") {
+			t.Errorf("%q does not keep the family word %q (map %v)", got, word, m)
+		}
+	}
+	if idWord != word {
+		t.Errorf("purchase_id's first word %q, the table's %q", idWord, word)
+	}
+	if ns.Tables[1].ForeignKeys[0].RefTable != word {
+		t.Errorf("foreign key %+v does not follow the renamed table %q", ns.Tables[1].ForeignKeys[0], word)
+	}
+	if nq != q {
+		t.Errorf("question changed: %q", nq)
+	}
+	if d := ns.Tables[0].Columns[1].Description; d != "purchase date" {
+		t.Errorf("description changed: %q", d)
+	}
+	date := ns.Tables[0].Columns[1].Name
+	if want := "in 2020 refers to " + date + " LIKE '2020%'"; nev != want {
+		t.Errorf("evidence %q, want %q", nev, want)
+	}
+	sql := renameSQL("SELECT COUNT(*) FROM purchase WHERE purchase_date LIKE '2020%'", m)
+	if want := "SELECT COUNT(*) FROM " + word + " WHERE " + date + " LIKE '2020%'"; sql != want {
+		t.Errorf("sql %q, want %q", sql, want)
+	}
+	// Name by name (the default), the family breaks: at p = 1 every
+	// name's words are drawn apart.
+	r.families = false
+	ns2, _, _, _ := r.rename(s, q, ev, 1, rand.New(rand.NewPCG(3, 4)))
+	shared := 0
+	for _, n := range []string{ns2.Tables[0].Columns[0].Name, ns2.Tables[0].Columns[1].Name, ns2.Tables[1].Name} {
+		if strings.HasPrefix(n, ns2.Tables[0].Name+"_") {
+			shared++
+		}
+	}
+	if shared == 3 {
+		t.Errorf("name-by-name renaming kept the family: %+v %+v", ns2.Tables[0], ns2.Tables[1])
+	}
+}
+
 func TestMapWords(t *testing.T) {
 	w := map[string]string{"city": "zorb", "box": "kel", "pole": "tam"}
 	for in, want := range map[string]string{

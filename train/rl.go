@@ -112,6 +112,11 @@ type RLOptions struct {
 	// schemas punish. Benchmark data only.
 	Rename     float64
 	RenameText bool
+	// RenameFamilies renames word by word rather than name by name, one
+	// drawn word per word of the schema's names, so that an entity's
+	// table and columns keep sharing a word (order_id, order_date ->
+	// zub_id, zub_date), the question kept as it is.
+	RenameFamilies bool
 	// RLOn is RLOnHoldout (default) or RLOnTrain: where the prompts come
 	// from. The number of schema orders per question is
 	// Data.HoldoutAugment.
@@ -272,6 +277,12 @@ func (o *RLOptions) check() error {
 	if o.Rename < 0 || o.Rename > 1 {
 		return fmt.Errorf("train: rename probability %v (want 0 to 1)", o.Rename)
 	}
+	if o.RenameText && o.RenameFamilies {
+		return errors.New("train: rename text or rename families, not both (text renames the question's words too)")
+	}
+	if (o.RenameText || o.RenameFamilies) && o.Rename == 0 {
+		return errors.New("train: rename text or families need a rename probability above 0")
+	}
 	if o.Rename > 0 && !o.Online {
 		return errors.New("train: renaming applies to online samples; an offline file's completions are in its prompts' names")
 	}
@@ -429,6 +440,9 @@ func (b *rlBase) fingerprint() map[string]string {
 		f["rename"] = fmt.Sprint(o.Rename)
 		if o.RenameText {
 			f["rename_text"] = "true"
+		}
+		if o.RenameFamilies {
+			f["rename_families"] = "true"
 		}
 	}
 	if !o.Online {
@@ -643,7 +657,7 @@ type online struct {
 func newOnline(d *Data, o RLOptions, pool []RLPrompt, ref *policy.Policy) *online {
 	t := &online{rlBase: rlBase{d: d, o: o, pool: pool, ref: ref, logf: func(string, ...any) {}}}
 	if o.Rename > 0 {
-		t.rn = d.trainRenamer(o.RenameText)
+		t.rn = d.trainRenamer(o.RenameText, o.RenameFamilies)
 	}
 	if o.Progress != nil {
 		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }

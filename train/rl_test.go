@@ -493,42 +493,11 @@ func TestRLRenamedPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := newOnline(d, o, pool, nil)
-	rng := newStepRand(1, 0)
-	renamed := 0
-	for _, p := range pool[:20] {
-		text, back, err := b.renamedPrompt(context.Background(), p, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if back == nil {
-			continue
-		}
-		renamed++
-		if text == p.Text {
-			t.Errorf("question %d: renamed prompt equals the pool's", p.QuestionID)
-		}
-		fwd := map[string]string{}
-		for nw, old := range back {
-			if strings.HasPrefix(old, "renamed_away_") {
-				if got := renameSQL(nw, back); got != old {
-					t.Errorf("a database name no longer shown, %q, maps to %q", nw, got)
-				}
-				continue
-			}
-			fwd[old] = nw
-		}
-		there := renameSQL(p.SQL, fwd)
-		if there == p.SQL {
-			t.Errorf("question %d: the gold %q names nothing renamed", p.QuestionID, p.SQL)
-		}
-		if again := renameSQL(there, back); !strings.EqualFold(again, p.SQL) {
-			t.Errorf("question %d: gold %q -> %q -> %q", p.QuestionID, p.SQL, there, again)
-		}
+	for _, families := range []bool{false, true} { // name by name; word by word (RenameFamilies)
+		o.RenameFamilies = families
+		checkRenamedPrompts(t, newOnline(d, o, pool, nil), pool[:20])
 	}
-	if renamed < 15 {
-		t.Errorf("%d of 20 prompts renamed at probability 0.9", renamed)
-	}
+	o.RenameFamilies = false
 
 	// Guided samples write only the names their (renamed) prompt shows:
 	// the reward must see them mapped back to the database's names.
@@ -574,5 +543,46 @@ func TestRLRenamedPrompt(t *testing.T) {
 	o.Online, o.OfflineFile = false, o.RolloutsOut
 	if _, err := RL(context.Background(), d, o); err == nil || !strings.Contains(err.Error(), "renaming") {
 		t.Errorf("offline RL with renaming: error %v, want a refusal", err)
+	}
+}
+
+// checkRenamedPrompts: each renamed prompt of pool shows new names and
+// its map takes the gold, renamed forward, back to the gold.
+func checkRenamedPrompts(t *testing.T, b *online, pool []RLPrompt) {
+	t.Helper()
+	rng := newStepRand(1, 0)
+	renamed := 0
+	for _, p := range pool {
+		text, back, err := b.renamedPrompt(context.Background(), p, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back == nil {
+			continue
+		}
+		renamed++
+		if text == p.Text {
+			t.Errorf("question %d: renamed prompt equals the pool's", p.QuestionID)
+		}
+		fwd := map[string]string{}
+		for nw, old := range back {
+			if strings.HasPrefix(old, "renamed_away_") {
+				if got := renameSQL(nw, back); got != old {
+					t.Errorf("a database name no longer shown, %q, maps to %q", nw, got)
+				}
+				continue
+			}
+			fwd[old] = nw
+		}
+		there := renameSQL(p.SQL, fwd)
+		if there == p.SQL {
+			t.Errorf("question %d: the gold %q names nothing renamed", p.QuestionID, p.SQL)
+		}
+		if again := renameSQL(there, back); !strings.EqualFold(again, p.SQL) {
+			t.Errorf("question %d: gold %q -> %q -> %q", p.QuestionID, p.SQL, there, again)
+		}
+	}
+	if renamed < len(pool)*3/4 {
+		t.Errorf("families %v: %d of %d prompts renamed at probability 0.9", b.o.RenameFamilies, renamed, len(pool))
 	}
 }

@@ -130,7 +130,7 @@ func newSFT(d *Data, o SFTOptions) *sft {
 	if o.Progress != nil {
 		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }
 	}
-	t.rn = d.trainRenamer(o.RenameText)
+	t.rn = d.trainRenamer(o.RenameText, false)
 	t.nb = (len(d.Train) + o.BatchSize - 1) / o.BatchSize
 	return t
 }
@@ -397,14 +397,15 @@ func completionFitter(p *policy.Policy) *Fitter {
 // trainRenamer draws new names from the words of the SFT share's
 // questions and evidence and of the schemas (Data.Words): the renamer of
 // SFT's augmentation, and of RL's renamed samples and replay, which
-// rename as SFT does. text renames words rather than names (RenameText).
-func (d *Data) trainRenamer(text bool) *renamer {
+// rename as SFT does. text renames words rather than names (RenameText),
+// families the names' words, the question kept (RLOptions.RenameFamilies).
+func (d *Data) trainRenamer(text, families bool) *renamer {
 	var texts []string
 	for _, ex := range d.Train {
 		texts = append(texts, ex.Question, ex.Evidence)
 	}
 	rn := newRenamer(append(texts, d.Words...))
-	rn.text = text
+	rn.text, rn.families = text, families
 	return rn
 }
 

@@ -257,7 +257,7 @@ func checkNotWritten(t *testing.T, root string, stamp map[string]time.Time) int 
 	return n
 }
 
-// TestFlywheelReplayFlag: -replay, -guided=false and -rename reach the
+// TestFlywheelReplayFlag: -replay, -guided=false, -rename and -rename-families reach the
 // KTO run's config (a new run, the same SFT-75) and the report says so; a
 // negative count or a rename probability above 1 is refused before any
 // work.
@@ -274,17 +274,20 @@ func TestFlywheelReplayFlag(t *testing.T) {
 	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-rename", "1.5", "-out", out, b); code != 2 || !strings.Contains(errs, "-rename") {
 		t.Fatalf("-rename 1.5: code %d, %s", code, errs)
 	}
-	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-kto-steps", "2", "-replay", "3", "-guided=false", "-rename", "0.5", "-out", out, b); code != 0 {
+	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-rename", "0", "-rename-families", "-out", out, b); code != 2 || !strings.Contains(errs, "-rename-families") {
+		t.Fatalf("-rename 0 -rename-families: code %d, %s", code, errs)
+	}
+	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-kto-steps", "2", "-replay", "3", "-guided=false", "-rename", "0.5", "-rename-families", "-out", out, b); code != 0 {
 		t.Fatalf("-replay 3: code %d, %s", code, errs)
 	}
 	var rep experiment.FlywheelReport
 	readJSONFile(t, filepath.Join(out, "report.json"), &rep)
-	if rep.Preset.RL.Replay != 3 || rep.Preset.RL.Guided || rep.Preset.RL.Rename != 0.5 {
-		t.Errorf("preset RL %+v: want replay 3, unguided, rename 0.5", rep.Preset.RL)
+	if rep.Preset.RL.Replay != 3 || rep.Preset.RL.Guided || rep.Preset.RL.Rename != 0.5 || !rep.Preset.RL.RenameFamilies {
+		t.Errorf("preset RL %+v: want replay 3, unguided, rename 0.5 by families", rep.Preset.RL)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	if !strings.Contains(string(md), "3 renamed SFT-share examples") || strings.Contains(string(md), "(guided)") || !strings.Contains(string(md), "renamed with probability 0.5") {
-		t.Errorf("report.md does not say replay 3, unguided, rename 0.5:\n%s", md)
+	if !strings.Contains(string(md), "3 renamed SFT-share examples") || strings.Contains(string(md), "(guided)") || !strings.Contains(string(md), "renamed with probability 0.5") || !strings.Contains(string(md), "(rename families)") {
+		t.Errorf("report.md does not say replay 3, unguided, rename 0.5 by families:\n%s", md)
 	}
 	var rl string
 	for _, s := range rep.Stages {

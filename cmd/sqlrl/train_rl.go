@@ -169,6 +169,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	maxTokens := fs.Int("max-tokens", 128, "completion budget of a sample")
 	rename := fs.Float64("rename", 0, "online: rename each schema name of a sampled prompt with this probability, drawn afresh each step, as SFT's augmentation does (samples are mapped back to the database's names to be scored; a name the prompt no longer shows fails)")
 	renameText := fs.Bool("rename-text", false, "with -rename: rename the words of the names wherever they occur, question and evidence included (as train sft -rename-text)")
+	renameFamilies := fs.Bool("rename-families", false, "with -rename: rename the names' words, one drawn word per word everywhere in the schema, so that names sharing a word keep sharing one (order_id, order_date -> zub_id, zub_date); the question kept")
 	sftWeight := fs.Float64("sft-weight", 0, "kto: add the mean token NLL of the desirable samples times this weight (RPO's term: the correct samples also teach as SFT examples)")
 	replay := fs.Int("replay", 0, "add to every step the SFT loss of this many examples of the SFT share, renamed as SFT renames them (PPO-ptx's mix: keeps the schema reading SFT's renaming taught)")
 	replayWeight := fs.Float64("replay-weight", 1, "with -replay: the weight of the replayed examples' mean token NLL")
@@ -255,7 +256,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			MaxTokens: *maxTokens, RLOn: *rlOn, Beta: *beta, ORPOLambda: *orpoLambda, KLCoef: *klCoef, KTOThreshold: *ktoThreshold,
 			ClipEps: *clipEps, Epochs: *epochs, Gamma: *gamma, Lambda: *gaeLambda, ValueLR: *valueLR, RolloutsOut: *rolloutsOut,
 			ScoreBatch:   *scoreBatch,
-			CorrectLevel: correctLevel(kind, sub), Guided: *guided, Rename: *rename, RenameText: *renameText, SFTWeight: *sftWeight,
+			CorrectLevel: correctLevel(kind, sub), Guided: *guided, Rename: *rename, RenameText: *renameText, RenameFamilies: *renameFamilies, SFTWeight: *sftWeight,
 			Replay: *replay, ReplayWeight: *replayWeight,
 		}
 		if *online || *sampleOnly {
