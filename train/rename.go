@@ -98,14 +98,15 @@ func (r *renamer) newName(old string, rng *rand.Rand) string {
 // occur (renameText); it returns the schema, the map of names for
 // renameSQL, and the question and evidence as the prompt shows them.
 func (r *renamer) rename(s *prompt.Schema, question, evidence string, p float64, rng *rand.Rand) (*prompt.Schema, map[string]string, string, string) {
-	switch {
-	case r.text:
+	if r.text {
 		return r.renameText(s, question, evidence, p, rng)
-	case r.families:
-		s, m := r.renameFamilies(s, p, rng)
-		return s, m, question, renameEvidence(evidence, m)
 	}
-	s, m := r.renameSchema(s, p, rng)
+	var m map[string]string
+	if r.families {
+		s, m = r.renameFamilies(s, p, rng)
+	} else {
+		s, m = r.renameSchema(s, p, rng)
+	}
 	return s, m, question, renameEvidence(evidence, m)
 }
 

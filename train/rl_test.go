@@ -574,6 +574,9 @@ func checkRenamedPrompts(t *testing.T, b *online, pool []RLPrompt) {
 			}
 			fwd[old] = nw
 		}
+		if b.o.RenameFamilies {
+			checkFamilies(t, p.QuestionID, fwd)
+		}
 		there := renameSQL(p.SQL, fwd)
 		if there == p.SQL {
 			t.Errorf("question %d: the gold %q names nothing renamed", p.QuestionID, p.SQL)
@@ -584,5 +587,26 @@ func checkRenamedPrompts(t *testing.T, b *online, pool []RLPrompt) {
 	}
 	if renamed < len(pool)*3/4 {
 		t.Errorf("families %v: %d of %d prompts renamed at probability 0.9", b.o.RenameFamilies, renamed, len(pool))
+	}
+}
+
+// checkFamilies: under RenameFamilies one database word becomes one new
+// word in every name of the prompt (order_id, order_date -> zub_id,
+// zub_date); name-by-name renaming draws order apart in each.
+func checkFamilies(t *testing.T, qid int, fwd map[string]string) {
+	t.Helper()
+	word := map[string]string{}
+	for old, nw := range fwd {
+		op, np := strings.Split(strings.ToLower(old), "_"), strings.Split(strings.ToLower(nw), "_")
+		if len(op) != len(np) {
+			t.Errorf("question %d: %q -> %q changes its number of words", qid, old, nw)
+			continue
+		}
+		for i, w := range op {
+			if prev, ok := word[w]; ok && prev != np[i] {
+				t.Errorf("question %d: the word %q becomes %q and %q", qid, w, prev, np[i])
+			}
+			word[w] = np[i]
+		}
 	}
 }
