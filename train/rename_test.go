@@ -204,3 +204,61 @@ func TestRenameTextWiring(t *testing.T) {
 		t.Errorf("no question of %d renamed with RenameText at p = 1", len(d.Train))
 	}
 }
+
+// TestRenameFamiliesWiring: SFTOptions.RenameFamilies reaches SFT's
+// renamer (one database word becomes one new word in every name of the
+// schema) and its fingerprint, only when on; with RenameText it is
+// refused. RL's replay renames the same way when RLOptions.RenameFamilies
+// is set (the replay's own test covers the off case).
+func TestRenameFamiliesWiring(t *testing.T) {
+	ctx := context.Background()
+	d := loadTiny(t)
+	o := tinyOptions(t.TempDir())
+	o.defaults()
+	if _, ok := newSFT(d, o).Fingerprint()["rename_families"]; ok {
+		t.Error("fingerprint names rename_families when it is off: older checkpoints would not resume")
+	}
+	o.RenameFamilies = true
+	st := newSFT(d, o)
+	if st.Fingerprint()["rename_families"] != "true" {
+		t.Error("fingerprint does not name rename_families when it is on")
+	}
+	shared := 0
+	for i := range d.Train {
+		ex := &d.Train[i]
+		s, err := d.TrainPrompter.Schema(ctx, ex.DBID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, m, q, _ := st.rn.rename(s, ex.Question, ex.Evidence, 1, rand.New(rand.NewPCG(1, uint64(i))))
+		if q != ex.Question {
+			t.Errorf("question %d renamed: %q", ex.QuestionID, q)
+		}
+		checkFamilies(t, ex.QuestionID, m)
+		words := map[string]int{}
+		for old := range m {
+			for _, w := range strings.Split(old, "_") {
+				words[w]++
+			}
+		}
+		for _, n := range words {
+			if n > 1 {
+				shared++
+			}
+		}
+	}
+	if shared == 0 {
+		t.Fatal("no schema word shared by two renamed names: the test data cannot tell families from names")
+	}
+	o.RenameText = true
+	if _, err := SFT(ctx, d, o); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("SFT with rename text and families: %v, want refused", err)
+	}
+	rp, err := newReplay(d, loadPolicy(t, rlInit(t)), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rp.rn.families || rp.rn.text {
+		t.Errorf("replay's renamer %+v: want families", rp.rn)
+	}
+}

@@ -46,6 +46,14 @@ type SFTOptions struct {
 	// words with the question, which teaches the model to ignore the
 	// question's words: what bench v2's held-out domains and BIRD test.
 	RenameText bool
+	// RenameFamilies renames the names' words rather than whole names,
+	// one drawn word per word everywhere in the schema, the question kept
+	// (renameFamilies): an entity's table and columns keep sharing a
+	// word, as the bundled benchmark's renamed dev schemas do (purchase,
+	// purchase_line, purchase_date), where name by name gives them
+	// unrelated words. RenameEach is then the probability per word. Not
+	// with RenameText, which renames the question's words too.
+	RenameFamilies bool
 	// PromptLoss > 0 adds the prompt tokens' NLL, weighted by it, to the
 	// completion's (normalised by completion tokens): a denser signal that
 	// teaches copying (evidence repeats schema names and question values)
@@ -100,6 +108,9 @@ func SFT(ctx context.Context, d *Data, o SFTOptions) (*Result, error) {
 	if len(d.Train) == 0 {
 		return nil, errors.New("train: no training examples")
 	}
+	if o.RenameText && o.RenameFamilies {
+		return nil, errors.New("train: rename text or rename families, not both (text renames the question's words too)")
+	}
 	t := newSFT(d, o)
 	res, err := Loop(ctx, d, o.LoopOptions, t)
 	if err != nil {
@@ -130,7 +141,7 @@ func newSFT(d *Data, o SFTOptions) *sft {
 	if o.Progress != nil {
 		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }
 	}
-	t.rn = d.trainRenamer(o.RenameText, false)
+	t.rn = d.trainRenamer(o.RenameText, o.RenameFamilies)
 	t.nb = (len(d.Train) + o.BatchSize - 1) / o.BatchSize
 	return t
 }
@@ -153,6 +164,9 @@ func (t *sft) Fingerprint() map[string]string {
 		// Only when set: a run from before the option, whose checkpoint
 		// has no such key, still resumes.
 		f["rename_text"] = "true"
+	}
+	if o.RenameFamilies {
+		f["rename_families"] = "true"
 	}
 	if o.Model != nil {
 		b, _ := json.Marshal(o.Model)
