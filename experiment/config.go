@@ -64,9 +64,6 @@ type SFTConfig struct {
 	// DevSplit is evaluated during training (the curves); the final
 	// numbers come from eval runs on every split.
 	DevSplit string `json:"dev_split"`
-	// RenameFamilies renames word by word (train.SFTOptions.RenameFamilies);
-	// false leaves the config's ID as it was before the option.
-	RenameFamilies bool `json:"rename_families,omitempty"`
 }
 
 // RLConfig is one reinforcement-learning run from an SFT checkpoint.

@@ -408,11 +408,7 @@ func (fr *FlywheelReport) Markdown() []byte {
 	if p.SFT.MaxSteps > 0 {
 		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)
 	}
-	fmt.Fprintf(&b, ", batch %d, lr %g, on %g%% of the train split (the share `sqlrl data prepare` cuts)", p.SFT.Batch, p.SFT.LR, 100*p.RL.Fraction)
-	if p.SFT.RenameFamilies {
-		b.WriteString("; names renamed word by word, so that names sharing a word keep sharing one (rename families)")
-	}
-	b.WriteString(".\n")
+	fmt.Fprintf(&b, ", batch %d, lr %g, on %g%% of the train split (the share `sqlrl data prepare` cuts).\n", p.SFT.Batch, p.SFT.LR, 100*p.RL.Fraction)
 	on := p.RL.On
 	if h := HeldOutShare(p.RL); h > 0 {
 		on = fmt.Sprintf("%g%% of the holdout (the other %g%% is the split heldout: questions neither SFT nor KTO saw, on their databases)", 100*(1-h), 100*h)

@@ -49,7 +49,7 @@ func nativeSFT(ctx context.Context, j Job) (*Result, error) {
 	}
 	defer d.Close()
 	o := train.SFTOptions{LoopOptions: loop(j, s.EvalEvery, s.EvalN, s.LR), Preset: s.Preset, VocabSize: s.Vocab,
-		Epochs: s.Epochs, MaxSteps: s.MaxSteps, BatchSize: s.Batch, RenameFamilies: s.RenameFamilies}
+		Epochs: s.Epochs, MaxSteps: s.MaxSteps, BatchSize: s.Batch}
 	if s.Model != nil {
 		m := *s.Model
 		o.Model = &m

@@ -208,8 +208,7 @@ func TestRenameTextWiring(t *testing.T) {
 // TestRenameFamiliesWiring: SFTOptions.RenameFamilies reaches SFT's
 // renamer (one database word becomes one new word in every name of the
 // schema) and its fingerprint, only when on; with RenameText it is
-// refused. RL's replay renames the same way when RLOptions.RenameFamilies
-// is set (the replay's own test covers the off case).
+// refused.
 func TestRenameFamiliesWiring(t *testing.T) {
 	ctx := context.Background()
 	d := loadTiny(t)
@@ -253,12 +252,5 @@ func TestRenameFamiliesWiring(t *testing.T) {
 	o.RenameText = true
 	if _, err := SFT(ctx, d, o); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Errorf("SFT with rename text and families: %v, want refused", err)
-	}
-	rp, err := newReplay(d, loadPolicy(t, rlInit(t)), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rp.rn.families || rp.rn.text {
-		t.Errorf("replay's renamer %+v: want families", rp.rn)
 	}
 }

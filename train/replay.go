@@ -30,16 +30,14 @@ type replay struct {
 }
 
 // newReplay is the replay of d's SFT share for the policy p, or an error
-// when the data has no SFT share to replay or no schemas to rename;
-// families renames word by word (RLOptions.RenameFamilies: the policy was
-// trained so, and its prompts are renamed so).
-func newReplay(d *Data, p *policy.Policy, families bool) (*replay, error) {
+// when the data has no SFT share to replay or no schemas to rename.
+func newReplay(d *Data, p *policy.Policy) (*replay, error) {
 	if len(d.Train) == 0 {
 		return nil, errors.New("train: replay needs the SFT share's examples (a benchmark's train split); these RL prompts come without it")
 	}
 	// SFT renames every example (SFTOptions.Rename 1), each name with
 	// DefaultRenameEach.
-	return &replay{rn: d.trainRenamer(false, families), fit: completionFitter(p)}, nil
+	return &replay{rn: d.trainRenamer(false, false), fit: completionFitter(p)}, nil
 }
 
 // replayStep adds the gradient of ReplayWeight times the mean token NLL

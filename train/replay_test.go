@@ -25,7 +25,7 @@ func TestReplaySeqs(t *testing.T) {
 	pol := loadPolicy(t, rlInit(t))
 	b.pol = pol
 	var err error
-	if b.rp, err = newReplay(d, pol, false); err != nil {
+	if b.rp, err = newReplay(d, pol); err != nil {
 		t.Fatal(err)
 	}
 	s5, err := b.replaySeqs(ctx, 5)
@@ -86,7 +86,7 @@ func TestReplayGradient(t *testing.T) {
 	pol := loadPolicy(t, rlInit(t))
 	b.pol, b.sc = pol, policy.NewScorer(pol.Model)
 	var err error
-	if b.rp, err = newReplay(d, pol, false); err != nil {
+	if b.rp, err = newReplay(d, pol); err != nil {
 		t.Fatal(err)
 	}
 	m := pol.Model

@@ -115,9 +115,7 @@ type RLOptions struct {
 	// RenameFamilies renames word by word rather than name by name, one
 	// drawn word per word of the schema's names, so that an entity's
 	// table and columns keep sharing a word (order_id, order_date ->
-	// zub_id, zub_date), the question kept as it is; Replay's examples
-	// are renamed so too (a policy trained with SFTOptions.RenameFamilies
-	// replays what it was trained on).
+	// zub_id, zub_date), the question kept as it is.
 	RenameFamilies bool
 	// RLOn is RLOnHoldout (default) or RLOnTrain: where the prompts come
 	// from. The number of schema orders per question is
@@ -481,7 +479,7 @@ func (b *rlBase) start(p *policy.Policy) error {
 	}
 	if b.o.Replay > 0 {
 		var err error
-		if b.rp, err = newReplay(b.d, p, b.o.RenameFamilies); err != nil {
+		if b.rp, err = newReplay(b.d, p); err != nil {
 			return err
 		}
 	}

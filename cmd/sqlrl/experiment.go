@@ -182,7 +182,7 @@ it tests the machinery, not the recipe.`,
 			replay := fs.Int("replay", def.RL.Replay, "add to every KTO step the SFT loss of this many renamed examples of the SFT share (train kto -replay; 0: the recipe's plain KTO; docs/rl.md)")
 			guided := fs.Bool("guided", def.RL.Guided, "sample KTO's completions under the schema guide, as evaluation decodes, scored under the guide's renormalised distribution (train kto -guided; -guided=false: unguided, as the recipe)")
 			rename := fs.Float64("rename", def.RL.Rename, "rename each schema name of a sampled KTO prompt with this probability, afresh every step, as SFT renames (train kto -rename; 0: the training databases' own names, as the recipe)")
-			families := fs.Bool("rename-families", false, "rename word by word, one drawn word per word of the schema, so that names sharing a word keep sharing one (order_id, order_date -> zub_id, zub_date): SFT's examples, KTO's prompts and its replay (train sft|kto -rename-families)")
+			families := fs.Bool("rename-families", false, "rename KTO prompts' names word by word, one drawn word per word of the schema, so that names sharing a word keep sharing one (order_id, order_date -> zub_id, zub_date; train kto -rename-families)")
 			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
@@ -212,7 +212,7 @@ it tests the machinery, not the recipe.`,
 					"replay":          func() { p.RL.Replay = *replay },
 					"guided":          func() { p.RL.Guided = *guided },
 					"rename":          func() { p.RL.Rename = *rename },
-					"rename-families": func() { p.SFT.RenameFamilies, p.RL.RenameFamilies = *families, *families },
+					"rename-families": func() { p.RL.RenameFamilies = *families },
 				} {
 					if set[name] {
 						apply()
@@ -228,7 +228,7 @@ it tests the machinery, not the recipe.`,
 					return usagef("-rename %v: want a probability in [0, 1]", p.RL.Rename)
 				}
 				if p.RL.RenameFamilies && p.RL.Rename == 0 {
-					return usagef("-rename-families renames KTO's prompts as SFT's examples: it needs -rename above 0")
+					return usagef("-rename-families renames KTO's prompts: it needs -rename above 0")
 				}
 				if p.RL.EvalEvery > 0 && p.RL.EvalN < 1 {
 					return usagef("-kto-eval-n must be positive when -kto-eval-every is")

@@ -258,7 +258,7 @@ func checkNotWritten(t *testing.T, root string, stamp map[string]time.Time) int 
 }
 
 // TestFlywheelReplayFlag: -replay, -guided=false, -rename and -rename-families reach the
-// KTO run's config and the report says so, -rename-families SFT-75's too; a
+// KTO run's config (a new run, the same SFT-75) and the report says so; a
 // negative count or a rename probability above 1 is refused before any
 // work.
 func TestFlywheelReplayFlag(t *testing.T) {
@@ -289,22 +289,11 @@ func TestFlywheelReplayFlag(t *testing.T) {
 	if !strings.Contains(string(md), "3 renamed SFT-share examples") || strings.Contains(string(md), "(guided)") || !strings.Contains(string(md), "renamed with probability 0.5") || !strings.Contains(string(md), "(rename families)") {
 		t.Errorf("report.md does not say replay 3, unguided, rename 0.5 by families:\n%s", md)
 	}
-	if !strings.Contains(string(md), "renamed word by word") {
-		t.Errorf("report.md does not say SFT renames by families:\n%s", md)
-	}
-	var rl, sft string
+	var rl string
 	for _, s := range rep.Stages {
-		switch s.Kind {
-		case "rl":
+		if s.Kind == "rl" {
 			rl = s.ID
-		case "sft":
-			sft = s.ID
 		}
-	}
-	var cfg experiment.Config
-	readJSONFile(t, filepath.Join(out, "runs", sft, "config.json"), &cfg)
-	if cfg.SFT == nil || !cfg.SFT.RenameFamilies {
-		t.Errorf("SFT-75's config %+v: want rename families", cfg.SFT)
 	}
 	lines, err := os.ReadFile(filepath.Join(out, "runs", rl, "train", "train_log.jsonl"))
 	if err != nil || !strings.Contains(string(lines), "replay_nll") {

@@ -73,7 +73,7 @@ is fit on:
 			rename := fs.Float64("rename", 1, "share of examples whose schema names are renamed at random")
 			renameEach := fs.Float64("rename-each", 0.9, "probability that each name of such an example is renamed (with -rename-text: each word)")
 			renameText := fs.Bool("rename-text", false, "rename the words of the names wherever they occur, question, evidence and descriptions included, so the question keeps naming its schema (databases whose names are the question's words: bench v2, BIRD)")
-			renameFamilies := fs.Bool("rename-families", false, "rename the names' words, one drawn word per word everywhere in the schema, so that names sharing a word keep sharing one (order_id, order_date -> zub_id, zub_date); the question kept; not with -rename-text")
+			renameFamilies := fs.Bool("rename-families", false, "rename the names' words, one drawn word per word everywhere in the schema, so that names sharing a word keep sharing one (order_id, order_date -> zub_id, zub_date); the question kept; not with -rename-text; measured worse than name by name on the bundled benchmark (docs/rl.md)")
 			promptLoss := fs.Float64("prompt-loss", 0, "weight of an auxiliary NLL on prompt tokens (0: completion-only loss)")
 			frac := fs.Float64("sft-fraction", dataset.DefaultSFTFraction, "SFT share of the train split (as in 'sqlrl data prepare')")
 			splitSeed := fs.Uint64("split-seed", 1, "seed of the SFT/holdout split (as 'sqlrl data prepare -seed')")
