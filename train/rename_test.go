@@ -174,21 +174,30 @@ func TestMapWords(t *testing.T) {
 	}
 }
 
+// sftWith is the tiny SFT with set applied, after checking that its
+// fingerprint names key only when set is: runs from before the option,
+// whose checkpoints lack the key, must still resume.
+func sftWith(t *testing.T, d *Data, key string, set func(*SFTOptions)) *sft {
+	t.Helper()
+	o := tinyOptions(t.TempDir())
+	o.defaults()
+	if _, ok := newSFT(d, o).Fingerprint()[key]; ok {
+		t.Errorf("fingerprint names %s when it is off: older checkpoints would not resume", key)
+	}
+	set(&o)
+	st := newSFT(d, o)
+	if st.Fingerprint()[key] != "true" {
+		t.Errorf("fingerprint does not name %s when it is on", key)
+	}
+	return st
+}
+
 // TestRenameTextWiring: SFT with RenameText renders renamed questions
 // (the words the schema's names share with them), and its fingerprint
 // names the option only when set, so that runs from before it resume.
 func TestRenameTextWiring(t *testing.T) {
 	d := loadTiny(t)
-	o := tinyOptions(t.TempDir())
-	o.defaults()
-	if _, ok := newSFT(d, o).Fingerprint()["rename_text"]; ok {
-		t.Error("fingerprint names rename_text when it is off: older checkpoints would not resume")
-	}
-	o.RenameText = true
-	st := newSFT(d, o)
-	if st.Fingerprint()["rename_text"] != "true" {
-		t.Error("fingerprint does not name rename_text when it is on")
-	}
+	st := sftWith(t, d, "rename_text", func(o *SFTOptions) { o.RenameText = true })
 	changed := 0
 	for i := range d.Train {
 		ex := &d.Train[i]
@@ -212,16 +221,8 @@ func TestRenameTextWiring(t *testing.T) {
 func TestRenameFamiliesWiring(t *testing.T) {
 	ctx := context.Background()
 	d := loadTiny(t)
-	o := tinyOptions(t.TempDir())
-	o.defaults()
-	if _, ok := newSFT(d, o).Fingerprint()["rename_families"]; ok {
-		t.Error("fingerprint names rename_families when it is off: older checkpoints would not resume")
-	}
-	o.RenameFamilies = true
-	st := newSFT(d, o)
-	if st.Fingerprint()["rename_families"] != "true" {
-		t.Error("fingerprint does not name rename_families when it is on")
-	}
+	st := sftWith(t, d, "rename_families", func(o *SFTOptions) { o.RenameFamilies = true })
+	o := st.o
 	shared := 0
 	for i := range d.Train {
 		ex := &d.Train[i]
