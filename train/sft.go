@@ -54,10 +54,9 @@ type SFTOptions struct {
 	// unrelated words. RenameEach is then the probability per word. Not
 	// with RenameText, which renames the question's words too. Measured
 	// on the bundled benchmark it costs SFT-75 about 16 points of dev EX
-	// (docs/rl.md). A likely reason, not tested: at 0.9 a word survives in
-	// one name of ten, where name by name keeps about a third of the parts
-	// (0.1 + 0.9 x 0.3), so the question's words (title, date, name)
-	// rarely meet the schema's. An option to study, not a default.
+	// (docs/rl.md), and as much with RenameEach 0.37 (as many words kept
+	// as name by name keeps parts): why is open. An option to study, not
+	// a default.
 	RenameFamilies bool
 	// PromptLoss > 0 adds the prompt tokens' NLL, weighted by it, to the
 	// completion's (normalised by completion tokens): a denser signal that
