@@ -228,7 +228,7 @@ func LoadTRL(path string) (*Data, error) {
 // render writes the prompt and completion of a training example; with a
 // renamer and rng, the schema's names are replaced at random (probability
 // p per identifier) in the prompt, the evidence's code and the SQL, or,
-// with a renamer of words (renamer.text), the words of the names wherever
+// with a renamer of words (renameByText), the words of the names wherever
 // they occur (probability p per word).
 func (d *Data) render(ctx context.Context, ex *Example, rn *renamer, p float64, rng *rand.Rand) (string, string, error) {
 	return d.renderFit(ctx, ex, rn, p, rng, nil)

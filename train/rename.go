@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"math/rand/v2"
 	"strings"
 
@@ -20,13 +21,37 @@ import (
 // renamer draws new identifiers.
 type renamer struct {
 	words []string
-	// text renames the words of names, questions, evidence and
-	// descriptions alike (renameText) instead of names alone.
-	text bool
-	// families renames the words of the schema's names, one drawn word
-	// per word everywhere in the schema, and leaves the question as it
-	// is (renameFamilies).
-	families bool
+	mode  renameMode
+}
+
+// renameMode is what a renamer renames.
+type renameMode int
+
+const (
+	// renameByName draws each schema name apart (renameSchema).
+	renameByName renameMode = iota
+	// renameByText renames the words of names, questions, evidence and
+	// descriptions alike (renameText; the options' RenameText).
+	renameByText
+	// renameByFamily renames the words of the schema's names, one drawn
+	// word per word everywhere in the schema, and leaves the question as
+	// it is (renameFamilies; the options' RenameFamilies).
+	renameByFamily
+)
+
+// renameModeFor is the mode of the options' RenameText and RenameFamilies,
+// or an error when both are set: text renames the question's words too,
+// families keeps them.
+func renameModeFor(text, families bool) (renameMode, error) {
+	switch {
+	case text && families:
+		return renameByName, errors.New("train: rename text or rename families, not both (text renames the question's words too)")
+	case text:
+		return renameByText, nil
+	case families:
+		return renameByFamily, nil
+	}
+	return renameByName, nil
 }
 
 var syllables = []string{"ba", "ko", "ri", "tu", "mel", "sor", "an", "vi", "da", "pen", "lo", "gra", "fen", "zu", "qua", "mo", "ter", "ix", "ul", "cas"}
@@ -98,13 +123,13 @@ func (r *renamer) newName(old string, rng *rand.Rand) string {
 // occur (renameText); it returns the schema, the map of names for
 // renameSQL, and the question and evidence as the prompt shows them.
 func (r *renamer) rename(s *prompt.Schema, question, evidence string, p float64, rng *rand.Rand) (*prompt.Schema, map[string]string, string, string) {
-	if r.text {
-		return r.renameText(s, question, evidence, p, rng)
-	}
 	var m map[string]string
-	if r.families {
+	switch r.mode {
+	case renameByText:
+		return r.renameText(s, question, evidence, p, rng)
+	case renameByFamily:
 		s, m = r.renameFamilies(s, p, rng)
-	} else {
+	default:
 		s, m = r.renameSchema(s, p, rng)
 	}
 	return s, m, question, renameEvidence(evidence, m)

@@ -112,7 +112,7 @@ func TestRenameFamilies(t *testing.T) {
 			ForeignKeys: []prompt.ForeignKey{{Columns: []string{"purchase_id"}, RefTable: "purchase", RefColumns: []string{"purchase_id"}}}},
 	}}
 	r := newRenamer([]string{"alpha beta gamma delta epsilon zeta theta"})
-	r.families = true
+	r.mode = renameByFamily
 	q := "How many purchases were made in 2020?"
 	ev := "in 2020 refers to purchase_date LIKE '2020%'"
 	ns, m, nq, nev := r.rename(s, q, ev, 1, rand.New(rand.NewPCG(3, 4)))
@@ -148,7 +148,7 @@ func TestRenameFamilies(t *testing.T) {
 	}
 	// Name by name (the default), the family breaks: at p = 1 every
 	// name's words are drawn apart.
-	r.families = false
+	r.mode = renameByName
 	ns2, _, _, _ := r.rename(s, q, ev, 1, rand.New(rand.NewPCG(3, 4)))
 	shared := 0
 	for _, n := range []string{ns2.Tables[0].Columns[0].Name, ns2.Tables[0].Columns[1].Name, ns2.Tables[1].Name} {

@@ -37,7 +37,7 @@ func newReplay(d *Data, p *policy.Policy) (*replay, error) {
 	}
 	// SFT renames every example (SFTOptions.Rename 1), each name with
 	// DefaultRenameEach.
-	return &replay{rn: d.trainRenamer(false, false), fit: completionFitter(p)}, nil
+	return &replay{rn: d.trainRenamer(renameByName), fit: completionFitter(p)}, nil
 }
 
 // replayStep adds the gradient of ReplayWeight times the mean token NLL

@@ -277,8 +277,8 @@ func (o *RLOptions) check() error {
 	if o.Rename < 0 || o.Rename > 1 {
 		return fmt.Errorf("train: rename probability %v (want 0 to 1)", o.Rename)
 	}
-	if o.RenameText && o.RenameFamilies {
-		return errors.New("train: rename text or rename families, not both (text renames the question's words too)")
+	if _, err := renameModeFor(o.RenameText, o.RenameFamilies); err != nil {
+		return err
 	}
 	if (o.RenameText || o.RenameFamilies) && o.Rename == 0 {
 		return errors.New("train: rename text or families need a rename probability above 0")
@@ -657,7 +657,8 @@ type online struct {
 func newOnline(d *Data, o RLOptions, pool []RLPrompt, ref *policy.Policy) *online {
 	t := &online{rlBase: rlBase{d: d, o: o, pool: pool, ref: ref, logf: func(string, ...any) {}}}
 	if o.Rename > 0 {
-		t.rn = d.trainRenamer(o.RenameText, o.RenameFamilies)
+		mode, _ := renameModeFor(o.RenameText, o.RenameFamilies) // checked by check
+		t.rn = d.trainRenamer(mode)
 	}
 	if o.Progress != nil {
 		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }

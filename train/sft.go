@@ -112,8 +112,8 @@ func SFT(ctx context.Context, d *Data, o SFTOptions) (*Result, error) {
 	if len(d.Train) == 0 {
 		return nil, errors.New("train: no training examples")
 	}
-	if o.RenameText && o.RenameFamilies {
-		return nil, errors.New("train: rename text or rename families, not both (text renames the question's words too)")
+	if _, err := renameModeFor(o.RenameText, o.RenameFamilies); err != nil {
+		return nil, err
 	}
 	t := newSFT(d, o)
 	res, err := Loop(ctx, d, o.LoopOptions, t)
@@ -145,7 +145,8 @@ func newSFT(d *Data, o SFTOptions) *sft {
 	if o.Progress != nil {
 		t.logf = func(f string, a ...any) { fmt.Fprintf(o.Progress, f+"\n", a...) }
 	}
-	t.rn = d.trainRenamer(o.RenameText, o.RenameFamilies)
+	mode, _ := renameModeFor(o.RenameText, o.RenameFamilies) // checked by SFT
+	t.rn = d.trainRenamer(mode)
 	t.nb = (len(d.Train) + o.BatchSize - 1) / o.BatchSize
 	return t
 }
@@ -415,15 +416,14 @@ func completionFitter(p *policy.Policy) *Fitter {
 // trainRenamer draws new names from the words of the SFT share's
 // questions and evidence and of the schemas (Data.Words): the renamer of
 // SFT's augmentation, and of RL's renamed samples and replay, which
-// rename as SFT does. text renames words rather than names (RenameText),
-// families the names' words, the question kept (RLOptions.RenameFamilies).
-func (d *Data) trainRenamer(text, families bool) *renamer {
+// rename as SFT does, in the given mode.
+func (d *Data) trainRenamer(mode renameMode) *renamer {
 	var texts []string
 	for _, ex := range d.Train {
 		texts = append(texts, ex.Question, ex.Evidence)
 	}
 	rn := newRenamer(append(texts, d.Words...))
-	rn.text, rn.families = text, families
+	rn.mode = mode
 	return rn
 }
 
