@@ -22,6 +22,12 @@ var texts = []string{
 
 func testPolicy(t testing.TB) *Policy {
 	t.Helper()
+	return testPolicyDim(t, 16)
+}
+
+// testPolicyDim is testPolicy with a model of width dim.
+func testPolicyDim(t testing.TB, dim int) *Policy {
+	t.Helper()
 	var corpus []string
 	for range 10 {
 		corpus = append(corpus, texts...)
@@ -30,7 +36,7 @@ func testPolicy(t testing.TB) *Policy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 2, Heads: 2, Hidden: 32, MaxSeq: 96, PrevToken: true, Copy: true}
+	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: dim, Layers: 2, Heads: 2, Hidden: 32, MaxSeq: 96, PrevToken: true, Copy: true}
 	p, err := New(tok, "", cfg, Format{Kind: FormatCompact}, 1)
 	if err != nil {
 		t.Fatal(err)
