@@ -125,12 +125,19 @@ func checkClaims(rep *Report) []Claim {
 				max(okto["total"].Range(), sft100["total"].Range()), okto["total"].N)
 		}
 		// Issue 10's goal: OKTO over its SFT-75 start by more than the
-		// seeds' spread, +5 points or more.
+		// seeds' spread, +5 points or more; the same rule for OKTO merged
+		// back towards its start, where the flywheel has it.
+		gain := func(claim string, after map[string]Stat) {
+			d := after["total"].Mean - sft75["total"].Mean
+			spread := max(after["total"].Range(), sft75["total"].Range())
+			add(claim, d > spread, "gain %+.1f points, spread (largest min-max range of the two) %.1f over %d seed(s); the goal of +5 is %s",
+				d, spread, after["total"].N, met(d >= 5))
+		}
 		if ok75 && okOkto {
-			d := okto["total"].Mean - sft75["total"].Mean
-			spread := max(okto["total"].Range(), sft75["total"].Range())
-			add("online KTO raises EX over its SFT-75 start by more than the seeds' spread", d > spread,
-				"gain %+.1f points, spread (largest min-max range of the two) %.1f over %d seed(s); the goal of +5 is %s", d, spread, okto["total"].N, met(d >= 5))
+			gain("online KTO raises EX over its SFT-75 start by more than the seeds' spread", okto)
+		}
+		if merged, ok := get("okto_merged"); ok && ok75 {
+			gain(fmt.Sprintf("online KTO merged %g of the way from its SFT-75 start raises EX over that start by more than the seeds' spread", rep.Preset.Merge), merged)
 		}
 	}
 	return out

@@ -20,6 +20,9 @@ const (
 	KindSFT  = "sft"
 	KindRL   = "rl"
 	KindEval = "eval"
+	// KindMerge is an RL run's weights merged back towards its SFT start
+	// (MergeConfig): no training, a checkpoint of its own to evaluate.
+	KindMerge = "merge"
 )
 
 // Config is everything that decides what one run computes. Its canonical
@@ -44,6 +47,15 @@ type Config struct {
 	SFT    *SFTConfig  `json:"sft,omitempty"`
 	RL     *RLConfig   `json:"rl,omitempty"`
 	Eval   *EvalConfig `json:"eval,omitempty"`
+	// Merge is a merge run's (KindMerge; Parent is the RL run, whose own
+	// parent is the start it is merged towards).
+	Merge *MergeConfig `json:"merge,omitempty"`
+}
+
+// MergeConfig is an RL run's end merged with its start: start + Alpha x
+// (end - start) (policy.Interpolate). Alpha 1 is the RL run itself.
+type MergeConfig struct {
+	Alpha float64 `json:"alpha"`
 }
 
 // SFTConfig is one supervised run.
@@ -151,6 +163,10 @@ func (c Config) Canonical() []byte {
 		var sft SFTConfig
 		var rl RLConfig
 		var ev EvalConfig
+		var mg MergeConfig
+		if c.Merge != nil {
+			mg = *c.Merge
+		}
 		if c.SFT != nil {
 			sft = *c.SFT
 		}
@@ -160,8 +176,8 @@ func (c Config) Canonical() []byte {
 		if c.Eval != nil {
 			ev = *c.Eval
 		}
-		c.SFT, c.RL, c.Eval = nil, nil, nil
-		return fmt.Appendf(nil, "%+v|%+v|%+v|%+v", c, sft, rl, ev)
+		c.SFT, c.RL, c.Eval, c.Merge = nil, nil, nil, nil
+		return fmt.Appendf(nil, "%+v|%+v|%+v|%+v|%+v", c, sft, rl, ev, mg)
 	}
 	return b
 }

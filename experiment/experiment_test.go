@@ -115,6 +115,14 @@ func (f *fake) Do(ctx context.Context, j Job) (*Result, error) {
 			return nil, err
 		}
 		return &Result{Steps: int64(j.Config.RL.Steps), Seconds: float64(10 + u%50)}, nil
+	case KindMerge:
+		// the RL run it merges and that run's own start, both finished
+		for _, out := range []string{j.ParentOut, j.StartOut} {
+			if _, err := os.Stat(filepath.Join(filepath.Dir(out), ResultFile)); out == "" || err != nil {
+				return nil, fmt.Errorf("merge of %q and %q before both finished: %v", j.ParentOut, j.StartOut, err)
+			}
+		}
+		return &Result{Seconds: 1}, nil
 	}
 	return &Result{Steps: 100, Seconds: float64(100 + u%100)}, nil
 }

@@ -229,6 +229,9 @@ type FlywheelReport struct {
 // both; the test says whether it is more than the luck of which questions
 // flipped, which the seeds' spread says only across seeds.
 type Flip struct {
+	// Arm is the after model: "" for SFT-75 + OKTO, "okto_merged" for it
+	// merged towards its start (Preset.Merge).
+	Arm         string  `json:"arm,omitempty"`
 	Split       string  `json:"split"`
 	Seed        uint64  `json:"seed"`
 	TurnedRight int     `json:"turned_right"`
@@ -253,6 +256,9 @@ type Change struct {
 	// SFT100 is SFT on all of train (Preset.SFT100), where it was
 	// evaluated: not on "heldout", whose questions it trained on.
 	SFT100 *Stat `json:"sft100,omitempty"`
+	// Merged is SFT-75 + OKTO merged towards SFT-75 (Preset.Merge), where
+	// it was evaluated.
+	Merged *Stat `json:"merged,omitempty"`
 }
 
 // ExecuteFlywheel runs the flywheel's plan (the study StudyFlywheel of
@@ -286,8 +292,9 @@ func ExecuteFlywheel(ctx context.Context, o Options) (*Done, error) {
 }
 
 // flips compares, for every seed and split, the flywheel study's first
-// two arms (SFT-75, SFT-75 + OKTO) question by question from their
-// evaluations' EvalFiles, where both have one.
+// arm (SFT-75) with SFT-75 + OKTO, and with it merged where the study has
+// it, question by question from their evaluations' EvalFiles, where both
+// have one.
 func flips(pl *Plan, runsDir string) ([]Flip, error) {
 	var arms []Arm
 	for _, s := range pl.Studies {
@@ -299,12 +306,32 @@ func flips(pl *Plan, runsDir string) ([]Flip, error) {
 		return nil, nil
 	}
 	var out []Flip
+	for _, after := range arms[1:] {
+		if after.Key != "okto" && after.Key != "okto_merged" {
+			continue
+		}
+		fl, err := armFlips(pl, runsDir, arms[0], after)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fl...)
+	}
+	return out, nil
+}
+
+// armFlips compares arm before with arm after for every seed and split.
+func armFlips(pl *Plan, runsDir string, before, after Arm) ([]Flip, error) {
+	arm := after.Key
+	if arm == "okto" {
+		arm = ""
+	}
+	var out []Flip
 	for _, split := range pl.Splits {
 		for si, seed := range pl.Seeds {
-			if si >= len(arms[0].Models) || si >= len(arms[1].Models) {
+			if si >= len(before.Models) || si >= len(after.Models) {
 				continue
 			}
-			b, a := arms[0].Models[si].Evals[split], arms[1].Models[si].Evals[split]
+			b, a := before.Models[si].Evals[split], after.Models[si].Evals[split]
 			if b == nil || a == nil {
 				continue
 			}
@@ -323,7 +350,7 @@ func flips(pl *Plan, runsDir string) ([]Flip, error) {
 			if err != nil {
 				return nil, fmt.Errorf("compare %s with %s: %w", b.Name, a.Name, err)
 			}
-			out = append(out, Flip{Split: split, Seed: seed, TurnedRight: d.Total.TurnRight, TurnedWrong: d.Total.TurnWrong, P: d.Total.P})
+			out = append(out, Flip{Arm: arm, Split: split, Seed: seed, TurnedRight: d.Total.TurnRight, TurnedWrong: d.Total.TurnWrong, P: d.Total.P})
 		}
 	}
 	return out, nil
@@ -346,10 +373,13 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 		if len(t.Rows) < 2 {
 			continue
 		}
-		var sft100 map[string]Stat
-		if i := slices.IndexFunc(t.Rows, func(r Row) bool { return r.Key == "sft100" }); i >= 0 && t.Rows[i].Cells["total"].N > 0 {
-			sft100 = t.Rows[i].Cells
+		byKey := func(key string) map[string]Stat {
+			if i := slices.IndexFunc(t.Rows, func(r Row) bool { return r.Key == key }); i >= 0 && t.Rows[i].Cells["total"].N > 0 {
+				return t.Rows[i].Cells
+			}
+			return nil
 		}
+		sft100, merged := byKey("sft100"), byKey("okto_merged")
 		counts := map[string]int{}
 		for _, m := range before.Models {
 			if ev := m.Evals[t.Split]; ev != nil && results[ev.ID] != nil && results[ev.ID].Score != nil {
@@ -370,6 +400,9 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 			c := Change{Level: l, Questions: counts[l], Before: b, After: a, Delta: a.Mean - b.Mean}
 			if s, ok := sft100[l]; ok && s.N > 0 {
 				c.SFT100 = &s
+			}
+			if s, ok := merged[l]; ok && s.N > 0 {
+				c.Merged = &s
 			}
 			ba.Rows = append(ba.Rows, c)
 		}
@@ -431,12 +464,16 @@ func (fr *FlywheelReport) Markdown() []byte {
 		fmt.Fprintf(&b, "; dev EX on %s every %d steps", questions(p.RL.EvalN), p.RL.EvalEvery)
 	}
 	fmt.Fprintf(&b, ".\n")
-	if p.SFT100 {
-		fmt.Fprintf(&b, "3. SFT-100, for the recipe's headline (SFT-75 + OKTO >= SFT-100): SFT-75's recipe on all of train, %d epochs (so a third more steps); not evaluated on heldout, whose questions it trained on.\n4", p.SFT.Epochs)
-	} else {
-		b.WriteString("3")
+	n := 3
+	if p.Merge > 0 {
+		fmt.Fprintf(&b, "%d. OKTO merged: the KTO run's weights merged back towards its SFT-75 start, SFT-75 + %g x (OKTO - SFT-75) (WiSE-FT), no further training.\n", n, p.Merge)
+		n++
 	}
-	fmt.Fprintf(&b, ". Evaluation of every checkpoint: greedy, schema-guided, %s of every dev split (BIRD EX).\n\n", questions(p.EvalN))
+	if p.SFT100 {
+		fmt.Fprintf(&b, "%d. SFT-100, for the recipe's headline (SFT-75 + OKTO >= SFT-100): SFT-75's recipe on all of train, %d epochs (so a third more steps); not evaluated on heldout, whose questions it trained on.\n", n, p.SFT.Epochs)
+		n++
+	}
+	fmt.Fprintf(&b, "%d. Evaluation of every checkpoint: greedy, schema-guided, %s of every dev split (BIRD EX).\n\n", n, questions(p.EvalN))
 	fmt.Fprintf(&b, "Budget: %s.\n\n", p.Budget)
 	if len(fr.Seeds) > 1 {
 		b.WriteString("Cells are EX in points: mean ± sample std [min-max] (seeds); delta is the change of the means.\n\n")
@@ -445,14 +482,23 @@ func (fr *FlywheelReport) Markdown() []byte {
 	}
 	for _, t := range fr.Tables {
 		with100 := len(t.Rows) > 0 && t.Rows[0].SFT100 != nil
+		withMerged := len(t.Rows) > 0 && t.Rows[0].Merged != nil
 		fmt.Fprintf(&b, "## %s\n\n| difficulty | questions | SFT-75 | SFT-75 + OKTO | delta |", t.Split)
-		if with100 {
-			b.WriteString(" SFT-100 | OKTO - SFT-100 |\n|---|---|---|---|---|---|---|\n")
-		} else {
-			b.WriteString("\n|---|---|---|---|---|\n")
+		cols := 5
+		if withMerged {
+			fmt.Fprintf(&b, " OKTO merged %g | delta |", p.Merge)
+			cols += 2
 		}
+		if with100 {
+			b.WriteString(" SFT-100 | OKTO - SFT-100 |")
+			cols += 2
+		}
+		b.WriteString("\n|" + strings.Repeat("---|", cols) + "\n")
 		for _, r := range t.Rows {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %+.1f |", r.Level, r.Questions, fr.cell(r.Before), fr.cell(r.After), r.Delta)
+			if withMerged && r.Merged != nil {
+				fmt.Fprintf(&b, " %s | %+.1f |", fr.cell(*r.Merged), r.Merged.Mean-r.Before.Mean)
+			}
 			if with100 && r.SFT100 != nil {
 				fmt.Fprintf(&b, " %s | %+.1f |", fr.cell(*r.SFT100), r.After.Mean-r.SFT100.Mean)
 			}
@@ -466,9 +512,13 @@ func (fr *FlywheelReport) Markdown() []byte {
 			}
 		}
 		if len(fl) > 0 {
-			b.WriteString("Question by question (SFT-75 -> SFT-75 + OKTO; p: two-sided exact sign test of the two counts):\n\n| seed | turned right | turned wrong | p |\n|---|---|---|---|\n")
+			b.WriteString("Question by question (SFT-75 -> the model; p: two-sided exact sign test of the two counts):\n\n| model | seed | turned right | turned wrong | p |\n|---|---|---|---|---|\n")
 			for _, f := range fl {
-				fmt.Fprintf(&b, "| %d | %d | %d | %.2g |\n", f.Seed, f.TurnedRight, f.TurnedWrong, f.P)
+				model := "SFT-75 + OKTO"
+				if f.Arm == "okto_merged" {
+					model = fmt.Sprintf("OKTO merged %g", p.Merge)
+				}
+				fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2g |\n", model, f.Seed, f.TurnedRight, f.TurnedWrong, f.P)
 			}
 			b.WriteString("\n")
 		}
@@ -501,7 +551,7 @@ func (fr *FlywheelReport) stagesMarkdown() string {
 		}
 		total += r.Seconds
 		steps := "-"
-		if r.Kind != KindEval {
+		if r.Kind == KindSFT || r.Kind == KindRL {
 			steps = fmt.Sprint(r.Steps)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %.1f |\n", r.Name, r.ID, steps, r.Seconds)
@@ -516,13 +566,20 @@ func (fr *FlywheelReport) Text() string {
 	var b strings.Builder
 	for _, t := range fr.Tables {
 		with100 := len(t.Rows) > 0 && t.Rows[0].SFT100 != nil
+		withMerged := len(t.Rows) > 0 && t.Rows[0].Merged != nil
 		fmt.Fprintf(&b, "%-12s %9s %9s %14s %7s", t.Split, "questions", "SFT-75", "SFT-75 + OKTO", "delta")
+		if withMerged {
+			fmt.Fprintf(&b, " %12s %7s", "OKTO merged", "delta")
+		}
 		if with100 {
 			fmt.Fprintf(&b, " %8s", "SFT-100")
 		}
 		b.WriteString("\n")
 		for _, r := range t.Rows {
 			fmt.Fprintf(&b, "%-12s %9d %9.1f %14.1f %+7.1f", r.Level, r.Questions, r.Before.Mean, r.After.Mean, r.Delta)
+			if withMerged && r.Merged != nil {
+				fmt.Fprintf(&b, " %12.1f %+7.1f", r.Merged.Mean, r.Merged.Mean-r.Before.Mean)
+			}
 			if with100 && r.SFT100 != nil {
 				fmt.Fprintf(&b, " %8.1f", r.SFT100.Mean)
 			}

@@ -280,3 +280,68 @@ func TestFlywheelStudiesShareRuns(t *testing.T) {
 		t.Errorf("the algorithms study plans %d runs, the flywheel %d: want the other algorithms too", len(st.Runs), len(fw.Runs))
 	}
 }
+
+// TestFlywheelMerge adds the merged arm to a finished flywheel: SFT-75,
+// KTO and their evaluations are reused; the merge of KTO with its own
+// SFT-75 start is made and evaluated on every split (heldout too: neither
+// saw it); its column, its flips and its claim are its evaluations'
+// numbers; report.md matches its golden file.
+func TestFlywheelMerge(t *testing.T) {
+	bench, out := fakeBench(t, "dev"), t.TempDir()
+	f := &fake{}
+	if _, err := ExecuteFlywheel(context.Background(), flywheelOptions(bench, out, f)); err != nil {
+		t.Fatal(err)
+	}
+	o := flywheelOptions(bench, out, f)
+	o.Preset.Merge = 0.5
+	d, err := ExecuteFlywheel(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Ran != 3 || f.calls[KindMerge] != 1 || f.calls[KindRL] != 1 || f.calls[KindSFT] != 1 {
+		t.Fatalf("ran %d runs (calls %v); want 3 new (the merge, its dev and heldout evaluations), SFT and RL once", d.Ran, f.calls)
+	}
+	var merged *Run
+	for _, r := range d.Plan.Runs {
+		if r.Config.Kind == KindMerge {
+			merged = r
+		}
+	}
+	if merged == nil || merged.Config.Merge.Alpha != 0.5 || merged.Parent == nil || merged.Parent.Config.Kind != KindRL ||
+		merged.Parent.Parent == nil || merged.Parent.Parent.Config.Kind != KindSFT || len(merged.Evals) != 2 {
+		t.Fatalf("merge run %+v: want alpha 0.5 of the KTO run and its SFT start, evaluated on dev and heldout", merged)
+	}
+	runs := filepath.Join(out, "runs")
+	fr := d.Flywheel
+	for _, tb := range fr.Tables {
+		m := readScore(t, runs, merged.Evals[tb.Split])
+		for _, r := range tb.Rows {
+			want := 100 * m.EX
+			if r.Level != "total" {
+				want = 100 * m.Levels[r.Level]
+			}
+			if r.Merged == nil || math.Abs(r.Merged.Mean-want) > 1e-7 {
+				t.Errorf("%s %s: merged %+v, want %.3f", tb.Split, r.Level, r.Merged, want)
+			}
+		}
+	}
+	var mergedFlips, mergedClaims int
+	for _, fl := range fr.Flips {
+		if fl.Arm == "okto_merged" {
+			mergedFlips++
+		}
+	}
+	for _, c := range fr.Claims {
+		if strings.Contains(c.Claim, "merged 0.5") {
+			mergedClaims++
+		}
+	}
+	if mergedFlips != 2 || mergedClaims != 2 {
+		t.Errorf("%d flips and %d claims of the merged arm; want one per split (dev, heldout)", mergedFlips, mergedClaims)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.Golden(t, "testdata/flywheel-merged.md", md)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/reward"
@@ -32,6 +33,8 @@ func (Native) Do(ctx context.Context, j Job) (*Result, error) {
 		return nativeRL(ctx, j)
 	case KindEval:
 		return nativeEval(ctx, j)
+	case KindMerge:
+		return nativeMerge(j)
 	}
 	return nil, fmt.Errorf("experiment: unknown run kind %q", c.Kind)
 }
@@ -139,4 +142,30 @@ func nativeEval(ctx context.Context, j Job) (*Result, error) {
 		return nil, err
 	}
 	return &Result{Seconds: ev.Seconds, Score: score(ev)}, nil
+}
+
+// nativeMerge writes the RL run's latest checkpoint merged towards its
+// SFT start (policy.Interpolate) as a checkpoint in j.Out: seconds of
+// work, redone whole if killed.
+func nativeMerge(j Job) (*Result, error) {
+	t0 := time.Now()
+	if j.StartOut == "" || j.Config.Merge == nil {
+		return nil, fmt.Errorf("merge %s: no start to merge towards", j.ParentOut)
+	}
+	tuned, err := policy.Load(j.ParentOut)
+	if err != nil {
+		return nil, fmt.Errorf("merge: load %s: %w", j.ParentOut, err)
+	}
+	base, err := policy.Load(j.StartOut)
+	if err != nil {
+		return nil, fmt.Errorf("merge: load %s: %w", j.StartOut, err)
+	}
+	m, err := policy.Interpolate(base, tuned, j.Config.Merge.Alpha)
+	if err != nil {
+		return nil, fmt.Errorf("merge %s with %s: %w", j.ParentOut, j.StartOut, err)
+	}
+	if err := m.Save(j.Out); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	return &Result{Seconds: time.Since(t0).Seconds()}, nil
 }

@@ -27,6 +27,10 @@ type Preset struct {
 	// the flywheel study: the recipe's headline compares SFT-75 + OKTO
 	// with it. The OKTO studies have it in "holdout" and "final" anyway.
 	SFT100 bool `json:"sft100,omitempty"`
+	// Merge > 0 adds to the flywheel study the online KTO run merged back
+	// towards its SFT-75 start, start + Merge x (KTO - start)
+	// (policy.Interpolate, WiSE-FT): the arm "okto_merged".
+	Merge float64 `json:"merge,omitempty"`
 	// Budget is the arithmetic behind the sizes, for the report.
 	Budget string `json:"budget"`
 }
@@ -109,7 +113,8 @@ type Arm struct {
 	Label string `json:"label"`
 	// Models are the arm's model runs, one per seed, in seed order.
 	Models []*Run `json:"-"`
-	// Start, for an RL arm, is the key of the SFT arm it starts from.
+	// Start, for an RL arm, is the key of the SFT arm it starts from; for
+	// a merge arm, the key of the RL arm it merges.
 	Start string `json:"start,omitempty"`
 }
 
@@ -176,6 +181,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 		key, label, start string
 		sft               float64           // SFT arm: fraction
 		rl                func(r *RLConfig) // RL arm: changes to the recipe's run
+		merge             float64           // merge arm: alpha, start the RL arm merged
 	}
 	recipe := func(*RLConfig) {}
 	sft75 := armDef{key: "sft75", label: "SFT-75", sft: 0.75}
@@ -220,25 +226,32 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 			sft75, func() armDef { a := okto; a.label = "SFT-75 + OKTO"; return a }(),
 		}},
 	}
-	if p.SFT100 {
-		fw := defs[StudyFlywheel]
-		fw.arms = append(fw.arms, sft100)
-		defs[StudyFlywheel] = fw
+	fw := defs[StudyFlywheel]
+	if p.Merge > 0 {
+		fw.arms = append(fw.arms, armDef{key: "okto_merged", label: fmt.Sprintf("SFT-75 + OKTO merged %g", p.Merge), start: "okto", merge: p.Merge})
 	}
+	if p.SFT100 {
+		fw.arms = append(fw.arms, sft100)
+	}
+	defs[StudyFlywheel] = fw
 	models := map[string][]*Run{} // arm key -> runs by seed
 	var model func(d armDef, seed uint64, si int) *Run
-	byKey := map[string]armDef{"sft75": sft75, "sft100": sft100}
+	byKey := map[string]armDef{"sft75": sft75, "sft100": sft100, "okto": okto}
 	model = func(d armDef, seed uint64, si int) *Run {
 		if rs := models[d.key]; len(rs) > si && rs[si] != nil {
 			return rs[si]
 		}
 		c := Config{Kind: KindSFT, Bench: bench, Seed: seed, SplitSeed: 1}
 		var parent *Run
-		if d.rl == nil {
+		switch {
+		case d.merge > 0:
+			parent = model(byKey[d.start], seed, si)
+			c.Kind, c.Merge, c.Parent = KindMerge, &MergeConfig{Alpha: d.merge}, parent.ID
+		case d.rl == nil:
 			s := p.SFT
 			s.Fraction = d.sft
 			c.SFT = &s
-		} else {
+		default:
 			parent = model(byKey[d.start], seed, si)
 			r := p.RL
 			d.rl(&r)
@@ -271,7 +284,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 		for _, split := range splits {
 			ev := &EvalConfig{Split: split, N: p.EvalN, Guide: true, Decoder: decoderKey()}
 			if split == train.DevHeldOut {
-				if !heldOutUnseen(m.Config, p.RL) {
+				if !heldOutUnseen(m, p.RL) {
 					continue
 				}
 				ev.HeldOut = p.RL.Pool
@@ -283,11 +296,14 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	return pl, nil
 }
 
-// heldOutUnseen reports whether the model of c has seen none of the
-// held-out questions: an SFT run on the recipe's share, or an RL run on
-// the holdout at the preset's pool.
-func heldOutUnseen(c Config, rl RLConfig) bool {
+// heldOutUnseen reports whether the model of m has seen none of the
+// held-out questions: an SFT run on the recipe's share, an RL run on
+// the holdout at the preset's pool, or a merge of two such runs.
+func heldOutUnseen(m *Run, rl RLConfig) bool {
+	c := m.Config
 	switch {
+	case c.Merge != nil:
+		return m.Parent != nil && m.Parent.Parent != nil && heldOutUnseen(m.Parent, rl) && heldOutUnseen(m.Parent.Parent, rl)
 	case c.SFT != nil:
 		return c.SFT.Fraction <= rl.Fraction
 	case c.RL != nil:

@@ -167,7 +167,7 @@ func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, 
 	}
 	for _, a := range curveArms {
 		for _, r := range a.Models {
-			if results[r.ID] == nil {
+			if results[r.ID] == nil || r.Config.Kind != KindRL {
 				continue
 			}
 			c, err := readCurve(filepath.Join(runsDir, r.ID, OutDir, "train_log.jsonl"))

@@ -33,6 +33,9 @@ type Job struct {
 	// ParentOut is the parent run's Out: RL's Init (its latest
 	// checkpoint), the model an evaluation scores.
 	ParentOut string
+	// StartOut is the parent's parent's Out: for a merge, the SFT start of
+	// the RL run it merges.
+	StartOut string
 	// Bench is the benchmark's directory.
 	Bench    string
 	Threads  int
@@ -207,6 +210,9 @@ func (o *Options) train(ctx context.Context, r *Run, dir, runs string) (*Result,
 	j := Job{Config: r.Config, ID: r.ID, Dir: dir, Out: filepath.Join(dir, OutDir), Bench: o.Bench, Threads: o.Threads, Progress: o.Progress}
 	if r.Parent != nil {
 		j.ParentOut = filepath.Join(runs, r.Parent.ID, OutDir)
+		if r.Parent.Parent != nil {
+			j.StartOut = filepath.Join(runs, r.Parent.Parent.ID, OutDir)
+		}
 	}
 	res, err := o.Trainer.Do(ctx, j)
 	if err != nil {

@@ -183,6 +183,7 @@ it tests the machinery, not the recipe.`,
 			guided := fs.Bool("guided", def.RL.Guided, "sample KTO's completions under the schema guide, as evaluation decodes, scored under the guide's renormalised distribution (train kto -guided; -guided=false: unguided, as the recipe)")
 			rename := fs.Float64("rename", def.RL.Rename, "rename each schema name of a sampled KTO prompt with this probability, afresh every step, as SFT renames (train kto -rename; 0: the training databases' own names, as the recipe)")
 			families := fs.Bool("rename-families", false, "rename KTO prompts' names word by word, one drawn word per word of the schema, so that names sharing a word keep sharing one (order_id, order_date -> zub_id, zub_date; train kto -rename-families)")
+			merge := fs.Float64("merge", 0, "also evaluate the KTO run merged back towards its SFT-75 start, SFT-75 + M x (KTO - SFT-75) (WiSE-FT; 0: not; 0.5 halfway), as the arm okto_merged, checked as KTO is")
 			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
@@ -209,6 +210,7 @@ it tests the machinery, not the recipe.`,
 					"kto-eval-every": func() { p.RL.EvalEvery = *evalEvery }, "kto-eval-n": func() { p.RL.EvalN = *evalN },
 					"heldout":         func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
 					"sft100":          func() { p.SFT100 = *sft100 },
+					"merge":           func() { p.Merge = *merge },
 					"replay":          func() { p.RL.Replay = *replay },
 					"guided":          func() { p.RL.Guided = *guided },
 					"rename":          func() { p.RL.Rename = *rename },
@@ -229,6 +231,9 @@ it tests the machinery, not the recipe.`,
 				}
 				if p.RL.RenameFamilies && p.RL.Rename == 0 {
 					return usagef("-rename-families renames KTO's prompts: it needs -rename above 0")
+				}
+				if !(p.Merge >= 0 && p.Merge <= 2) {
+					return usagef("-merge %v: want 0 (no merge) or a share in (0, 2] of the way from SFT-75 to KTO", p.Merge)
 				}
 				if p.RL.EvalEvery > 0 && p.RL.EvalN < 1 {
 					return usagef("-kto-eval-n must be positive when -kto-eval-every is")

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/bench"
 	"github.com/sqlrl/sqlrl/experiment"
+	"github.com/sqlrl/sqlrl/policy"
 )
 
 // TestExperimentOktoQuick runs every study of the quick preset end to end
@@ -182,6 +184,51 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 		t.Errorf("rerun: stdout lacks %q:\n%s", want, stdout)
 	}
 	checkNotWritten(t, filepath.Join(out, "runs"), stamp)
+
+	// -merge 0.5 over the finished runs: the merge and its evaluations
+	// only, its weights halfway between KTO's and SFT-75's, its column
+	// in the tables.
+	if _, stderr, code = sqlrlOS(t, append(args[:len(args)-1:len(args)-1], "-merge", "0.5", b)...); code != 0 {
+		t.Fatalf("-merge 0.5: exit %d: %s", code, stderr)
+	}
+	readJSONFile(t, filepath.Join(out, "report.json"), &rep)
+	ck := map[string]string{}
+	for _, s := range rep.Stages {
+		if s.Kind != "eval" {
+			ck[s.Kind] = filepath.Join(out, "runs", s.ID, experiment.OutDir)
+		}
+	}
+	if len(ck) != 3 || rep.Preset.Merge != 0.5 {
+		t.Fatalf("stages %+v; want SFT, RL and a merge", rep.Stages)
+	}
+	var pol [3]*policy.Policy
+	for i, kind := range []string{"sft", "rl", "merge"} {
+		p, err := policy.Load(ck[kind])
+		if err != nil {
+			t.Fatal(err)
+		}
+		pol[i] = p
+	}
+	moved := 0
+	for i, m := range pol[2].Model.Params {
+		s, k := pol[0].Model.Params[i], pol[1].Model.Params[i]
+		if want := (s + k) / 2; math.Abs(float64(m-want)) > 1e-6*(1+math.Abs(float64(want))) {
+			t.Fatalf("merged param %d = %v; want halfway between SFT-75's %v and KTO's %v", i, m, s, k)
+		}
+		if s != k {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Error("KTO left every weight where SFT-75 put it: the merge checks nothing")
+	}
+	for _, tb := range rep.Tables {
+		for _, r := range tb.Rows {
+			if r.Merged == nil || r.Merged.N != 1 {
+				t.Errorf("%s %s: merged %+v; want one seed's EX", tb.Split, r.Level, r.Merged)
+			}
+		}
+	}
 }
 
 // TestExperimentFlywheelBadFlags: a setting that cannot train is refused
@@ -190,7 +237,7 @@ func TestExperimentFlywheelBadFlags(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "fw")
 	for _, args := range [][]string{
 		{"-kto-steps", "0"}, {"-k", "0"}, {"-prompts", "-1"}, {"-kto-lr", "0"}, {"-kto-beta", "-0.1"}, {"-kto-temperature", "0"},
-		{"-kto-eval-every", "5", "-kto-eval-n", "0"}, {"-seeds", "x"},
+		{"-kto-eval-every", "5", "-kto-eval-n", "0"}, {"-seeds", "x"}, {"-merge", "-0.5"}, {"-merge", "3"},
 	} {
 		a := append(append([]string{"experiment", "flywheel", "-q", "-out", out}, args...), "no-such-bench")
 		_, stderr, code := sqlrl(t, a...)
