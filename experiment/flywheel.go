@@ -189,7 +189,11 @@ func FlywheelBudget(p Preset) string {
 		held = min(held, p.EvalN)
 	}
 	each := float64(n+held) * evalQuestionSec
-	ev := 2 * each
+	evals := 2 // SFT-75 and KTO, and the merge where there is one
+	if p.Merge > 0 {
+		evals++
+	}
+	ev := float64(evals) * each
 	heldText := ""
 	if held > 0 {
 		heldText = fmt.Sprintf(" and %d held-out", held)
@@ -199,8 +203,8 @@ func FlywheelBudget(p Preset) string {
 		heldText += fmt.Sprintf(" (and SFT-100's of the %d dev)", n)
 	}
 	return fmt.Sprintf("SFT-75 %d steps x %.2f s ~ %.0f min (measured); %sonline KTO %d steps of %dx%d x ~%.1f s ~ %.0f min (measured; more where completions run to %d tokens); "+
-		"dev EX on %d questions every %d KTO steps ~ %.1f min; 2 evaluations of %d dev%s questions ~ %.0f s each quiet (up to 3 min loaded): ~%.0f min on a quiet 2-core machine",
-		steps75, sftStepSec, float64(steps75)*sftStepSec/60, sft100, p.RL.Steps, p.RL.Prompts, p.RL.K, step, kto/60, p.RL.MaxTokens, p.RL.EvalN, p.RL.EvalEvery, inRun/60, n, heldText, each, (sft+kto+inRun+ev)/60)
+		"dev EX on %d questions every %d KTO steps ~ %.1f min; %d evaluations of %d dev%s questions ~ %.0f s each quiet (up to 3 min loaded): ~%.0f min on a quiet 2-core machine",
+		steps75, sftStepSec, float64(steps75)*sftStepSec/60, sft100, p.RL.Steps, p.RL.Prompts, p.RL.K, step, kto/60, p.RL.MaxTokens, p.RL.EvalN, p.RL.EvalEvery, inRun/60, evals, n, heldText, each, (sft+kto+inRun+ev)/60)
 }
 
 // FlywheelReport is the main job's report.json: EX before (SFT-75) and

@@ -172,6 +172,12 @@ func TestFlywheelBudget(t *testing.T) {
 	if b := FlywheelBudget(q); !strings.Contains(b, "SFT-100 3008 steps") {
 		t.Errorf("budget with SFT-100 %q: want its 3008 steps", b)
 	}
+	// The merge costs an evaluation, no training.
+	q = p
+	q.Merge = 0.5
+	if b := FlywheelBudget(q); !strings.Contains(b, "3 evaluations of 500 dev") || !strings.Contains(p.Budget, "2 evaluations of 500 dev") {
+		t.Errorf("budgets %q and, merged, %q: want 2 evaluations, 3 with the merge", p.Budget, b)
+	}
 }
 
 // TestFlywheelSFT100 adds SFT-100 to the flywheel into the directory of a
