@@ -12,11 +12,13 @@ import (
 // format and metadata (its Notes gain the merge's provenance). alpha 1 is
 // tuned itself and 0 is base; between them is the weight-space ensemble of
 // a fine-tuned model and its start (WiSE-FT, Wortsman et al. 2022; the
-// last stage of WARP, Ramé et al. 2024), which keeps most of what the
-// fine-tuning gained where it trained and gives back less of what the
-// start knew elsewhere: on sqlrl's renamed dev databases, online KTO
-// merged halfway back to its SFT start scores as well as KTO or better
-// with a smaller spread over seeds (docs/rl.md). Above 1 it extrapolates.
+// last stage of WARP, Ramé et al. 2024), meant to keep what the
+// fine-tuning gained and give back less of what the start knew. On
+// sqlrl's renamed dev databases, online KTO merged halfway back to its SFT
+// start changes far fewer answers than KTO, nearly all for the better,
+// and so gains about the same where KTO gains little and about half where
+// KTO gains much (docs/rl.md, "Merged back halfway"). Above 1 it
+// extrapolates.
 //
 // The two must be one model trained along one path: the same architecture,
 // tokenizer and prompt format, which Interpolate checks; weights of two

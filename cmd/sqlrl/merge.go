@@ -24,7 +24,8 @@ run from it), or the merge is refused. The output is a checkpoint that
 'sqlrl generate', 'serve-model' and '-init' read like any other.
 
 On the bundled benchmark, online KTO merged halfway back to its SFT-75 start
-measured as well as KTO or better on the renamed dev databases (docs/rl.md);
+turns far fewer dev answers wrong than KTO and fewer right: a steadier, on
+average smaller gain (docs/rl.md, "Merged back halfway");
 'sqlrl experiment flywheel -merge 0.5' evaluates it beside KTO.
 
 example:
