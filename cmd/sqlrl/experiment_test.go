@@ -237,7 +237,7 @@ func TestExperimentFlywheelBadFlags(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "fw")
 	for _, args := range [][]string{
 		{"-kto-steps", "0"}, {"-k", "0"}, {"-prompts", "-1"}, {"-kto-lr", "0"}, {"-kto-beta", "-0.1"}, {"-kto-temperature", "0"},
-		{"-kto-eval-every", "5", "-kto-eval-n", "0"}, {"-seeds", "x"}, {"-merge", "-0.5"}, {"-merge", "3"},
+		{"-kto-eval-every", "5", "-kto-eval-n", "0"}, {"-seeds", "x"}, {"-merge", "-0.5"}, {"-merge", "3"}, {"-sft-epochs", "0"},
 	} {
 		a := append(append([]string{"experiment", "flywheel", "-q", "-out", out}, args...), "no-such-bench")
 		_, stderr, code := sqlrl(t, a...)
