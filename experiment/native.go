@@ -152,20 +152,8 @@ func nativeMerge(j Job) (*Result, error) {
 	if j.StartOut == "" || j.Config.Merge == nil {
 		return nil, fmt.Errorf("merge %s: no start to merge towards", j.ParentOut)
 	}
-	tuned, err := policy.Load(j.ParentOut)
-	if err != nil {
-		return nil, fmt.Errorf("merge: load %s: %w", j.ParentOut, err)
-	}
-	base, err := policy.Load(j.StartOut)
-	if err != nil {
-		return nil, fmt.Errorf("merge: load %s: %w", j.StartOut, err)
-	}
-	m, err := policy.Interpolate(base, tuned, j.Config.Merge.Alpha)
-	if err != nil {
-		return nil, fmt.Errorf("merge %s with %s: %w", j.ParentOut, j.StartOut, err)
-	}
-	if err := m.Save(j.Out); err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
+	if err := policy.MergeCheckpoints(j.StartOut, j.ParentOut, j.Config.Merge.Alpha, j.Out); err != nil {
+		return nil, err
 	}
 	return &Result{Seconds: time.Since(t0).Seconds()}, nil
 }

@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 )
@@ -57,11 +58,34 @@ func Interpolate(base, tuned *Policy, alpha float64) (*Policy, error) {
 	}
 	info := tuned.Info
 	info.SQLWords = slices.Clone(info.SQLWords)
-	info.Notes = map[string]string{}
-	for k, v := range tuned.Info.Notes {
-		info.Notes[k] = v
+	info.Notes = maps.Clone(tuned.Info.Notes)
+	if info.Notes == nil {
+		info.Notes = map[string]string{}
 	}
 	info.Notes["merge_alpha"] = fmt.Sprint(alpha)
 	info.Notes["merge_base_step"] = fmt.Sprint(base.Info.Step)
 	return &Policy{Tok: tuned.Tok, Model: m, Info: info}, nil
+}
+
+// MergeCheckpoints writes into out the checkpoint Interpolate makes of the
+// checkpoints (or run directories) start and tuned: the one path from
+// files to files that `sqlrl model merge` and the flywheel's merge runs
+// share.
+func MergeCheckpoints(start, tuned string, alpha float64, out string) error {
+	s, err := Load(start)
+	if err != nil {
+		return fmt.Errorf("merge: load start %s: %w", start, err)
+	}
+	t, err := Load(tuned)
+	if err != nil {
+		return fmt.Errorf("merge: load tuned %s: %w", tuned, err)
+	}
+	m, err := Interpolate(s, t, alpha)
+	if err != nil {
+		return fmt.Errorf("merge %s towards %s: %w", tuned, start, err)
+	}
+	if err := m.Save(out); err != nil {
+		return fmt.Errorf("merge: write %s: %w", out, err)
+	}
+	return nil
 }

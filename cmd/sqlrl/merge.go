@@ -48,20 +48,8 @@ example:
 				if _, err := os.Stat(filepath.Join(*out, policy.FileConfig)); err == nil {
 					return fmt.Errorf("%s already holds a checkpoint; pick another -out", *out)
 				}
-				s, err := policy.Load(*start)
-				if err != nil {
-					return fmt.Errorf("load -start: %w", err)
-				}
-				t, err := policy.Load(*tuned)
-				if err != nil {
-					return fmt.Errorf("load -tuned: %w", err)
-				}
-				m, err := policy.Interpolate(s, t, *alpha)
-				if err != nil {
-					return fmt.Errorf("merge %s into %s: %w", *tuned, *start, err)
-				}
-				if err := m.Save(*out); err != nil {
-					return fmt.Errorf("write %s: %w", *out, err)
+				if err := policy.MergeCheckpoints(*start, *tuned, *alpha, *out); err != nil {
+					return err
 				}
 				fmt.Printf("wrote %s: %s + %g x (%s - %s)\n", *out, *start, *alpha, *tuned, *start)
 				return nil

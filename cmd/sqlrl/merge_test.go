@@ -52,7 +52,7 @@ func TestModelMerge(t *testing.T) {
 		{[]string{"-start", start, "-tuned", tuned}, 2, "required"},
 		{[]string{"-start", start, "-tuned", tuned, "-out", out}, 1, "already holds a checkpoint"},
 		{[]string{"-start", other, "-tuned", tuned, "-out", filepath.Join(t.TempDir(), "x")}, 1, "models differ"},
-		{[]string{"-start", filepath.Join(t.TempDir(), "none"), "-tuned", tuned, "-out", filepath.Join(t.TempDir(), "y")}, 1, "load -start"},
+		{[]string{"-start", filepath.Join(t.TempDir(), "none"), "-tuned", tuned, "-out", filepath.Join(t.TempDir(), "y")}, 1, "load start"},
 	} {
 		_, errs, code := sqlrlOS(t, append([]string{"model", "merge"}, c.args...)...)
 		if code != c.code || !strings.Contains(errs, c.want) {
