@@ -233,9 +233,10 @@ type FlywheelReport struct {
 // both; the test says whether it is more than the luck of which questions
 // flipped, which the seeds' spread says only across seeds.
 type Flip struct {
-	// Arm is the after model: "" for SFT-75 + OKTO, "okto_merged" for it
-	// merged towards its start (Preset.Merge).
-	Arm         string  `json:"arm,omitempty"`
+	// Arm and Label name the after model, the flywheel study's arm
+	// (okto, or okto_merged where Preset.Merge).
+	Arm         string  `json:"arm"`
+	Label       string  `json:"label"`
 	Split       string  `json:"split"`
 	Seed        uint64  `json:"seed"`
 	TurnedRight int     `json:"turned_right"`
@@ -325,10 +326,6 @@ func flips(pl *Plan, runsDir string) ([]Flip, error) {
 
 // armFlips compares arm before with arm after for every seed and split.
 func armFlips(pl *Plan, runsDir string, before, after Arm) ([]Flip, error) {
-	arm := after.Key
-	if arm == "okto" {
-		arm = ""
-	}
 	var out []Flip
 	for _, split := range pl.Splits {
 		for si, seed := range pl.Seeds {
@@ -354,7 +351,7 @@ func armFlips(pl *Plan, runsDir string, before, after Arm) ([]Flip, error) {
 			if err != nil {
 				return nil, fmt.Errorf("compare %s with %s: %w", b.Name, a.Name, err)
 			}
-			out = append(out, Flip{Arm: arm, Split: split, Seed: seed, TurnedRight: d.Total.TurnRight, TurnedWrong: d.Total.TurnWrong, P: d.Total.P})
+			out = append(out, Flip{Arm: after.Key, Label: after.Label, Split: split, Seed: seed, TurnedRight: d.Total.TurnRight, TurnedWrong: d.Total.TurnWrong, P: d.Total.P})
 		}
 	}
 	return out, nil
@@ -518,11 +515,7 @@ func (fr *FlywheelReport) Markdown() []byte {
 		if len(fl) > 0 {
 			b.WriteString("Question by question (SFT-75 -> the model; p: two-sided exact sign test of the two counts):\n\n| model | seed | turned right | turned wrong | p |\n|---|---|---|---|---|\n")
 			for _, f := range fl {
-				model := "SFT-75 + OKTO"
-				if f.Arm == "okto_merged" {
-					model = fmt.Sprintf("OKTO merged %g", p.Merge)
-				}
-				fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2g |\n", model, f.Seed, f.TurnedRight, f.TurnedWrong, f.P)
+				fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2g |\n", f.Label, f.Seed, f.TurnedRight, f.TurnedWrong, f.P)
 			}
 			b.WriteString("\n")
 		}
