@@ -186,17 +186,7 @@ func TestFlywheelBudget(t *testing.T) {
 // (it trained on those questions), and its column and the headline claim
 // are the evaluations' numbers.
 func TestFlywheelSFT100(t *testing.T) {
-	bench, out := fakeBench(t, "dev"), t.TempDir()
-	f := &fake{}
-	if _, err := ExecuteFlywheel(context.Background(), flywheelOptions(bench, out, f)); err != nil {
-		t.Fatal(err)
-	}
-	o := flywheelOptions(bench, out, f)
-	o.Preset.SFT100 = true
-	d, err := ExecuteFlywheel(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, f, out := addToFinished(t, func(p *Preset) { p.SFT100 = true })
 	if d.Ran != 2 || f.calls[KindSFT] != 2 || f.calls[KindRL] != 1 {
 		t.Fatalf("ran %d runs (%d SFT, %d RL in all); want 2 new (SFT-100 and its dev evaluation), SFT twice, RL once", d.Ran, f.calls[KindSFT], f.calls[KindRL])
 	}
@@ -242,8 +232,8 @@ func TestFlywheelSFT100(t *testing.T) {
 	if !strings.Contains(md, "| SFT-100 | OKTO - SFT-100 |") || !strings.Contains(md, "not evaluated on heldout") {
 		t.Errorf("report.md does not show SFT-100:\n%s", md)
 	}
-	if !strings.Contains(FlywheelBudget(o.Preset), "SFT-100") {
-		t.Errorf("budget %q does not count SFT-100", FlywheelBudget(o.Preset))
+	if !strings.Contains(FlywheelBudget(d.Plan.Preset), "SFT-100") {
+		t.Errorf("budget %q does not count SFT-100", FlywheelBudget(d.Plan.Preset))
 	}
 }
 
@@ -293,17 +283,7 @@ func TestFlywheelStudiesShareRuns(t *testing.T) {
 // saw it); its column, its flips and its claim are its evaluations'
 // numbers; report.md matches its golden file.
 func TestFlywheelMerge(t *testing.T) {
-	bench, out := fakeBench(t, "dev"), t.TempDir()
-	f := &fake{}
-	if _, err := ExecuteFlywheel(context.Background(), flywheelOptions(bench, out, f)); err != nil {
-		t.Fatal(err)
-	}
-	o := flywheelOptions(bench, out, f)
-	o.Preset.Merge = 0.5
-	d, err := ExecuteFlywheel(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, f, out := addToFinished(t, func(p *Preset) { p.Merge = 0.5 })
 	if d.Ran != 3 || f.calls[KindMerge] != 1 || f.calls[KindRL] != 1 || f.calls[KindSFT] != 1 {
 		t.Fatalf("ran %d runs (calls %v); want 3 new (the merge, its dev and heldout evaluations), SFT and RL once", d.Ran, f.calls)
 	}
@@ -350,4 +330,23 @@ func TestFlywheelMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.Golden(t, "testdata/flywheel-merged.md", md)
+}
+
+// addToFinished runs the flywheel on a fake benchmark with one dev split,
+// then again into the same directory with the preset changed: what the
+// second run did, the fake trainer that did both, and the directory.
+func addToFinished(t *testing.T, change func(*Preset)) (*Done, *fake, string) {
+	t.Helper()
+	bench, out := fakeBench(t, "dev"), t.TempDir()
+	f := &fake{}
+	if _, err := ExecuteFlywheel(context.Background(), flywheelOptions(bench, out, f)); err != nil {
+		t.Fatal(err)
+	}
+	o := flywheelOptions(bench, out, f)
+	change(&o.Preset)
+	d, err := ExecuteFlywheel(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, f, out
 }
