@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -526,5 +527,50 @@ func TestConcurrentExperimentsShareRuns(t *testing.T) {
 	}
 	if len(tr.byID) != len(dones[0].Plan.Runs) || dones[0].Ran+dones[1].Ran != len(dones[0].Plan.Runs) {
 		t.Errorf("%d runs trained, %d + %d ran, of %d planned", len(tr.byID), dones[0].Ran, dones[1].Ran, len(dones[0].Plan.Runs))
+	}
+}
+
+// TestGains: an arm's gain over its SFT start is paired by seed, over the
+// seeds both evaluated, and a merge arm's start is found through its RL
+// arm.
+func TestGains(t *testing.T) {
+	results := map[string]*Result{}
+	model := func(arm string, seed uint64, ex float64) *Run {
+		id := fmt.Sprintf("eval-%s-%d", arm, seed)
+		if ex >= 0 {
+			results[id] = &Result{Score: &Score{N: 10, EX: ex, Levels: map[string]float64{"simple": ex}, Counts: map[string]int{"simple": 10}}}
+		}
+		return &Run{Config: Config{Seed: seed}, Evals: map[string]*Run{"dev": {ID: id}}}
+	}
+	sft := Arm{Key: "sft75", Models: []*Run{model("sft", 1, 0.40), model("sft", 2, 0.60), model("sft", 3, 0.50)}}
+	// Seed 3's RL evaluation has not finished; seed 1 comes second.
+	rl := Arm{Key: "okto", Start: "sft75", Models: []*Run{model("rl", 2, 0.63), model("rl", 1, 0.45), model("rl", 3, -1)}}
+	merged := Arm{Key: "okto_merged", Start: "okto", Models: []*Run{model("m", 1, 0.41)}}
+	rep := &Report{arms: map[string]Arm{"sft75": sft, "okto": rl, "okto_merged": merged}}
+
+	for _, tc := range []struct {
+		arm            Arm
+		n              int
+		mean, min, max float64
+	}{
+		{rl, 2, 4, 3, 5},
+		{merged, 1, 1, 1, 1},
+	} {
+		start, ok := rep.sftStart(tc.arm)
+		if !ok || start.Key != "sft75" {
+			t.Fatalf("%s: start %q, %v; want sft75", tc.arm.Key, start.Key, ok)
+		}
+		for _, level := range []string{"total", "simple"} {
+			g := gains(start, tc.arm, "dev", results)[level]
+			if g.N != tc.n || math.Abs(g.Mean-tc.mean) > 1e-9 || math.Abs(g.Min-tc.min) > 1e-9 || math.Abs(g.Max-tc.max) > 1e-9 {
+				t.Errorf("%s %s: gain %+v; want n %d, mean %g [%g, %g]", tc.arm.Key, level, g, tc.n, tc.mean, tc.min, tc.max)
+			}
+		}
+	}
+	if _, ok := rep.sftStart(sft); ok {
+		t.Error("the SFT arm has a start")
+	}
+	if got := gainText(Stat{N: 2, Mean: -1.5, Std: 0.7, Min: -2, Max: -1}); got != "-1.5 ± 0.7 [-2.0, -1.0] (2)" {
+		t.Errorf("gainText: %q", got)
 	}
 }

@@ -258,6 +258,11 @@ type Change struct {
 	Before    Stat    `json:"before"`
 	After     Stat    `json:"after"`
 	Delta     float64 `json:"delta"`
+	// Gain is After minus Before seed by seed (its mean is Delta where
+	// both finished on the same seeds), and MergedGain the same for
+	// Merged: with more than one seed, the table shows their spread.
+	Gain       *Stat `json:"gain,omitempty"`
+	MergedGain *Stat `json:"merged_gain,omitempty"`
 	// SFT100 is SFT on all of train (Preset.SFT100), where it was
 	// evaluated: not on "heldout", whose questions it trained on.
 	SFT100 *Stat `json:"sft100,omitempty"`
@@ -381,6 +386,13 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 			return nil
 		}
 		sft100, merged := byKey("sft100"), byKey("okto_merged")
+		gainOf := func(key string) map[string]Stat {
+			if i := slices.IndexFunc(t.Rows, func(r Row) bool { return r.Key == key }); i >= 0 {
+				return t.Rows[i].Gain
+			}
+			return nil
+		}
+		gain, mergedGain := t.Rows[1].Gain, gainOf("okto_merged")
 		counts := map[string]int{}
 		for _, m := range before.Models {
 			if ev := m.Evals[t.Split]; ev != nil && results[ev.ID] != nil && results[ev.ID].Score != nil {
@@ -405,6 +417,12 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 			if s, ok := merged[l]; ok && s.N > 0 {
 				c.Merged = &s
 			}
+			if g, ok := gain[l]; ok {
+				c.Gain = &g
+			}
+			if g, ok := mergedGain[l]; ok {
+				c.MergedGain = &g
+			}
 			ba.Rows = append(ba.Rows, c)
 		}
 		fr.Tables = append(fr.Tables, ba)
@@ -424,6 +442,15 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 // Write writes report.json, report.md and the plots into dir.
 func (fr *FlywheelReport) Write(dir string) error {
 	return writeReport(dir, fr, fr.plots, fr.Markdown())
+}
+
+// delta is a delta column's cell: the change of the means and, with
+// more than one seed, the spread of the gain seed by seed.
+func (fr *FlywheelReport) delta(d float64, gain *Stat) string {
+	if len(fr.Seeds) > 1 && gain != nil && gain.N > 1 {
+		return gainText(*gain)
+	}
+	return fmt.Sprintf("%+.1f", d)
 }
 
 func (fr *FlywheelReport) cell(s Stat) string {
@@ -477,7 +504,7 @@ func (fr *FlywheelReport) Markdown() []byte {
 	fmt.Fprintf(&b, "%d. Evaluation of every checkpoint: greedy, schema-guided, %s of every dev split (BIRD EX).\n\n", n, questions(p.EvalN))
 	fmt.Fprintf(&b, "Budget: %s.\n\n", p.Budget)
 	if len(fr.Seeds) > 1 {
-		b.WriteString("Cells are EX in points: mean ± sample std [min-max] (seeds); delta is the change of the means.\n\n")
+		b.WriteString("Cells are EX in points: mean ± sample std [min-max] (seeds); delta is the gain over SFT-75 seed by seed (the seeds where both finished): mean ± sample std [min, max] (seeds).\n\n")
 	} else {
 		b.WriteString("Cells are EX in points; delta is after minus before.\n\n")
 	}
@@ -496,9 +523,9 @@ func (fr *FlywheelReport) Markdown() []byte {
 		}
 		b.WriteString("\n|" + strings.Repeat("---|", cols) + "\n")
 		for _, r := range t.Rows {
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %+.1f |", r.Level, r.Questions, fr.cell(r.Before), fr.cell(r.After), r.Delta)
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |", r.Level, r.Questions, fr.cell(r.Before), fr.cell(r.After), fr.delta(r.Delta, r.Gain))
 			if withMerged && r.Merged != nil {
-				fmt.Fprintf(&b, " %s | %+.1f |", fr.cell(*r.Merged), r.Merged.Mean-r.Before.Mean)
+				fmt.Fprintf(&b, " %s | %s |", fr.cell(*r.Merged), fr.delta(r.Merged.Mean-r.Before.Mean, r.MergedGain))
 			}
 			if with100 && r.SFT100 != nil {
 				fmt.Fprintf(&b, " %s | %+.1f |", fr.cell(*r.SFT100), r.After.Mean-r.SFT100.Mean)

@@ -73,6 +73,9 @@ func TestFlywheelPlanAndReport(t *testing.T) {
 			if math.Abs(r.Before.Mean-wantB) > tol || math.Abs(r.After.Mean-wantA) > tol || math.Abs(r.Delta-(wantA-wantB)) > 2*tol || r.Questions != n {
 				t.Errorf("%s %s: %+v; want before %.3f after %.3f delta %.3f over %d questions", tb.Split, r.Level, r, wantB, wantA, wantA-wantB, n)
 			}
+			if r.Gain == nil || r.Gain.N != 1 || math.Abs(r.Gain.Mean-r.Delta) > 2*tol {
+				t.Errorf("%s %s: gain seed by seed %+v; want the delta %.3f over 1 seed", tb.Split, r.Level, r.Gain, r.Delta)
+			}
 		}
 	}
 	// Question by question: each split's flips are eval.Compare's on the
@@ -349,4 +352,47 @@ func addToFinished(t *testing.T, change func(*Preset)) (*Done, *fake, string) {
 		t.Fatal(err)
 	}
 	return d, f, out
+}
+
+// TestFlywheelSeedsGain: over two seeds, the delta column is the gain seed
+// by seed, whose mean is the change of the means and whose range is the
+// two seeds' own gains.
+func TestFlywheelSeedsGain(t *testing.T) {
+	bench, out := fakeBench(t, "dev"), t.TempDir()
+	o := flywheelOptions(bench, out, &fake{})
+	o.Seeds = []uint64{1, 2}
+	d, err := ExecuteFlywheel(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(out, "runs")
+	var sft, okto []*Run
+	for _, r := range d.Plan.Runs {
+		switch r.Config.Kind {
+		case KindSFT:
+			sft = append(sft, r)
+		case KindRL:
+			okto = append(okto, r)
+		}
+	}
+	if len(sft) != 2 || len(okto) != 2 {
+		t.Fatalf("%d SFT and %d RL runs; want 2 and 2", len(sft), len(okto))
+	}
+	var g []float64
+	for i := range sft {
+		g = append(g, 100*(readScore(t, runs, okto[i].Evals["dev"]).EX-readScore(t, runs, sft[i].Evals["dev"]).EX))
+	}
+	total := d.Flywheel.Tables[0].Rows[len(Levels)-1]
+	tol := 1e-9 * 100
+	if total.Level != "total" || total.Gain == nil || total.Gain.N != 2 || math.Abs(total.Gain.Mean-total.Delta) > 2*tol ||
+		math.Abs(total.Gain.Min-min(g[0], g[1])) > 2*tol || math.Abs(total.Gain.Max-max(g[0], g[1])) > 2*tol {
+		t.Fatalf("dev total %+v; gains per seed %v", total, g)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cell := " " + gainText(*total.Gain) + " |"; !strings.Contains(string(md), cell) {
+		t.Errorf("report.md has no delta cell %q", cell)
+	}
 }

@@ -62,6 +62,11 @@ type Row struct {
 	Key   string          `json:"key"`
 	Label string          `json:"label"`
 	Cells map[string]Stat `json:"cells"`
+	// Gain is, for a trained arm (RL, or RL merged back), its EX minus its
+	// SFT start's seed by seed: the seeds' spread of the gain itself,
+	// which the spread of either column hides when the starts differ
+	// more between seeds than the training moves them.
+	Gain map[string]Stat `json:"gain,omitempty"`
 }
 
 // Stat summarises one figure over the seeds that finished: mean, sample
@@ -128,12 +133,20 @@ type Point struct {
 func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, m Machine) *Report {
 	rep := &Report{Command: command, Machine: m, Preset: pl.Preset, Seeds: pl.Seeds, Splits: pl.Splits, arms: map[string]Arm{}}
 	for _, st := range pl.Studies {
+		for _, a := range st.Arms {
+			rep.arms[a.Key] = a
+		}
+	}
+	for _, st := range pl.Studies {
 		sr := StudyReport{Name: st.Name, Question: st.Question}
 		for _, split := range pl.Splits {
 			t := Table{Split: split}
 			for _, a := range st.Arms {
-				rep.arms[a.Key] = a
-				t.Rows = append(t.Rows, Row{Key: a.Key, Label: a.Label, Cells: cells(a, split, results)})
+				row := Row{Key: a.Key, Label: a.Label, Cells: cells(a, split, results)}
+				if start, ok := rep.sftStart(a); ok {
+					row.Gain = gains(start, a, split, results)
+				}
+				t.Rows = append(t.Rows, row)
 			}
 			sr.Tables = append(sr.Tables, t)
 		}
@@ -186,20 +199,51 @@ func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, 
 // finished.
 func cells(a Arm, split string, results map[string]*Result) map[string]Stat {
 	vals := map[string][]float64{}
-	for _, m := range a.Models {
-		ev := m.Evals[split]
-		if ev == nil || results[ev.ID] == nil || results[ev.ID].Score == nil {
+	for i := range a.Models {
+		for l, v := range modelEX(a, i, split, results) {
+			vals[l] = append(vals[l], v)
+		}
+	}
+	return stats(vals)
+}
+
+// gains is after's EX minus before's by level on split, seed by seed,
+// over the seeds where both evaluations finished.
+func gains(before, after Arm, split string, results map[string]*Result) map[string]Stat {
+	vals := map[string][]float64{}
+	for i, m := range after.Models {
+		j := slices.IndexFunc(before.Models, func(b *Run) bool { return b.Config.Seed == m.Config.Seed })
+		if j < 0 {
 			continue
 		}
-		sc := results[ev.ID].Score
-		for _, l := range Levels {
-			if l == "total" {
-				vals[l] = append(vals[l], 100*sc.EX)
-			} else if sc.Counts[l] > 0 {
-				vals[l] = append(vals[l], 100*sc.Levels[l])
+		b := modelEX(before, j, split, results)
+		for l, v := range modelEX(after, i, split, results) {
+			if bv, ok := b[l]; ok {
+				vals[l] = append(vals[l], v-bv)
 			}
 		}
 	}
+	return stats(vals)
+}
+
+// modelEX is the EX in points by level of arm a's i-th model on split,
+// nil while its evaluation has not finished.
+func modelEX(a Arm, i int, split string, results map[string]*Result) map[string]float64 {
+	ev := a.Models[i].Evals[split]
+	if ev == nil || results[ev.ID] == nil || results[ev.ID].Score == nil {
+		return nil
+	}
+	sc := results[ev.ID].Score
+	out := map[string]float64{"total": 100 * sc.EX}
+	for _, l := range Levels {
+		if l != "total" && sc.Counts[l] > 0 {
+			out[l] = 100 * sc.Levels[l]
+		}
+	}
+	return out
+}
+
+func stats(vals map[string][]float64) map[string]Stat {
 	out := map[string]Stat{}
 	for _, l := range Levels {
 		if len(vals[l]) > 0 {
@@ -207,6 +251,25 @@ func cells(a Arm, split string, results map[string]*Result) map[string]Stat {
 		}
 	}
 	return out
+}
+
+// sftStart follows a trained arm's starts (a merge starts from its RL
+// arm, an RL arm from its SFT arm) to the SFT arm at the root.
+func (rep *Report) sftStart(a Arm) (Arm, bool) {
+	if a.Start == "" {
+		return Arm{}, false
+	}
+	for range len(rep.arms) {
+		s, ok := rep.arms[a.Start]
+		if !ok {
+			return Arm{}, false
+		}
+		if s.Start == "" {
+			return s, true
+		}
+		a = s
+	}
+	return Arm{}, false
 }
 
 // readCurve reads a run's train_log.jsonl: metrics.reward_mean and
@@ -356,6 +419,15 @@ func cellText(s Stat) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f ± %.1f [%.1f-%.1f] (%d)", s.Mean, s.Std, s.Min, s.Max, s.N)
+}
+
+// gainText is a gain's Stat with its signs, which cellText's range would
+// run together ("[-2.0--1.0]").
+func gainText(s Stat) string {
+	if s.N < 2 {
+		return fmt.Sprintf("%+.1f", s.Mean)
+	}
+	return fmt.Sprintf("%+.1f ± %.1f [%+.1f, %+.1f] (%d)", s.Mean, s.Std, s.Min, s.Max, s.N)
 }
 
 // row finds an arm's row in a split's tables (any study holding it).
