@@ -20,12 +20,13 @@ type Claim struct {
 func checkClaims(rep *Report) []Claim {
 	var out []Claim
 	for _, split := range rep.Splits {
-		get := func(key string) (map[string]Stat, bool) {
+		getRow := func(key string) (Row, bool) {
 			r, ok := rep.row(key, split)
-			if !ok || r.Cells["total"].N == 0 {
-				return nil, false
-			}
-			return r.Cells, true
+			return r, ok && r.Cells["total"].N > 0
+		}
+		get := func(key string) (map[string]Stat, bool) {
+			r, ok := getRow(key)
+			return r.Cells, ok
 		}
 		add := func(claim string, holds bool, f string, a ...any) {
 			out = append(out, Claim{Claim: claim, Split: split, Holds: holds, Finding: fmt.Sprintf(f, a...)})
@@ -130,22 +131,22 @@ func checkClaims(rep *Report) []Claim {
 		// The rule compares the gain with the spread of the columns; the
 		// finding also gives the gain seed by seed (Row.Gain), whose own
 		// spread is the other reading of "the spread of 3 seeds".
-		gain := func(claim, key string) {
-			after, _ := get(key)
-			d := after["total"].Mean - sft75["total"].Mean
-			spread := max(after["total"].Range(), sft75["total"].Range())
+		gain := func(claim string, after Row) {
+			a := after.Cells["total"]
+			d := a.Mean - sft75["total"].Mean
+			spread := max(a.Range(), sft75["total"].Range())
 			paired := ""
-			if r, _ := rep.row(key, split); r.Gain["total"].N > 1 {
-				paired = fmt.Sprintf("; seed by seed the gain is %s", gainText(r.Gain["total"]))
+			if g := after.Gain["total"]; g.N > 1 {
+				paired = fmt.Sprintf("; seed by seed the gain is %s", gainText(g))
 			}
 			add(claim, d > spread, "gain %+.1f points, spread (largest min-max range of the two) %.1f over %d seed(s)%s; the goal of +5 is %s",
-				d, spread, after["total"].N, paired, met(d >= 5))
+				d, spread, a.N, paired, met(d >= 5))
 		}
-		if ok75 && okOkto {
-			gain("online KTO raises EX over its SFT-75 start by more than the seeds' spread", "okto")
+		if r, ok := getRow("okto"); ok && ok75 {
+			gain("online KTO raises EX over its SFT-75 start by more than the seeds' spread", r)
 		}
-		if _, ok := get("okto_merged"); ok && ok75 {
-			gain(fmt.Sprintf("online KTO merged %g of the way from its SFT-75 start raises EX over that start by more than the seeds' spread", rep.Preset.Merge), "okto_merged")
+		if r, ok := getRow("okto_merged"); ok && ok75 {
+			gain(fmt.Sprintf("online KTO merged %g of the way from its SFT-75 start raises EX over that start by more than the seeds' spread", rep.Preset.Merge), r)
 		}
 	}
 	return out

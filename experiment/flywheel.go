@@ -379,20 +379,13 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 		if len(t.Rows) < 2 {
 			continue
 		}
-		byKey := func(key string) map[string]Stat {
+		byKey := func(key string) Row {
 			if i := slices.IndexFunc(t.Rows, func(r Row) bool { return r.Key == key }); i >= 0 && t.Rows[i].Cells["total"].N > 0 {
-				return t.Rows[i].Cells
+				return t.Rows[i]
 			}
-			return nil
+			return Row{}
 		}
-		sft100, merged := byKey("sft100"), byKey("okto_merged")
-		gainOf := func(key string) map[string]Stat {
-			if i := slices.IndexFunc(t.Rows, func(r Row) bool { return r.Key == key }); i >= 0 {
-				return t.Rows[i].Gain
-			}
-			return nil
-		}
-		gain, mergedGain := t.Rows[1].Gain, gainOf("okto_merged")
+		sft100, merged := byKey("sft100").Cells, byKey("okto_merged")
 		counts := map[string]int{}
 		for _, m := range before.Models {
 			if ev := m.Evals[t.Split]; ev != nil && results[ev.ID] != nil && results[ev.ID].Score != nil {
@@ -414,13 +407,13 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 			if s, ok := sft100[l]; ok && s.N > 0 {
 				c.SFT100 = &s
 			}
-			if s, ok := merged[l]; ok && s.N > 0 {
+			if s, ok := merged.Cells[l]; ok && s.N > 0 {
 				c.Merged = &s
 			}
-			if g, ok := gain[l]; ok {
+			if g, ok := t.Rows[1].Gain[l]; ok {
 				c.Gain = &g
 			}
-			if g, ok := mergedGain[l]; ok {
+			if g, ok := merged.Gain[l]; ok {
 				c.MergedGain = &g
 			}
 			ba.Rows = append(ba.Rows, c)
@@ -447,7 +440,7 @@ func (fr *FlywheelReport) Write(dir string) error {
 // delta is a delta column's cell: the change of the means and, with
 // more than one seed, the spread of the gain seed by seed.
 func (fr *FlywheelReport) delta(d float64, gain *Stat) string {
-	if len(fr.Seeds) > 1 && gain != nil && gain.N > 1 {
+	if gain != nil && gain.N > 1 {
 		return gainText(*gain)
 	}
 	return fmt.Sprintf("%+.1f", d)

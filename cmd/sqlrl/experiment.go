@@ -169,7 +169,7 @@ it tests the machinery, not the recipe.`,
 			quick := fs.Bool("quick", false, "micro model, a few steps, a few dev questions: the whole flywheel in seconds")
 			out := fs.String("out", "", "output directory (default out/flywheel, out/flywheel-quick with -quick)")
 			seeds := fs.String("seeds", "", "comma-separated seeds (default 1)")
-			sftEpochs := fs.Int("sft-epochs", def.SFT.Epochs, "SFT-75's (and SFT-100's) epochs (24 measured above 16 on dev and heldout for two seeds: docs/rl.md); a changed value trains SFT and everything after it anew")
+			sftEpochs := fs.Int("sft-epochs", def.SFT.Epochs, "SFT-75's (and SFT-100's) epochs (24 measured above 16 on dev and heldout over three seeds, SFT-75 + KTO too: docs/rl.md); a changed value trains SFT and everything after it anew")
 			steps := fs.Int("kto-steps", def.RL.Steps, "KTO optimizer steps")
 			lr := fs.Float64("kto-lr", def.RL.LR, "KTO peak learning rate")
 			beta := fs.Float64("kto-beta", def.RL.Beta, "KTO beta")
