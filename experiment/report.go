@@ -1,17 +1,16 @@
 package experiment
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/train"
 )
 
 // Levels are BIRD's difficulties and the total, in table order.
@@ -275,25 +274,12 @@ func (rep *Report) sftStart(a Arm) (Arm, bool) {
 // readCurve reads a run's train_log.jsonl: metrics.reward_mean and
 // eval.ex by step.
 func readCurve(path string) (Curve, error) {
-	f, err := os.Open(path)
+	lines, _, err := train.ReadLog(path)
 	if err != nil {
 		return Curve{}, err
 	}
-	defer f.Close()
 	var c Curve
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var l struct {
-			Step    int64              `json:"step"`
-			Metrics map[string]float64 `json:"metrics"`
-			Eval    *struct {
-				EX float64 `json:"ex"`
-			} `json:"eval"`
-		}
-		if json.Unmarshal(sc.Bytes(), &l) != nil {
-			continue // a line cut by a kill
-		}
+	for _, l := range lines {
 		if v, ok := l.Metrics["reward_mean"]; ok {
 			c.Reward = append(c.Reward, Point{l.Step, v})
 		}
@@ -301,7 +287,7 @@ func readCurve(path string) (Curve, error) {
 			c.DevEX = append(c.DevEX, Point{l.Step, 100 * l.Eval.EX})
 		}
 	}
-	return c, sc.Err()
+	return c, nil
 }
 
 // Write writes report.json, report.md and the SVG plots into dir.

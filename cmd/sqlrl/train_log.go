@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/train"
+)
+
+func init() {
+	register(&command{
+		name:    "train log",
+		summary: "summarise training runs' logs: where an RL step's time goes, and the metrics by window of steps",
+		usage:   "[flags] RUN [RUN ...]",
+		help: `RUN is a run directory ('sqlrl train ... -out RUN') or its train_log.jsonl.
+
+For each run: the median step and its split into sampling, reward, scoring
+(policy and reference forward passes) and update, each as its median
+seconds, its median share of a step, its share of the run's summed time (a
+rare slow reward counts by what it cost) and its largest share of one step;
+then the mean of -metrics over windows of -window steps (1-100, 101-200,
+...), so that runs line up. Steps logged twice by a resumed run count once.
+SFT runs have no time split; their windows still print (-metrics loss, lr).
+
+example:
+  sqlrl train log runs/kto
+  sqlrl train log -window 50 -metrics share_correct,kl_ref runs/kto-s1 runs/kto-s2`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			window := fs.Int("window", 100, "steps per window of the metrics table (0: no table)")
+			metrics := fs.String("metrics", "share_correct,reward_mean,kl_ref", "comma-separated metrics of the log to average by window (a step's own metrics, or loss, lr, grad_norm)")
+			asJSON := fs.Bool("json", false, "print one JSON object per run instead of tables")
+			return func(ctx context.Context, args []string) error {
+				if len(args) == 0 {
+					return usagef("no run given")
+				}
+				if *window < 0 {
+					return usagef("-window %d: want 0 or more", *window)
+				}
+				var ms []string
+				for _, m := range strings.Split(*metrics, ",") {
+					if m = strings.TrimSpace(m); m != "" {
+						ms = append(ms, m)
+					}
+				}
+				for i, run := range args {
+					lines, skipped, err := train.ReadLog(run)
+					if err != nil {
+						return err
+					}
+					if len(lines) == 0 {
+						return fmt.Errorf("%s: no steps logged", run)
+					}
+					s := train.Summarize(lines, *window, ms)
+					if *asJSON {
+						b, err := json.Marshal(struct {
+							Run     string `json:"run"`
+							Skipped int    `json:"skipped_lines,omitempty"`
+							train.LogSummary
+						}{run, skipped, s})
+						if err != nil {
+							return err
+						}
+						fmt.Println(string(b))
+						continue
+					}
+					if i > 0 {
+						fmt.Println()
+					}
+					fmt.Print(s.Markdown(run, ms))
+					if skipped > 0 {
+						fmt.Fprintf(os.Stderr, "%s: %d lines that are not JSON skipped (a kill mid-write)\n", run, skipped)
+					}
+				}
+				return nil
+			}
+		},
+	})
+}

@@ -1,0 +1,232 @@
+package train
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// StepParts are the metrics an RL step splits its time into (RL's doc):
+// sampling, the reward, the scoring forward passes (policy and
+// reference) and the update.
+var StepParts = []string{"sample_s", "reward_s", "score_s", MetricUpdateS}
+
+// ReadLog reads a run's train_log.jsonl (a file, or the run directory
+// holding it). A line cut short by a kill has the resumed run's first
+// line appended to it: that line is read from where it starts; what
+// cannot be read at all is skipped and counted.
+func ReadLog(path string) (lines []LogLine, skipped int, err error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, logFile)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read training log: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var l LogLine
+		b := sc.Bytes()
+		if json.Unmarshal(b, &l) != nil {
+			// the line a resumed run appended, after the cut one
+			i := bytes.LastIndex(b, []byte(`{"step":`))
+			if i <= 0 || json.Unmarshal(b[i:], &l) != nil {
+				skipped++
+				continue
+			}
+		}
+		lines = append(lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+	}
+	return lines, skipped, nil
+}
+
+// LogSummary condenses a training log: where an RL step's time goes (the
+// issue's question: is the reward a small part of a step?) and how its
+// metrics move, window by window.
+type LogSummary struct {
+	Steps int `json:"steps"`
+	// StepMedianS is the median over steps of the sum of StepParts.
+	StepMedianS float64 `json:"step_median_s"`
+	// Parts holds, for each of StepParts present in the log, its median
+	// seconds, and its share of the summed step time (so a rare slow
+	// reward weighs by what it cost).
+	Parts []PartSummary `json:"parts,omitempty"`
+	// Windows are the mean of each metric (a step's own, or loss, lr,
+	// grad_norm) over consecutive windows of steps.
+	Windows []WindowSummary `json:"windows,omitempty"`
+}
+
+// PartSummary is one part of a step's time.
+type PartSummary struct {
+	Name    string  `json:"name"`
+	MedianS float64 `json:"median_s"`
+	// Share is the part's seconds summed over the run over all parts'.
+	Share float64 `json:"share"`
+	// MedianShare and MaxShare are the part's share of a single step.
+	MedianShare float64 `json:"median_share"`
+	MaxShare    float64 `json:"max_share"`
+}
+
+// WindowSummary is the mean of metrics over steps First..Last.
+type WindowSummary struct {
+	First   int64              `json:"first"`
+	Last    int64              `json:"last"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+// metric is one of the line's metrics, or its loss, lr or grad_norm.
+func (l LogLine) metric(name string) (float64, bool) {
+	switch name {
+	case "loss":
+		return l.Loss, true
+	case "lr":
+		return l.LR, true
+	case "grad_norm":
+		return l.GradNorm, true
+	}
+	v, ok := l.Metrics[name]
+	return v, ok
+}
+
+// Summarize condenses lines into a LogSummary, with the means of metrics
+// over windows of window steps (<= 0: no windows). Lines of one step
+// logged twice (a run resumed from a checkpoint before them) count once,
+// the last.
+func Summarize(lines []LogLine, window int, metrics []string) LogSummary {
+	byStep := map[int64]LogLine{}
+	for _, l := range lines {
+		byStep[l.Step] = l
+	}
+	steps := make([]int64, 0, len(byStep))
+	for s := range byStep {
+		steps = append(steps, s)
+	}
+	slices.Sort(steps)
+	sum := LogSummary{Steps: len(steps)}
+
+	var totals []float64
+	var timed []LogLine
+	for _, s := range steps {
+		l := byStep[s]
+		t, ok := 0.0, true
+		for _, p := range StepParts {
+			v, has := l.Metrics[p]
+			ok = ok && has
+			t += v
+		}
+		if ok && t > 0 {
+			timed = append(timed, l)
+			totals = append(totals, t)
+		}
+	}
+	if len(timed) > 0 {
+		sum.StepMedianS = median(totals)
+		var all float64
+		for _, t := range totals {
+			all += t
+		}
+		for _, p := range StepParts {
+			var secs, shares []float64
+			var tot float64
+			for i, l := range timed {
+				v := l.Metrics[p]
+				secs = append(secs, v)
+				shares = append(shares, v/totals[i])
+				tot += v
+			}
+			sum.Parts = append(sum.Parts, PartSummary{Name: p, MedianS: median(secs), Share: tot / all,
+				MedianShare: median(shares), MaxShare: slices.Max(shares)})
+		}
+	}
+
+	if window > 0 {
+		for i := 0; i < len(steps); {
+			// windows by step number, so that they line up across runs:
+			// steps 1-100, 101-200, ...
+			lo := (steps[i] - 1) / int64(window) * int64(window)
+			w := WindowSummary{First: lo + 1, Last: lo + int64(window), Metrics: map[string]float64{}}
+			n := map[string]int{}
+			for ; i < len(steps) && steps[i] <= w.Last; i++ {
+				for _, m := range metrics {
+					if v, ok := byStep[steps[i]].metric(m); ok {
+						w.Metrics[m] += v
+						n[m]++
+					}
+				}
+			}
+			w.Last = steps[i-1] // a last window ends where the run does
+			for m, c := range n {
+				w.Metrics[m] /= float64(c)
+			}
+			sum.Windows = append(sum.Windows, w)
+		}
+	}
+	return sum
+}
+
+func median(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	s := slices.Clone(x)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Markdown prints the summary as two tables, the step's time and the
+// windows, under a line naming the run.
+func (s LogSummary) Markdown(name string, metrics []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d steps", name, s.Steps)
+	if len(s.Parts) > 0 {
+		fmt.Fprintf(&b, ", median step %.3g s", s.StepMedianS)
+	}
+	b.WriteString("\n")
+	if len(s.Parts) > 0 {
+		b.WriteString("\n| part | median s | median share of a step | share of the run's time | largest share of a step |\n|---|---|---|---|---|\n")
+		for _, p := range s.Parts {
+			fmt.Fprintf(&b, "| %s | %.3g | %s | %s | %s |\n", strings.TrimSuffix(p.Name, "_s"), p.MedianS,
+				percent(p.MedianShare), percent(p.Share), percent(p.MaxShare))
+		}
+	}
+	if len(s.Windows) > 0 {
+		b.WriteString("\n| steps |")
+		for _, m := range metrics {
+			b.WriteString(" " + m + " |")
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(metrics)) + "\n")
+		for _, w := range s.Windows {
+			fmt.Fprintf(&b, "| %d-%d |", w.First, w.Last)
+			for _, m := range metrics {
+				if v, ok := w.Metrics[m]; ok {
+					fmt.Fprintf(&b, " %.4g |", v)
+				} else {
+					b.WriteString(" - |")
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func percent(x float64) string {
+	if x > 0 && x < 0.001 {
+		return fmt.Sprintf("%.2g%%", 100*x)
+	}
+	return fmt.Sprintf("%.1f%%", 100*x)
+}
