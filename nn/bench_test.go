@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -229,4 +230,93 @@ func timeIt(fn func()) float64 {
 	}
 	slices.Sort(ts)
 	return ts[2]
+}
+
+// BenchmarkRLSample times one online RL step's sampling at the flywheel's
+// shape, the work scripts/torch_rl_sample_bench.py gives PyTorch: the small
+// preset (vocab 2048, pointer head included), 8 prompts of 448 tokens each
+// prefilled once and copied to K = 4 slots, then 128 tokens sampled at
+// temperature 0.7 for all 32 sequences, at 1 and 2 threads (the flywheel's
+// processes run at 1). Completion tokens/s counts the prefill's time too, as
+// a step pays it.
+func BenchmarkRLSample(b *testing.B) {
+	defer SetThreads(gemmWorkers)
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("threads%d", threads), func(b *testing.B) {
+			SetThreads(threads)
+			rlSample(b)
+		})
+	}
+}
+
+func rlSample(b *testing.B) {
+	const prompts, k, promptLen, newToks = 8, 4, 448, 128
+	cfg, err := Preset("small", 2048)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := New(cfg, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	c := m.NewCache(prompts*k, promptLen+newToks)
+	V := cfg.Vocab
+	logits := make([]float32, prompts*k*V)
+	first := make([]int, prompts)
+	prompt := make([][]int32, prompts)
+	for i := range prompt {
+		first[i] = i * k
+		for range promptLen {
+			prompt[i] = append(prompt[i], int32(r.IntN(V)))
+		}
+	}
+	all := make([]int, prompts*k)
+	for i := range all {
+		all[i] = i
+	}
+	next := make([][]int32, prompts*k)
+	probs := make([]float64, V)
+	sample := func(z []float32) int32 {
+		mx := z[argmax(z)]
+		var sum float64
+		for i, v := range z {
+			probs[i] = math.Exp(float64(v-mx) / 0.7)
+			sum += probs[i]
+		}
+		u := r.Float64() * sum
+		for i, p := range probs {
+			if u -= p; u <= 0 {
+				return int32(i)
+			}
+		}
+		return int32(V - 1)
+	}
+	var toks int
+	for b.Loop() {
+		for s := range all {
+			c.Reset(s)
+		}
+		if err := c.Append(first, prompt, logits); err != nil {
+			b.Fatal(err)
+		}
+		for i := prompts - 1; i >= 0; i-- {
+			// the prompt's logits move with it: slot i*k reads row i*k
+			copy(logits[i*k*V:(i*k+1)*V], logits[i*V:(i+1)*V])
+			for j := 1; j < k; j++ {
+				c.CopySlot(i*k+j, i*k)
+				copy(logits[(i*k+j)*V:(i*k+j+1)*V], logits[i*k*V:(i*k+1)*V])
+			}
+		}
+		for range newToks {
+			for s := range all {
+				next[s] = []int32{sample(logits[s*V : (s+1)*V])}
+			}
+			if err := c.Append(all, next, logits); err != nil {
+				b.Fatal(err)
+			}
+			toks += len(all)
+		}
+	}
+	b.ReportMetric(float64(toks)/b.Elapsed().Seconds(), "tok/s")
 }
