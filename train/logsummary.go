@@ -2,7 +2,8 @@ package train
 
 import (
 	"bufio"
-	"bytes"
+	"cmp"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,9 +19,9 @@ import (
 var StepParts = []string{"sample_s", "reward_s", "score_s", MetricUpdateS}
 
 // ReadLog reads a run's train_log.jsonl (a file, or the run directory
-// holding it). A line cut short by a kill has the resumed run's first
-// line appended to it: that line is read from where it starts; what
-// cannot be read at all is skipped and counted.
+// holding it), one line per step in step order. A line that is not JSON
+// (the last, cut by a kill) is skipped and counted; a step logged twice
+// (by a run resumed before resume trimmed the log) counts once, the last.
 func ReadLog(path string) (lines []LogLine, skipped int, err error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, logFile)
@@ -30,25 +31,55 @@ func ReadLog(path string) (lines []LogLine, skipped int, err error) {
 		return nil, 0, fmt.Errorf("read training log: %w", err)
 	}
 	defer f.Close()
+	byStep := map[int64]int{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
 		var l LogLine
-		b := sc.Bytes()
-		if json.Unmarshal(b, &l) != nil {
-			// the line a resumed run appended, after the cut one
-			i := bytes.LastIndex(b, []byte(`{"step":`))
-			if i <= 0 || json.Unmarshal(b[i:], &l) != nil {
-				skipped++
-				continue
-			}
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			skipped++
+			continue
 		}
+		if i, ok := byStep[l.Step]; ok {
+			lines[i] = l
+			continue
+		}
+		byStep[l.Step] = len(lines)
 		lines = append(lines, l)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, 0, fmt.Errorf("read %s: %w", path, err)
 	}
+	slices.SortStableFunc(lines, func(a, b LogLine) int { return cmp.Compare(a.Step, b.Step) })
 	return lines, skipped, nil
+}
+
+// trimLog keeps the lines of the log at path up to step (a resumed run's
+// checkpoint), so that the steps the run redoes are logged once.
+func trimLog(path string, step int64) error {
+	lines, _, err := ReadLog(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var b []byte
+	for _, l := range lines {
+		if l.Step > step {
+			break
+		}
+		j, err := json.Marshal(l)
+		if err != nil {
+			return err
+		}
+		b = append(append(b, j...), '\n')
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("trim %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
 }
 
 // LogSummary condenses a training log: where an RL step's time goes (the
@@ -99,26 +130,14 @@ func (l LogLine) metric(name string) (float64, bool) {
 	return v, ok
 }
 
-// Summarize condenses lines into a LogSummary, with the means of metrics
-// over windows of window steps (<= 0: no windows). Lines of one step
-// logged twice (a run resumed from a checkpoint before them) count once,
-// the last.
+// Summarize condenses the lines of ReadLog into a LogSummary, with the
+// means of metrics over windows of window steps (<= 0: no windows).
 func Summarize(lines []LogLine, window int, metrics []string) LogSummary {
-	byStep := map[int64]LogLine{}
-	for _, l := range lines {
-		byStep[l.Step] = l
-	}
-	steps := make([]int64, 0, len(byStep))
-	for s := range byStep {
-		steps = append(steps, s)
-	}
-	slices.Sort(steps)
-	sum := LogSummary{Steps: len(steps)}
+	sum := LogSummary{Steps: len(lines)}
 
 	var totals []float64
 	var timed []LogLine
-	for _, s := range steps {
-		l := byStep[s]
+	for _, l := range lines {
 		t, ok := 0.0, true
 		for _, p := range StepParts {
 			v, has := l.Metrics[p]
@@ -151,21 +170,21 @@ func Summarize(lines []LogLine, window int, metrics []string) LogSummary {
 	}
 
 	if window > 0 {
-		for i := 0; i < len(steps); {
+		for i := 0; i < len(lines); {
 			// windows by step number, so that they line up across runs:
 			// steps 1-100, 101-200, ...
-			lo := (steps[i] - 1) / int64(window) * int64(window)
-			w := WindowSummary{First: lo + 1, Last: lo + int64(window), Metrics: map[string]float64{}}
+			lo := (lines[i].Step - 1) / int64(window) * int64(window)
+			w := WindowSummary{First: lo + 1, Metrics: map[string]float64{}}
 			n := map[string]int{}
-			for ; i < len(steps) && steps[i] <= w.Last; i++ {
+			for ; i < len(lines) && lines[i].Step <= lo+int64(window); i++ {
 				for _, m := range metrics {
-					if v, ok := byStep[steps[i]].metric(m); ok {
+					if v, ok := lines[i].metric(m); ok {
 						w.Metrics[m] += v
 						n[m]++
 					}
 				}
 			}
-			w.Last = steps[i-1] // a last window ends where the run does
+			w.Last = lines[i-1].Step // a last window ends where the run does
 			for m, c := range n {
 				w.Metrics[m] /= float64(c)
 			}

@@ -8,20 +8,25 @@ import (
 	"testing"
 )
 
-// TestReadLogResumed reads a log a killed run left: step 3 logged twice
-// (resumed from the checkpoint before it) and step 4's first line cut
-// short, with the resumed run's step 4 appended to it. Every step is
-// read once, the resumed run's version of it.
+// TestReadLogResumed reads a log a run resumed before resume trimmed the
+// log: step 3 logged twice (the first with another reward_s), and a last
+// line cut by a kill. Every step is read once, the last line of it, in
+// order; the cut line is skipped and counted.
 func TestReadLogResumed(t *testing.T) {
 	lines, skipped, err := ReadLog("testdata/train_log_resumed.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if skipped != 0 || len(lines) != 6 {
-		t.Fatalf("%d lines, %d skipped; want 6 and 0", len(lines), skipped)
+	if skipped != 1 || len(lines) != 5 {
+		t.Fatalf("%d lines, %d skipped; want 5 and 1", len(lines), skipped)
 	}
-	if got := lines[4].Metrics["reward_s"]; got != 0.02 {
-		t.Errorf("step 4's reward_s %v: want the resumed line's 0.02", got)
+	for i, l := range lines {
+		if l.Step != int64(i+1) {
+			t.Fatalf("line %d is step %d", i, l.Step)
+		}
+	}
+	if got := lines[2].Metrics["reward_s"]; got != 3 {
+		t.Errorf("step 3's reward_s %v: want the last line's 3", got)
 	}
 	// a directory reads its train_log.jsonl; a line with nothing to
 	// recover is skipped and counted
@@ -31,6 +36,13 @@ func TestReadLogResumed(t *testing.T) {
 	}
 	if lines, skipped, err := ReadLog(dir); err != nil || len(lines) != 1 || skipped != 1 {
 		t.Errorf("dir: %d lines, %d skipped, %v; want 1, 1, nil", len(lines), skipped, err)
+	}
+	// trimming for a resume from step 1 leaves step 1 alone, the cut line gone
+	if err := trimLog(filepath.Join(dir, logFile), 1); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, logFile)); !strings.HasPrefix(string(b), `{"step":1,`) || strings.Count(string(b), "\n") != 1 {
+		t.Errorf("trimmed log %q", b)
 	}
 	if _, _, err := ReadLog(filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "none") {
 		t.Errorf("missing log: %v", err)

@@ -372,6 +372,11 @@ func (r *runner) resume(ctx context.Context, ck string) error {
 	copy(r.opt.V, mv[n:])
 	r.opt.Step = st.AdamStep
 	r.st = st
+	// the steps after the checkpoint are redone: their lines go, with a
+	// line a kill cut short
+	if err := trimLog(filepath.Join(r.o.Out, logFile), st.Step); err != nil {
+		return fmt.Errorf("resume from %s: %w", ck, err)
+	}
 	r.logf("resuming %s at step %d of %d (loss %.4f)", ck, st.Step, st.TotalSteps, st.Loss)
 	return r.setup(ctx, ck)
 }
