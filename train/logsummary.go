@@ -3,8 +3,8 @@ package train
 import (
 	"bufio"
 	"cmp"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
