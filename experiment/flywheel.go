@@ -164,7 +164,8 @@ func FlywheelBudget(p Preset) string {
 	steps75 := sftSteps(p.SFT, p.RL.Fraction)
 	sft := float64(steps75) * sftStepSec
 	sft100 := ""
-	if p.SFT100 {
+	with100 := p.SFT100 || p.SFT100KTO
+	if with100 {
 		steps100 := sftSteps(p.SFT, 1)
 		sft += float64(steps100) * sftStepSec
 		sft100 = fmt.Sprintf("SFT-100 %d steps ~ %.0f min; ", steps100, float64(steps100)*sftStepSec/60)
@@ -175,6 +176,12 @@ func FlywheelBudget(p Preset) string {
 		step += renameStepSec * float64(p.RL.Prompts) / 8
 	}
 	kto := float64(p.RL.Steps) * step
+	ktoRuns := ""
+	if p.SFT100KTO {
+		// the same KTO again, from SFT-100 on train's questions
+		kto *= 2
+		ktoRuns = "2 runs (from SFT-75 and from SFT-100) of "
+	}
 	var inRun float64
 	if p.RL.EvalEvery > 0 {
 		inRun = float64(p.RL.Steps/p.RL.EvalEvery) * float64(p.RL.EvalN) * evalQuestionSec
@@ -198,13 +205,20 @@ func FlywheelBudget(p Preset) string {
 	if held > 0 {
 		heldText = fmt.Sprintf(" and %d held-out", held)
 	}
-	if p.SFT100 {
+	switch {
+	case p.SFT100KTO:
+		ev += 2 * float64(n) * evalQuestionSec
+		heldText += fmt.Sprintf(" (and SFT-100's and SFT-100 + OKTO's of the %d dev)", n)
+	case with100:
 		ev += float64(n) * evalQuestionSec
 		heldText += fmt.Sprintf(" (and SFT-100's of the %d dev)", n)
 	}
-	return fmt.Sprintf("SFT-75 %d steps x %.2f s ~ %.0f min (measured); %sonline KTO %d steps of %dx%d x ~%.1f s ~ %.0f min (measured; more where completions run to %d tokens); "+
+	if p.RL.EvalEvery > 0 && p.SFT100KTO {
+		inRun *= 2
+	}
+	return fmt.Sprintf("SFT-75 %d steps x %.2f s ~ %.0f min (measured); %sonline KTO %s%d steps of %dx%d x ~%.1f s ~ %.0f min (measured; more where completions run to %d tokens); "+
 		"dev EX on %d questions every %d KTO steps ~ %.1f min; %d evaluations of %d dev%s questions ~ %.0f s each quiet (up to 3 min loaded): ~%.0f min on a quiet 2-core machine",
-		steps75, sftStepSec, float64(steps75)*sftStepSec/60, sft100, p.RL.Steps, p.RL.Prompts, p.RL.K, step, kto/60, p.RL.MaxTokens, p.RL.EvalN, p.RL.EvalEvery, inRun/60, evals, n, heldText, each, (sft+kto+inRun+ev)/60)
+		steps75, sftStepSec, float64(steps75)*sftStepSec/60, sft100, ktoRuns, p.RL.Steps, p.RL.Prompts, p.RL.K, step, kto/60, p.RL.MaxTokens, p.RL.EvalN, p.RL.EvalEvery, inRun/60, evals, n, heldText, each, (sft+kto+inRun+ev)/60)
 }
 
 // FlywheelReport is the main job's report.json: EX before (SFT-75) and
@@ -227,16 +241,19 @@ type FlywheelReport struct {
 	plots       map[string][]byte
 }
 
-// Flip is one seed's SFT-75 and SFT-75 + OKTO on one split, question by
-// question: the questions KTO turned right and those it turned wrong, and
+// Flip is one seed's trained model and its SFT start (SFT-75 + OKTO and
+// SFT-75, SFT-100 + OKTO and SFT-100) on one split, question by question: the questions KTO turned right and those it turned wrong, and
 // the exact sign test on the two (eval.Compare). A gain is the net of
 // both; the test says whether it is more than the luck of which questions
 // flipped, which the seeds' spread says only across seeds.
 type Flip struct {
 	// Arm and Label name the after model, the flywheel study's arm
 	// (okto, or okto_merged where Preset.Merge).
-	Arm         string  `json:"arm"`
-	Label       string  `json:"label"`
+	Arm   string `json:"arm"`
+	Label string `json:"label"`
+	// From is the model it is compared with: its SFT start (SFT-75, or
+	// SFT-100 for the arm rl_seen).
+	From        string  `json:"from"`
 	Split       string  `json:"split"`
 	Seed        uint64  `json:"seed"`
 	TurnedRight int     `json:"turned_right"`
@@ -269,6 +286,11 @@ type Change struct {
 	// Merged is SFT-75 + OKTO merged towards SFT-75 (Preset.Merge), where
 	// it was evaluated.
 	Merged *Stat `json:"merged,omitempty"`
+	// SFT100KTO is SFT-100 + online KTO on train's questions
+	// (Preset.SFT100KTO), and SFT100KTOGain its gain over its own
+	// SFT-100 start seed by seed, where they were evaluated.
+	SFT100KTO     *Stat `json:"sft100_kto,omitempty"`
+	SFT100KTOGain *Stat `json:"sft100_kto_gain,omitempty"`
 }
 
 // ExecuteFlywheel runs the flywheel's plan (the study StudyFlywheel of
@@ -301,26 +323,31 @@ func ExecuteFlywheel(ctx context.Context, o Options) (*Done, error) {
 	return done, nil
 }
 
-// flips compares, for every seed and split, the flywheel study's first
-// arm (SFT-75) with SFT-75 + OKTO, and with it merged where the study has
-// it, question by question from their evaluations' EvalFiles, where both
-// have one.
+// flips compares, for every seed and split, each trained arm of the
+// flywheel study (SFT-75 + OKTO, merged or not, and SFT-100 + OKTO) with
+// its SFT start, question by question from their evaluations'
+// EvalFiles, where both have one.
 func flips(pl *Plan, runsDir string) ([]Flip, error) {
-	var arms []Arm
+	arms := map[string]Arm{}
+	var order []Arm
 	for _, s := range pl.Studies {
 		if s.Name == StudyFlywheel {
-			arms = s.Arms
+			for _, a := range s.Arms {
+				arms[a.Key] = a
+			}
+			order = s.Arms
 		}
-	}
-	if len(arms) < 2 {
-		return nil, nil
 	}
 	var out []Flip
-	for _, after := range arms[1:] {
-		if after.Key != "okto" && after.Key != "okto_merged" {
+	for _, after := range order {
+		start, ok := arms[after.Start]
+		for ok && start.Start != "" { // a merge: its RL arm's start
+			start, ok = arms[start.Start]
+		}
+		if !ok {
 			continue
 		}
-		fl, err := armFlips(pl, runsDir, arms[0], after)
+		fl, err := armFlips(pl, runsDir, start, after)
 		if err != nil {
 			return nil, err
 		}
@@ -356,7 +383,7 @@ func armFlips(pl *Plan, runsDir string, before, after Arm) ([]Flip, error) {
 			if err != nil {
 				return nil, fmt.Errorf("compare %s with %s: %w", b.Name, a.Name, err)
 			}
-			out = append(out, Flip{Arm: after.Key, Label: after.Label, Split: split, Seed: seed, TurnedRight: d.Total.TurnRight, TurnedWrong: d.Total.TurnWrong, P: d.Total.P})
+			out = append(out, Flip{Arm: after.Key, Label: after.Label, From: before.Label, Split: split, Seed: seed, TurnedRight: d.Total.TurnRight, TurnedWrong: d.Total.TurnWrong, P: d.Total.P})
 		}
 	}
 	return out, nil
@@ -385,7 +412,7 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 			}
 			return Row{}
 		}
-		sft100, merged := byKey("sft100").Cells, byKey("okto_merged")
+		sft100, merged, seen := byKey("sft100").Cells, byKey("okto_merged"), byKey("rl_seen")
 		counts := map[string]int{}
 		for _, m := range before.Models {
 			if ev := m.Evals[t.Split]; ev != nil && results[ev.ID] != nil && results[ev.ID].Score != nil {
@@ -415,6 +442,12 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 			}
 			if g, ok := merged.Gain[l]; ok {
 				c.MergedGain = &g
+			}
+			if s, ok := seen.Cells[l]; ok && s.N > 0 {
+				c.SFT100KTO = &s
+			}
+			if g, ok := seen.Gain[l]; ok {
+				c.SFT100KTOGain = &g
 			}
 			ba.Rows = append(ba.Rows, c)
 		}
@@ -490,8 +523,12 @@ func (fr *FlywheelReport) Markdown() []byte {
 		fmt.Fprintf(&b, "%d. OKTO merged: the KTO run's weights merged back towards its SFT-75 start, SFT-75 + %g x (OKTO - SFT-75) (WiSE-FT), no further training.\n", n, p.Merge)
 		n++
 	}
-	if p.SFT100 {
+	if p.SFT100 || p.SFT100KTO {
 		fmt.Fprintf(&b, "%d. SFT-100, for the recipe's headline (SFT-75 + OKTO >= SFT-100): SFT-75's recipe on all of train, %d epochs (so a third more steps); not evaluated on heldout, whose questions it trained on.\n", n, p.SFT.Epochs)
+		n++
+	}
+	if p.SFT100KTO {
+		fmt.Fprintf(&b, "%d. SFT-100 + OKTO: step 2's KTO from SFT-100 on train's own questions, which SFT-100 trained on (the recipe's \"RL on data SFT saw\"; replayed examples from all of train); delta is its gain over SFT-100 seed by seed.\n", n)
 		n++
 	}
 	fmt.Fprintf(&b, "%d. Evaluation of every checkpoint: greedy, schema-guided, %s of every dev split (BIRD EX).\n\n", n, questions(p.EvalN))
@@ -504,6 +541,7 @@ func (fr *FlywheelReport) Markdown() []byte {
 	for _, t := range fr.Tables {
 		with100 := len(t.Rows) > 0 && t.Rows[0].SFT100 != nil
 		withMerged := len(t.Rows) > 0 && t.Rows[0].Merged != nil
+		withSeen := len(t.Rows) > 0 && t.Rows[0].SFT100KTO != nil
 		fmt.Fprintf(&b, "## %s\n\n| difficulty | questions | SFT-75 | SFT-75 + OKTO | delta |", t.Split)
 		cols := 5
 		if withMerged {
@@ -512,6 +550,10 @@ func (fr *FlywheelReport) Markdown() []byte {
 		}
 		if with100 {
 			b.WriteString(" SFT-100 | OKTO - SFT-100 |")
+			cols += 2
+		}
+		if withSeen {
+			b.WriteString(" SFT-100 + OKTO | delta |")
 			cols += 2
 		}
 		b.WriteString("\n|" + strings.Repeat("---|", cols) + "\n")
@@ -523,6 +565,9 @@ func (fr *FlywheelReport) Markdown() []byte {
 			if with100 && r.SFT100 != nil {
 				fmt.Fprintf(&b, " %s | %+.1f |", fr.cell(*r.SFT100), r.After.Mean-r.SFT100.Mean)
 			}
+			if withSeen && r.SFT100KTO != nil && r.SFT100 != nil {
+				fmt.Fprintf(&b, " %s | %s |", fr.cell(*r.SFT100KTO), fr.delta(r.SFT100KTO.Mean-r.SFT100.Mean, r.SFT100KTOGain))
+			}
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "\n![before and after on %s](%s)\n\n", t.Split, barsName(StudyFlywheel, t.Split))
@@ -533,9 +578,9 @@ func (fr *FlywheelReport) Markdown() []byte {
 			}
 		}
 		if len(fl) > 0 {
-			b.WriteString("Question by question (SFT-75 -> the model; p: two-sided exact sign test of the two counts):\n\n| model | seed | turned right | turned wrong | p |\n|---|---|---|---|---|\n")
+			b.WriteString("Question by question (the model's start -> the model; p: two-sided exact sign test of the two counts):\n\n| model | from | seed | turned right | turned wrong | p |\n|---|---|---|---|---|---|\n")
 			for _, f := range fl {
-				fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2g |\n", f.Label, f.Seed, f.TurnedRight, f.TurnedWrong, f.P)
+				fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %.2g |\n", f.Label, f.From, f.Seed, f.TurnedRight, f.TurnedWrong, f.P)
 			}
 			b.WriteString("\n")
 		}
@@ -591,6 +636,10 @@ func (fr *FlywheelReport) Text() string {
 		if with100 {
 			fmt.Fprintf(&b, " %8s", "SFT-100")
 		}
+		withSeen := len(t.Rows) > 0 && t.Rows[0].SFT100KTO != nil
+		if withSeen {
+			fmt.Fprintf(&b, " %15s %7s", "SFT-100 + OKTO", "delta")
+		}
 		b.WriteString("\n")
 		for _, r := range t.Rows {
 			fmt.Fprintf(&b, "%-12s %9d %9.1f %14.1f %+7.1f", r.Level, r.Questions, r.Before.Mean, r.After.Mean, r.Delta)
@@ -599,6 +648,9 @@ func (fr *FlywheelReport) Text() string {
 			}
 			if with100 && r.SFT100 != nil {
 				fmt.Fprintf(&b, " %8.1f", r.SFT100.Mean)
+			}
+			if withSeen && r.SFT100KTO != nil && r.SFT100 != nil {
+				fmt.Fprintf(&b, " %15.1f %+7.1f", r.SFT100KTO.Mean, r.SFT100KTO.Mean-r.SFT100.Mean)
 			}
 			b.WriteString("\n")
 		}

@@ -6,11 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/internal/testkit"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 func flywheelOptions(bench, out string, tr Trainer) Options {
@@ -237,6 +239,83 @@ func TestFlywheelSFT100(t *testing.T) {
 	}
 	if !strings.Contains(FlywheelBudget(d.Plan.Preset), "SFT-100") {
 		t.Errorf("budget %q does not count SFT-100", FlywheelBudget(d.Plan.Preset))
+	}
+}
+
+// TestFlywheelSFT100KTO adds SFT-100 + OKTO to a finished flywheel: the
+// cached SFT-75, KTO and their evaluations are reused; SFT-100 and the
+// preset's KTO from it on train's questions (the holdout study's rl_seen,
+// under the same ID) are trained and evaluated on dev only; its column,
+// its gain over SFT-100, its flips against SFT-100 and the claim on RL
+// over seen data are the evaluations' numbers.
+func TestFlywheelSFT100KTO(t *testing.T) {
+	d, f, out := addToFinished(t, func(p *Preset) { p.SFT100KTO = true })
+	if d.Ran != 4 || f.calls[KindSFT] != 2 || f.calls[KindRL] != 2 {
+		t.Fatalf("ran %d runs (calls %v); want 4 new (SFT-100, KTO from it, their dev evaluations), SFT and RL twice in all", d.Ran, f.calls)
+	}
+	var seen *Run
+	for _, r := range d.Plan.Runs {
+		if r.Config.Kind == KindRL && r.Config.RL.On == train.RLOnTrain {
+			seen = r
+		}
+	}
+	if seen == nil || seen.Parent == nil || seen.Parent.Config.SFT == nil || seen.Parent.Config.SFT.Fraction != 1 ||
+		seen.Config.RL.Fraction != 1 || seen.Config.RL.Pool != 0 || seen.Evals["dev"] == nil || seen.Evals["heldout"] != nil {
+		t.Fatalf("KTO from SFT-100 %+v: want one, from the SFT-100 run, on all of train, evaluated on dev and not on heldout", seen)
+	}
+	if seen.Config.RL.Steps != d.Plan.Preset.RL.Steps || !seen.Config.RL.Guided || seen.Config.RL.Replay != d.Plan.Preset.RL.Replay {
+		t.Errorf("KTO from SFT-100 %+v: want the flywheel's KTO settings %+v", seen.Config.RL, d.Plan.Preset.RL)
+	}
+	// The holdout study plans the same run: one cache for both commands.
+	st, err := NewPlan(d.Plan.Preset, d.Plan.Runs[0].Config.Bench, d.Plan.Seeds, []string{"dev"}, []string{"holdout"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(st.Runs, func(r *Run) bool { return r.ID == seen.ID }) {
+		t.Errorf("the holdout study's rl_seen is another run than the flywheel's SFT-100 + OKTO %s", seen.ID)
+	}
+	runs := filepath.Join(out, "runs")
+	after, before := readScore(t, runs, seen.Evals["dev"]), readScore(t, runs, seen.Parent.Evals["dev"])
+	fr := d.Flywheel
+	for _, tb := range fr.Tables {
+		for _, r := range tb.Rows {
+			if tb.Split == "heldout" {
+				if r.SFT100KTO != nil {
+					t.Errorf("heldout %s has an SFT-100 + OKTO cell", r.Level)
+				}
+				continue
+			}
+			want, wantGain := 100*after.EX, 100*(after.EX-before.EX)
+			if r.Level != "total" {
+				want, wantGain = 100*after.Levels[r.Level], 100*(after.Levels[r.Level]-before.Levels[r.Level])
+			}
+			if r.SFT100KTO == nil || math.Abs(r.SFT100KTO.Mean-want) > 1e-7 {
+				t.Errorf("dev %s: SFT-100 + OKTO %+v, want %.4f", r.Level, r.SFT100KTO, want)
+			}
+			if r.SFT100KTOGain == nil || math.Abs(r.SFT100KTOGain.Mean-wantGain) > 1e-7 {
+				t.Errorf("dev %s: SFT-100 + OKTO's gain %+v, want %.4f over SFT-100", r.Level, r.SFT100KTOGain, wantGain)
+			}
+		}
+	}
+	var fl []Flip
+	for _, x := range fr.Flips {
+		if x.Arm == "rl_seen" {
+			fl = append(fl, x)
+		}
+	}
+	if len(fl) != 1 || fl[0].Split != "dev" || fl[0].From != "SFT-100" {
+		t.Errorf("flips of SFT-100 + OKTO %+v: want one, on dev, from SFT-100", fl)
+	}
+	if !slices.ContainsFunc(fr.Claims, func(c Claim) bool { return strings.Contains(c.Claim, "RL on data SFT already saw") && c.Split == "dev" }) {
+		t.Errorf("claims %+v: want the one on RL over seen data, on dev", fr.Claims)
+	}
+	md, txt := string(fr.Markdown()), fr.Text()
+	if !strings.Contains(md, "| SFT-100 | OKTO - SFT-100 | SFT-100 + OKTO | delta |") || !strings.Contains(md, "SFT-100 + OKTO: step 2's KTO from SFT-100") ||
+		!strings.Contains(txt, "SFT-100 + OKTO") {
+		t.Errorf("report does not show SFT-100 + OKTO:\n%s\n%s", md, txt)
+	}
+	if b := FlywheelBudget(d.Plan.Preset); !strings.Contains(b, "2 runs (from SFT-75 and from SFT-100)") || !strings.Contains(b, "SFT-100 + OKTO's") {
+		t.Errorf("budget %q does not count the second KTO run and its evaluation", b)
 	}
 }
 

@@ -27,6 +27,11 @@ type Preset struct {
 	// the flywheel study: the recipe's headline compares SFT-75 + OKTO
 	// with it. The OKTO studies have it in "holdout" and "final" anyway.
 	SFT100 bool `json:"sft100,omitempty"`
+	// SFT100KTO adds to the flywheel study the preset's online KTO from
+	// SFT-100 on train's own questions (the holdout study's arm rl_seen:
+	// RL on data SFT saw), and SFT-100 with it: the other way to spend
+	// the holdout's gold SQL, measured against the recipe's.
+	SFT100KTO bool `json:"sft100_kto,omitempty"`
 	// Merge > 0 adds to the flywheel study the online KTO run merged back
 	// towards its SFT-75 start, start + Merge x (KTO - start)
 	// (policy.Interpolate, WiSE-FT): the arm "okto_merged".
@@ -187,6 +192,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	sft75 := armDef{key: "sft75", label: "SFT-75", sft: 0.75}
 	sft100 := armDef{key: "sft100", label: "SFT-100", sft: 1}
 	okto := armDef{key: "okto", label: "SFT-75 + online KTO-25 (x4, hybrid)", start: "sft75", rl: recipe}
+	rlSeen := armDef{key: "rl_seen", label: "SFT-100 + online KTO on the same data", start: "sft100", rl: func(r *RLConfig) { r.On, r.Fraction, r.Pool = train.RLOnTrain, 1, 0 }}
 	algo := func(key, label, a string, online bool) armDef {
 		return armDef{key: key, label: label, start: "sft75", rl: func(r *RLConfig) { r.Algo, r.Online = a, online }}
 	}
@@ -206,7 +212,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 		}},
 		"holdout": {"Does RL need data SFT did not see?", []armDef{
 			sft100,
-			{key: "rl_seen", label: "SFT-100 + online KTO on the same data", start: "sft100", rl: func(r *RLConfig) { r.On, r.Fraction, r.Pool = "train", 1, 0 }},
+			rlSeen,
 			sft75,
 			func() armDef { a := okto; a.label = "SFT-75 + online KTO on the 25% holdout"; return a }(),
 		}},
@@ -230,8 +236,13 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	if p.Merge > 0 {
 		fw.arms = append(fw.arms, armDef{key: "okto_merged", label: fmt.Sprintf("SFT-75 + OKTO merged %g", p.Merge), start: "okto", merge: p.Merge})
 	}
-	if p.SFT100 {
+	if p.SFT100 || p.SFT100KTO {
 		fw.arms = append(fw.arms, sft100)
+	}
+	if p.SFT100KTO {
+		a := rlSeen
+		a.label = "SFT-100 + OKTO"
+		fw.arms = append(fw.arms, a)
 	}
 	defs[StudyFlywheel] = fw
 	models := map[string][]*Run{} // arm key -> runs by seed

@@ -120,7 +120,7 @@ func init() {
 	register(&command{
 		name:    "experiment flywheel",
 		summary: "the main job: SFT-75 -> online KTO on the holdout -> every dev question, before/after by difficulty",
-		usage:   "[-quick] [-out DIR] [-heldout S] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-kto-temperature T] [-k K] [-prompts P] [-replay N] [-guided=false] [-rename P] [-rename-families] BENCH_DIR",
+		usage:   "[-quick] [-out DIR] [-heldout S] [-sft100] [-sft100-kto] [-merge M] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-kto-temperature T] [-k K] [-prompts P] [-replay N] [-guided=false] [-rename P] [-rename-families] BENCH_DIR",
 		help: `BENCH_DIR is a benchmark in BIRD's layout ('sqlrl bench generate --preset
 small --out data/bench'). The flywheel, in one resumable command:
 
@@ -153,6 +153,13 @@ on. Beside the benchmark's dev databases (renamed, or of other domains),
 it tells what KTO learnt about its own databases from what carries over to
 others. KTO on all of the holdout (-heldout 0) measured the same dev EX as
 on half of it, from the same 24-epoch starts over three seeds (docs/rl.md).
+
+-sft100 adds SFT on all of train, for the recipe's headline (SFT-75 +
+OKTO >= SFT-100); -sft100-kto adds the same KTO from SFT-100 on train's own
+questions too: the two ways to spend the holdout's gold SQL side by side
+(SFT on it, then KTO on questions SFT saw; or KTO on it without its gold).
+On three seeds KTO from SFT-100 gained as much as from SFT-75 and made the
+best models measured (docs/rl.md, "KTO from SFT-100").
 
 Each stage is a run under -out/runs named by a hash of its config: a
 finished stage is never redone, an interrupted one resumes from its last
@@ -187,6 +194,7 @@ it tests the machinery, not the recipe.`,
 			families := fs.Bool("rename-families", false, "rename KTO prompts' names word by word, one drawn word per word of the schema, so that names sharing a word keep sharing one (order_id, order_date -> zub_id, zub_date; train kto -rename-families)")
 			merge := fs.Float64("merge", 0, "also evaluate the KTO run merged back towards its SFT-75 start, SFT-75 + M x (KTO - SFT-75) (WiSE-FT; 0: not; 0.5 halfway), as the arm okto_merged, checked as KTO is")
 			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
+			sft100KTO := fs.Bool("sft100-kto", false, "also run the same KTO from SFT-100 on train's own questions and evaluate it (implies -sft100): the other use of the holdout's gold SQL, SFT-100 + OKTO against SFT-75 + OKTO")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
 			return func(ctx context.Context, args []string) error {
@@ -213,6 +221,7 @@ it tests the machinery, not the recipe.`,
 					"kto-eval-every": func() { p.RL.EvalEvery = *evalEvery }, "kto-eval-n": func() { p.RL.EvalN = *evalN },
 					"heldout":         func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
 					"sft100":          func() { p.SFT100 = *sft100 },
+					"sft100-kto":      func() { p.SFT100KTO = *sft100KTO },
 					"merge":           func() { p.Merge = *merge },
 					"replay":          func() { p.RL.Replay = *replay },
 					"guided":          func() { p.RL.Guided = *guided },

@@ -229,6 +229,31 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 			}
 		}
 	}
+
+	// -sft100-kto over those: SFT-100 and the same KTO from it on train's
+	// own questions (fraction 1: no holdout, replay from all of train)
+	// train natively and are evaluated on the dev splits, not heldout.
+	if _, stderr, code = sqlrlOS(t, append(args[:len(args)-1:len(args)-1], "-merge", "0.5", "-sft100-kto", b)...); code != 0 {
+		t.Fatalf("-sft100-kto: exit %d: %s", code, stderr)
+	}
+	rep = experiment.FlywheelReport{}
+	readJSONFile(t, filepath.Join(out, "report.json"), &rep)
+	byKind := map[string]int{}
+	for _, s := range rep.Stages {
+		if s.Done {
+			byKind[s.Kind]++
+		}
+	}
+	if !rep.Preset.SFT100KTO || byKind["sft"] != 2 || byKind["rl"] != 2 {
+		t.Fatalf("stages %+v; want SFT-75 and SFT-100, KTO from each, all done", rep.Stages)
+	}
+	for _, tb := range rep.Tables {
+		for _, r := range tb.Rows {
+			if got := r.SFT100KTO != nil; got != (tb.Split != "heldout") {
+				t.Errorf("%s %s: SFT-100 + OKTO %+v; want a cell on the dev splits only", tb.Split, r.Level, r.SFT100KTO)
+			}
+		}
+	}
 }
 
 // TestExperimentFlywheelBadFlags: a setting that cannot train is refused
