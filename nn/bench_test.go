@@ -237,15 +237,22 @@ func timeIt(fn func()) float64 {
 // preset (vocab 2048, pointer head included), 8 prompts of 448 tokens each
 // prefilled once and copied to K = 4 slots, then 128 tokens sampled at
 // temperature 0.7 for all 32 sequences, at 1 and 2 threads (the flywheel's
-// processes run at 1). Completion tokens/s counts the prefill's time too, as
-// a step pays it.
+// processes run at 1), with the K copies of a prompt sharing its cached rows
+// (shared, what CopySlot does) or each holding its own copy (copy, the cache
+// before sharing). Completion tokens/s counts the prefill's time too, as a
+// step pays it.
 func BenchmarkRLSample(b *testing.B) {
 	defer SetThreads(gemmWorkers)
+	defer func() { shareSlots = true }()
 	for _, threads := range []int{1, 2} {
-		b.Run(fmt.Sprintf("threads%d", threads), func(b *testing.B) {
-			SetThreads(threads)
-			rlSample(b)
-		})
+		for _, share := range []bool{false, true} {
+			name := map[bool]string{false: "copy", true: "shared"}[share]
+			b.Run(fmt.Sprintf("threads%d/%s", threads, name), func(b *testing.B) {
+				SetThreads(threads)
+				shareSlots = share
+				rlSample(b)
+			})
+		}
 	}
 }
 

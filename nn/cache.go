@@ -24,6 +24,13 @@ type Cache struct {
 	pos          []int32
 	rowSlot      []int
 	sc           [][]float32
+	// Shared prefixes (cache_share.go): slot s reads its first plen[s]
+	// positions from slot root[s] (-1: none); sharers counts the slots
+	// reading a root's rows.
+	root, plen, sharers []int
+	share               bool // CopySlot shares (shareSlots when made)
+	// per-group offsets for attendShared, by worker
+	offs [][]int
 }
 
 // NewCache returns a cache for slots sequences of up to maxT tokens
@@ -32,14 +39,18 @@ func (m *Model) NewCache(slots, maxT int) *Cache {
 	if maxT <= 0 || maxT > m.Cfg.MaxSeq {
 		maxT = m.Cfg.MaxSeq
 	}
-	c := &Cache{m: m, slots: slots, maxT: maxT, lens: make([]int, slots), lastTok: make([]int32, slots)}
+	c := &Cache{m: m, slots: slots, maxT: maxT, lens: make([]int, slots), lastTok: make([]int32, slots),
+		root: make([]int, slots), plen: make([]int, slots), sharers: make([]int, slots), share: shareSlots}
+	for s := range c.root {
+		c.root[s] = -1
+	}
 	d := m.Cfg.Dim
 	c.k, c.v = make([][]float32, m.Cfg.Layers), make([][]float32, m.Cfg.Layers)
 	for l := range c.k {
 		c.k[l] = make([]float32, slots*maxT*d)
 		c.v[l] = make([]float32, slots*maxT*d)
 	}
-	c.sc = make([][]float32, workers)
+	c.sc, c.offs = make([][]float32, workers), make([][]int, workers)
 	if m.Cfg.Copy {
 		c.kc = make([]float32, slots*maxT*m.Cfg.copyDim())
 		c.tok = make([]int32, slots*maxT)
@@ -58,19 +69,29 @@ func (c *Cache) MaxLen() int { return c.maxT }
 func (c *Cache) Len(s int) int { return c.lens[s] }
 
 // Reset empties slot s.
-func (c *Cache) Reset(s int) { c.lens[s] = 0 }
+func (c *Cache) Reset(s int) {
+	c.detach(s)
+	c.lens[s] = 0
+}
 
 // CopySlot makes slot dst a copy of slot src (a prompt prefilled once and
-// sampled K times).
+// sampled K times). The copy reads src's rows rather than duplicating
+// them (cache_share.go): the two then decode at the cost of one prefix.
 func (c *Cache) CopySlot(dst, src int) {
 	if dst == src {
 		return
 	}
-	d := c.m.Cfg.Dim
-	n := c.lens[src] * d
-	for l := range c.k {
-		copy(c.k[l][dst*c.maxT*d:dst*c.maxT*d+n], c.k[l][src*c.maxT*d:src*c.maxT*d+n])
-		copy(c.v[l][dst*c.maxT*d:dst*c.maxT*d+n], c.v[l][src*c.maxT*d:src*c.maxT*d+n])
+	c.detach(dst)
+	if c.share && c.lens[src] > 0 {
+		root, pl := src, c.lens[src]
+		if c.root[src] >= 0 { // one level deep: src's own root
+			root, pl = c.root[src], c.plen[src]
+		}
+		c.copyRows(dst, src, pl, c.lens[src])
+		c.root[dst], c.plen[dst] = root, pl
+		c.sharers[root]++
+	} else {
+		c.copyRows(dst, src, 0, c.lens[src])
 	}
 	if c.kc != nil {
 		dc := c.m.Cfg.copyDim()
@@ -139,6 +160,7 @@ func (c *Cache) Append(slots []int, toks [][]int32, logits []float32) error {
 	}
 	scale := float32(1 / math.Sqrt(float64(dh)))
 	rs := make([]float32, n)
+	groups := c.groups(slots, toks)
 	for l := 0; l < cfg.Layers; l++ {
 		lw := &w.layers[l]
 		kc, vc := c.k[l], c.v[l]
@@ -153,8 +175,13 @@ func (c *Cache) Append(slots []int, toks [][]int32, logits []float32) error {
 				copy(vc[(s*c.maxT+p)*d:(s*c.maxT+p+1)*d], c.qkv[r*3*d+2*d:r*3*d+3*d])
 			}
 		}
-		parallelTasks(len(slots)*H, func(wk, task int) {
-			i, h := task/H, task%H
+		parallelTasks(len(groups)*H, func(wk, task int) {
+			g, h := &groups[task/H], task%H
+			if g.root >= 0 {
+				c.attendGroup(wk, g, slots, starts, kc, vc, h, scale)
+				return
+			}
+			i := g.rows[0]
 			s, nt := slots[i], len(toks[i])
 			off := c.lens[s]
 			tot := off + nt
@@ -197,41 +224,15 @@ func (c *Cache) Append(slots []int, toks [][]int32, logits []float32) error {
 
 // attendOne is attention for a single query over tot cached keys (rows at
 // stride ld): the decoding step, where a gemm call costs more than the
-// arithmetic.
+// arithmetic. Without the C kernel it is attendShared's loop for one
+// query with no shared prefix.
 func attendOne(out, q, k, v []float32, ld, tot int, sc []float32, scale float32) {
 	if attendOneKernel != nil {
 		attendOneKernel(out, q, k, v, ld, tot, sc, scale)
 		return
 	}
-	dh := len(q)
-	mx := float32(math.Inf(-1))
-	for j := 0; j < tot; j++ {
-		kr := k[j*ld : j*ld+dh]
-		var s float32
-		for i, x := range q {
-			s += x * kr[i]
-		}
-		s *= scale
-		sc[j] = s
-		if s > mx {
-			mx = s
-		}
-	}
-	var sum float32
-	for j := 0; j < tot; j++ {
-		e := expf(sc[j] - mx)
-		sc[j] = e
-		sum += e
-	}
-	clear(out)
-	inv := 1 / sum
-	for j := 0; j < tot; j++ {
-		p := sc[j] * inv
-		vr := v[j*ld : j*ld+dh]
-		for i := range out {
-			out[i] += p * vr[i]
-		}
-	}
+	zero := []int{0}
+	attendShared(out, zero, q, zero, k, v, 0, 0, zero, []int{tot}, ld, len(q), sc, scale)
 }
 
 // copyLogits stores the new rows' pointer keys and tokens, and replaces

@@ -49,20 +49,34 @@ CLONES void k_gelu_bwd(float* du, const float* dout, const float* u, const float
 	}
 }
 
+// softmax_row turns the n scores of row into probabilities in place.
+static inline void softmax_row(float* row, int n) {
+	float mx = row[0];
+	for (int j = 1; j < n; j++) mx = row[j] > mx ? row[j] : mx;
+	for (int j = 0; j < n; j++) row[j] = exp_approx(row[j] - mx);
+	float sum = 0;
+	#pragma omp simd reduction(+:sum)
+	for (int j = 0; j < n; j++) sum += row[j];
+	float inv = 1.0f / sum;
+	for (int j = 0; j < n; j++) row[j] *= inv;
+}
+
+// dot is the attention score of a query and a key of dh floats; the two
+// attention kernels share it so that their scores are the same bits.
+static inline float dot(const float* q, const float* k, int dh) {
+	float s = 0;
+	#pragma omp simd reduction(+:s)
+	for (int i = 0; i < dh; i++) s += q[i] * k[i];
+	return s;
+}
+
 // k_softmax_rows turns t rows of width ld (row i covering [0, off+i]) into
 // probabilities, zeroing the rest of each row.
 CLONES void k_softmax_rows(float* s, int t, int ld, int off) {
 	for (int i = 0; i < t; i++) {
 		float* row = s + (size_t)i * ld;
 		int n = off + i + 1;
-		float mx = row[0];
-		for (int j = 1; j < n; j++) mx = row[j] > mx ? row[j] : mx;
-		for (int j = 0; j < n; j++) row[j] = exp_approx(row[j] - mx);
-		float sum = 0;
-		#pragma omp simd reduction(+:sum)
-		for (int j = 0; j < n; j++) sum += row[j];
-		float inv = 1.0f / sum;
-		for (int j = 0; j < n; j++) row[j] *= inv;
+		softmax_row(row, n);
 		if (n < ld) memset(row + n, 0, (size_t)(ld - n) * sizeof(float));
 	}
 }
@@ -85,27 +99,56 @@ CLONES float k_softmax_logp(float* z, int n, int target) {
 // k_attend_one is attention for one query over tot cached keys and values
 // (rows at stride ld), writing dh outputs; sc is tot floats of scratch.
 CLONES void k_attend_one(float* out, const float* q, const float* k, const float* v, int ld, int tot, int dh, float* sc, float scale) {
-	float mx = -3.0e38f;
-	for (int j = 0; j < tot; j++) {
-		const float* kr = k + (size_t)j * ld;
-		float s = 0;
-		#pragma omp simd reduction(+:s)
-		for (int i = 0; i < dh; i++) s += q[i] * kr[i];
-		s *= scale;
-		sc[j] = s;
-		mx = s > mx ? s : mx;
-	}
-	for (int j = 0; j < tot; j++) sc[j] = exp_approx(sc[j] - mx);
-	float sum = 0;
-	#pragma omp simd reduction(+:sum)
-	for (int j = 0; j < tot; j++) sum += sc[j];
-	float inv = 1.0f / sum;
+	for (int j = 0; j < tot; j++) sc[j] = dot(q, k + (size_t)j * ld, dh) * scale;
+	softmax_row(sc, tot);
 	for (int i = 0; i < dh; i++) out[i] = 0;
 	for (int j = 0; j < tot; j++) {
 		const float* vr = v + (size_t)j * ld;
-		float p = sc[j] * inv;
+		float p = sc[j];
 		#pragma omp simd
 		for (int i = 0; i < dh; i++) out[i] += p * vr[i];
+	}
+}
+
+// k_attend_shared is attention for g single queries (query i at q+qo[i],
+// output at out+oo[i]) sharing their first plen cached positions (keys
+// and values at k+po and v+po, rows at stride ld), each then with ns[i]
+// rows of its own (at k+so[i], v+so[i]): each prefix row is read once
+// for the g queries. Per query, the arithmetic is k_attend_one's over
+// its rows in order. sc is g rows of w floats of scratch.
+CLONES void k_attend_shared(float* out, const int64_t* oo, const float* q, const int64_t* qo, int g,
+		const float* k, const float* v, int64_t po, int plen, const int64_t* so, const int64_t* ns,
+		int ld, int dh, float* sc, int w, float scale) {
+	for (int j = 0; j < plen; j++) {
+		const float* kr = k + po + (size_t)j * ld;
+		for (int i = 0; i < g; i++) sc[(size_t)i * w + j] = dot(q + qo[i], kr, dh) * scale;
+	}
+	for (int i = 0; i < g; i++) {
+		float* row = sc + (size_t)i * w;
+		int n = plen + (int)ns[i];
+		for (int j = plen; j < n; j++) row[j] = dot(q + qo[i], k + so[i] + (size_t)(j - plen) * ld, dh) * scale;
+		softmax_row(row, n);
+		float* o = out + oo[i];
+		for (int t = 0; t < dh; t++) o[t] = 0;
+	}
+	for (int j = 0; j < plen; j++) {
+		const float* vr = v + po + (size_t)j * ld;
+		for (int i = 0; i < g; i++) {
+			float* o = out + oo[i];
+			float p = sc[(size_t)i * w + j];
+			#pragma omp simd
+			for (int t = 0; t < dh; t++) o[t] += p * vr[t];
+		}
+	}
+	for (int i = 0; i < g; i++) {
+		float* o = out + oo[i];
+		const float* row = sc + (size_t)i * w;
+		for (int j = 0; j < (int)ns[i]; j++) {
+			const float* vr = v + so[i] + (size_t)j * ld;
+			float p = row[plen + j];
+			#pragma omp simd
+			for (int t = 0; t < dh; t++) o[t] += p * vr[t];
+		}
 	}
 }
 */
@@ -114,6 +157,13 @@ import "C"
 import "unsafe"
 
 func fptr(s []float32) *C.float { return (*C.float)(unsafe.Pointer(&s[0])) }
+
+// iptr passes an []int as int64_t*: Go's int is 64 bits on the 64-bit
+// platforms this build targets (checked at compile time below).
+func iptr(s []int) *C.int64_t { return (*C.int64_t)(unsafe.Pointer(&s[0])) }
+
+// A 32-bit int would make iptr wrong; this fails to compile there.
+var _ = [1]struct{}{}[unsafe.Sizeof(int(0))/8-1]
 
 func init() {
 	geluFwdKernel = func(out, th, u []float32) {
@@ -144,6 +194,26 @@ func init() {
 		_ = v[(tot-1)*ld+dh-1]
 		_ = sc[tot-1]
 		C.k_attend_one(fptr(out), fptr(q), fptr(k), fptr(v), C.int(ld), C.int(tot), C.int(dh), fptr(sc), C.float(scale))
+	}
+	attendSharedKernel = func(out []float32, oo []int, q []float32, qo []int, k, v []float32, po, plen int, so, ns []int, ld, dh int, sc []float32, scale float32) {
+		g := len(qo)
+		w := plen
+		for i, n := range ns {
+			w = max(w, plen+n)
+			_ = out[oo[i]+dh-1]
+			_ = q[qo[i]+dh-1]
+			if n > 0 {
+				_ = k[so[i]+(n-1)*ld+dh-1]
+				_ = v[so[i]+(n-1)*ld+dh-1]
+			}
+		}
+		if plen > 0 {
+			_ = k[po+(plen-1)*ld+dh-1]
+			_ = v[po+(plen-1)*ld+dh-1]
+		}
+		_ = sc[g*w-1]
+		C.k_attend_shared(fptr(out), iptr(oo), fptr(q), iptr(qo), C.int(g), fptr(k), fptr(v), C.int64_t(po), C.int(plen),
+			iptr(so), iptr(ns), C.int(ld), C.int(dh), fptr(sc), C.int(w), C.float(scale))
 	}
 	softmaxLogpKernel = func(z []float32, target int) float32 {
 		_ = z[target]

@@ -74,6 +74,8 @@ var (
 	softmaxRowsKernel func(s []float32, t, ld, off int)
 	softmaxLogpKernel func(z []float32, target int) float32
 	attendOneKernel   func(out, q, k, v []float32, ld, tot int, sc []float32, scale float32)
+	// attendSharedKernel is attendShared's (cache_share.go).
+	attendSharedKernel func(out []float32, oo []int, q []float32, qo []int, k, v []float32, po, plen int, so, ns []int, ld, dh int, sc []float32, scale float32)
 )
 
 // geluForward writes out = gelu(u) (tanh approximation) and, when th is
