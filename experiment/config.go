@@ -125,6 +125,14 @@ type RLConfig struct {
 	// keep sharing one (train.RLOptions.RenameFamilies); false leaves the
 	// config's ID as it was before the option.
 	RenameFamilies bool `json:"rename_families,omitempty"`
+	// ErrorValue is the gate reward's value for SQL that fails to execute
+	// (reward.Config.ErrorValue). Every preset and every measurement in
+	// docs/ used 0, which leaves the config's ID as it was before the
+	// option; `train kto` and `reward serve` default to -1, as MATS's
+	// pairs rank an error below a wrong result. KTO's labels do not
+	// depend on it (desirable needs a result match), the advantages of
+	// PPO, RLOO and GRPO do.
+	ErrorValue float64 `json:"error_value,omitempty"`
 }
 
 // EvalConfig is the final greedy, guided evaluation of a model on a split.

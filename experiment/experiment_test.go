@@ -180,6 +180,24 @@ func TestConfigIDStableAndSensitive(t *testing.T) {
 	}
 }
 
+// TestConfigIDErrorValue: the gate's value for failed SQL is part of an
+// RL run's identity when set, and absent (the IDs of runs made before the
+// option, pinned by the golden reports' stage tables) at 0.
+func TestConfigIDErrorValue(t *testing.T) {
+	r := Flywheel().RL
+	c := Config{Kind: KindRL, Bench: "abc", Seed: 1, SplitSeed: 1, Parent: "sft-000000000000", RL: &r}
+	id := c.ID()
+	if strings.Contains(string(c.Canonical()), "error_value") {
+		t.Errorf("canonical config %s names error_value at 0", c.Canonical())
+	}
+	r2 := r
+	r2.ErrorValue = -1
+	c.RL = &r2
+	if c.ID() == id {
+		t.Errorf("error value -1 left the ID %s", id)
+	}
+}
+
 func TestDevSplits(t *testing.T) {
 	for _, tc := range []struct {
 		splits []string

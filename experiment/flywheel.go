@@ -500,8 +500,8 @@ func (fr *FlywheelReport) Markdown() []byte {
 	if h := HeldOutShare(p.RL); h > 0 {
 		on = fmt.Sprintf("%g%% of the holdout (the other %g%% is the split heldout: questions neither SFT nor KTO saw, on their databases)", 100*(1-h), 100*h)
 	}
-	fmt.Fprintf(&b, "2. Online %s on the %s, x%d schema-order shuffles, reward %s (analytic judge): %d steps of %d prompts x K=%d, temperature %g, %d tokens, beta %g, lr %g",
-		strings.ToUpper(p.RL.Algo), on, p.RL.Augment, p.RL.Reward, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
+	fmt.Fprintf(&b, "2. Online %s on the %s, x%d schema-order shuffles, reward %s (analytic judge; SQL that fails to execute scores %g): %d steps of %d prompts x K=%d, temperature %g, %d tokens, beta %g, lr %g",
+		strings.ToUpper(p.RL.Algo), on, p.RL.Augment, p.RL.Reward, p.RL.ErrorValue, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
 	if p.RL.Rename > 0 {
 		fmt.Fprintf(&b, "; each schema name of a sampled prompt renamed with probability %g, afresh every step, as SFT renames (rename)", p.RL.Rename)
 		if p.RL.RenameFamilies {

@@ -84,7 +84,7 @@ func nativeRL(ctx context.Context, j Job) (*Result, error) {
 		return nil, err
 	}
 	defer d.Close()
-	st, err := reward.NewSQLiteStack(reward.StackOptions{DBRoot: filepath.Join(j.Bench, "train_databases"), Reward: reward.Config{Kind: r.Reward}})
+	st, err := reward.NewSQLiteStack(reward.StackOptions{DBRoot: filepath.Join(j.Bench, "train_databases"), Reward: reward.Config{Kind: r.Reward, ErrorValue: r.ErrorValue}})
 	if err != nil {
 		return nil, fmt.Errorf("reward for %s: %w", j.Dir, err)
 	}

@@ -194,6 +194,7 @@ it tests the machinery, not the recipe.`,
 			families := fs.Bool("rename-families", false, "rename KTO prompts' names word by word, one drawn word per word of the schema, so that names sharing a word keep sharing one (order_id, order_date -> zub_id, zub_date; train kto -rename-families)")
 			merge := fs.Float64("merge", 0, "also evaluate the KTO run merged back towards its SFT-75 start, SFT-75 + M x (KTO - SFT-75) (WiSE-FT; 0: not; 0.5 halfway), as the arm okto_merged, checked as KTO is")
 			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
+			errorValue := fs.Float64("error-value", def.RL.ErrorValue, "gate reward of SQL that fails to execute (every measurement in docs/ used 0; train kto and reward serve default to -1); KTO's labels do not depend on it")
 			sft100KTO := fs.Bool("sft100-kto", false, "also run the same KTO from SFT-100 on train's own questions and evaluate it (implies -sft100): the other use of the holdout's gold SQL, SFT-100 + OKTO against SFT-75 + OKTO")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
@@ -222,6 +223,7 @@ it tests the machinery, not the recipe.`,
 					"heldout":         func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
 					"sft100":          func() { p.SFT100 = *sft100 },
 					"sft100-kto":      func() { p.SFT100KTO = *sft100KTO },
+					"error-value":     func() { p.RL.ErrorValue = *errorValue },
 					"merge":           func() { p.Merge = *merge },
 					"replay":          func() { p.RL.Replay = *replay },
 					"guided":          func() { p.RL.Guided = *guided },
