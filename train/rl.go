@@ -1127,23 +1127,7 @@ func (b *rlBase) mismatched(ro *rollout, seqs []policy.Sequence) (pol, ref []flo
 	if !ok {
 		return nil, nil, nil
 	}
-	mm := make([]policy.Sequence, len(seqs))
-	for i := range seqs {
-		pt := seqs[item[i]].Tokens[:seqs[item[i]].PromptLen]
-		comp := seqs[i].Tokens[seqs[i].PromptLen:]
-		toks := make([]int32, 0, len(pt)+len(comp))
-		toks = append(append(toks, pt...), comp...)
-		if len(toks) > b.pol.Model.Cfg.MaxSeq {
-			toks = toks[:b.pol.Model.Cfg.MaxSeq]
-		}
-		mm[i] = policy.Sequence{Tokens: toks, PromptLen: len(pt)}
-		if sup := seqs[i].Support; sup != nil {
-			// a guided sample is scored under its own supports here too,
-			// so that z0 estimates the KL of the distributions the
-			// implied rewards compare
-			mm[i].Support = sup[:len(toks)-len(pt)]
-		}
-	}
+	mm := mismatchedSeqs(seqs, item, b.pol.Model.Cfg.MaxSeq)
 	spans := microBatches(mm, b.o.ScoreBatch)
 	pl, err := scoreChunks(b.sc, mm, spans)
 	if err != nil {
@@ -1158,6 +1142,37 @@ func (b *rlBase) mismatched(ro *rollout, seqs []policy.Sequence) (pol, ref []flo
 		pol[i], ref[i] = pl.lps[i].Sum, rl.lps[i].Sum
 	}
 	return pol, ref, nil
+}
+
+// mismatchedSeqs puts each completion i of seqs after the prompt of item
+// promptItem[i] (KTOMismatch), cut at maxSeq tokens. The K samples of a
+// prompt all take the next prompt's, so consecutive pairs repeat one
+// prompt: they are marked Shared as the samples are (rlBase.seqs), and
+// the Scorer runs that prompt once for them, not K times (the pairs are
+// half of a KTO step's scoring otherwise). A pair whose prompt differs
+// from its neighbour's is scored alone: the Scorer compares the tokens.
+func mismatchedSeqs(seqs []policy.Sequence, promptItem []int, maxSeq int) []policy.Sequence {
+	mm := make([]policy.Sequence, len(seqs))
+	for i := range seqs {
+		pt := seqs[promptItem[i]].Tokens[:seqs[promptItem[i]].PromptLen]
+		comp := seqs[i].Tokens[seqs[i].PromptLen:]
+		toks := make([]int32, 0, len(pt)+len(comp))
+		toks = append(append(toks, pt...), comp...)
+		if len(toks) > maxSeq {
+			toks = toks[:maxSeq]
+		}
+		mm[i] = policy.Sequence{Tokens: toks, PromptLen: len(pt)}
+		if len(pt) > 1 && len(toks) > len(pt) {
+			mm[i].Shared = len(pt) - 1
+		}
+		if sup := seqs[i].Support; sup != nil {
+			// a guided sample is scored under its own supports here too,
+			// so that z0 estimates the KL of the distributions the
+			// implied rewards compare
+			mm[i].Support = sup[:len(toks)-len(pt)]
+		}
+	}
+	return mm
 }
 
 // rolloutWriter appends an online run's scored samples to a rollouts
