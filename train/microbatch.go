@@ -13,10 +13,11 @@ import (
 // and each head's T x T attention matrix for the whole batch it was given,
 // in a workspace sized for the largest batch it has seen; the policy and
 // the frozen reference each have one. The small preset's steps (8 prompts
-// x 4 samples of ~480 tokens, and KTO's 32 mismatched pairs, which share
-// no prefix) scored in one pass peaked at 4.0 GB RSS in 20 steps and 5.7
-// GB in 100; eight sequences a pass (two prompts' samples, which still
-// share their prompt's pass) peaked at 1.5 GB in the same 20 steps, and
+// x 4 samples of ~480 tokens, and KTO's 32 mismatched pairs, which then
+// shared no prefix; mismatchedSeqs now shares each group's) scored in one
+// pass peaked at 4.0 GB RSS in 20 steps and 5.7 GB in 100; eight
+// sequences a pass (two prompts' samples, which still share their
+// prompt's pass) peaked at 1.5 GB in the same 20 steps, and
 // the workspaces no longer grow with the longest batch a run meets. The
 // price is one more forward pass of the policy on all but the last
 // micro-batch (update's backward).
