@@ -25,10 +25,15 @@ const (
 	// ktoStepSec is the online KTO step of 8 prompts x K=4 on the small
 	// preset, 128 tokens: 2.19 s the median of 100 steps (docs/rl.md),
 	// 2.3 s over 200 steps of `train kto -sft-fraction 0.875` alone on
-	// the machine. Completions stop at their end token (the SFT policy's
-	// SQL is mostly under 64 tokens), so a larger -kto-max-tokens costs
-	// more only where completions run on.
-	ktoStepSec = 2.3
+	// the machine, with every sample's cache a copy of its prompt's and
+	// KTO's mismatched pairs each running their prompt. Sharing both
+	// prompts (nn/cache_share.go, train.mismatchedSeqs) took the median
+	// of 30 such steps from 1.49-1.50 s to 1.09-1.13 s (old and new
+	// builds alternately alone at 2 threads, docs/rl.md): x 0.74.
+	// Completions stop at their end token (the SFT policy's SQL is
+	// mostly under 64 tokens), so a larger -kto-max-tokens costs more
+	// only where completions run on.
+	ktoStepSec = 2.3 * 1.11 / 1.495
 	// replayExampleSec is what each replayed SFT example adds to an RL
 	// step: 30 steps of `train kto -sft-fraction 0.875` alone on 2
 	// threads took 2.53 s a step, 2.64 with -replay 8 and 2.90 with
