@@ -90,8 +90,8 @@ type attnGroup struct {
 // decoding row that shares a prefix joins the group of its root and
 // prefix length; a root joins the first group of its sharers (its own
 // rows hold the prefix, so the group's root and plen hold for it too);
-// every other row attends alone over its own rows. A sharing slot that appends several tokens gets its own copy
-// of its prefix first.
+// every other row attends alone over its own rows. A sharing slot that
+// appends several tokens gets its own copy of its prefix first.
 func (c *Cache) groups(slots []int, toks [][]int32) []attnGroup {
 	var out []attnGroup
 	byKey := map[[2]int]int{}
