@@ -247,13 +247,15 @@ type FlywheelReport struct {
 }
 
 // Flip is one seed's trained model and its SFT start (SFT-75 + OKTO and
-// SFT-75, SFT-100 + OKTO and SFT-100) on one split, question by question: the questions KTO turned right and those it turned wrong, and
-// the exact sign test on the two (eval.Compare). A gain is the net of
+// SFT-75, SFT-100 + OKTO and SFT-100) on one split, question by
+// question: the questions KTO turned right and those it turned wrong,
+// and the exact sign test on the two (eval.Compare). A gain is the net of
 // both; the test says whether it is more than the luck of which questions
 // flipped, which the seeds' spread says only across seeds.
 type Flip struct {
 	// Arm and Label name the after model, the flywheel study's arm
-	// (okto, or okto_merged where Preset.Merge).
+	// (okto; okto_merged where Preset.Merge; rl_seen, SFT-100 + OKTO,
+	// where Preset.SFT100KTO).
 	Arm   string `json:"arm"`
 	Label string `json:"label"`
 	// From is the model it is compared with: its SFT start (SFT-75, or
