@@ -49,16 +49,20 @@ CLONES void k_gelu_bwd(float* du, const float* dout, const float* u, const float
 	}
 }
 
-// softmax_row turns the n scores of row into probabilities in place.
-static inline void softmax_row(float* row, int n) {
+// softmax_row turns the n scores of row into probabilities in place and
+// returns their maximum; *sum receives the sum of exp(score - max), for
+// a caller that wants the log-normaliser too.
+static inline float softmax_row(float* row, int n, float* sum) {
 	float mx = row[0];
 	for (int j = 1; j < n; j++) mx = row[j] > mx ? row[j] : mx;
 	for (int j = 0; j < n; j++) row[j] = exp_approx(row[j] - mx);
-	float sum = 0;
-	#pragma omp simd reduction(+:sum)
-	for (int j = 0; j < n; j++) sum += row[j];
-	float inv = 1.0f / sum;
+	float s = 0;
+	#pragma omp simd reduction(+:s)
+	for (int j = 0; j < n; j++) s += row[j];
+	float inv = 1.0f / s;
 	for (int j = 0; j < n; j++) row[j] *= inv;
+	*sum = s;
+	return mx;
 }
 
 // dot is the attention score of a query and a key of dh floats; the two
@@ -76,7 +80,8 @@ CLONES void k_softmax_rows(float* s, int t, int ld, int off) {
 	for (int i = 0; i < t; i++) {
 		float* row = s + (size_t)i * ld;
 		int n = off + i + 1;
-		softmax_row(row, n);
+		float sum;
+		softmax_row(row, n, &sum);
 		if (n < ld) memset(row + n, 0, (size_t)(ld - n) * sizeof(float));
 	}
 }
@@ -84,15 +89,8 @@ CLONES void k_softmax_rows(float* s, int t, int ld, int off) {
 // k_softmax_logp turns logits into probabilities and returns the
 // log-probability of target.
 CLONES float k_softmax_logp(float* z, int n, int target) {
-	float mx = z[0];
-	for (int j = 1; j < n; j++) mx = z[j] > mx ? z[j] : mx;
-	float zt = z[target];
-	for (int j = 0; j < n; j++) z[j] = exp_approx(z[j] - mx);
-	float sum = 0;
-	#pragma omp simd reduction(+:sum)
-	for (int j = 0; j < n; j++) sum += z[j];
-	float inv = 1.0f / sum;
-	for (int j = 0; j < n; j++) z[j] *= inv;
+	float zt = z[target], sum;
+	float mx = softmax_row(z, n, &sum);
 	return zt - mx - logf(sum);
 }
 
@@ -100,7 +98,8 @@ CLONES float k_softmax_logp(float* z, int n, int target) {
 // (rows at stride ld), writing dh outputs; sc is tot floats of scratch.
 CLONES void k_attend_one(float* out, const float* q, const float* k, const float* v, int ld, int tot, int dh, float* sc, float scale) {
 	for (int j = 0; j < tot; j++) sc[j] = dot(q, k + (size_t)j * ld, dh) * scale;
-	softmax_row(sc, tot);
+	float sum;
+	softmax_row(sc, tot, &sum);
 	for (int i = 0; i < dh; i++) out[i] = 0;
 	for (int j = 0; j < tot; j++) {
 		const float* vr = v + (size_t)j * ld;
@@ -127,7 +126,8 @@ CLONES void k_attend_shared(float* out, const int64_t* oo, const float* q, const
 		float* row = sc + (size_t)i * w;
 		int n = plen + (int)ns[i];
 		for (int j = plen; j < n; j++) row[j] = dot(q + qo[i], k + so[i] + (size_t)(j - plen) * ld, dh) * scale;
-		softmax_row(row, n);
+		float sum;
+		softmax_row(row, n, &sum);
 		float* o = out + oo[i];
 		for (int t = 0; t < dh; t++) o[t] = 0;
 	}
