@@ -145,6 +145,20 @@ func checkClaims(rep *Report) []Claim {
 		if r, ok := getRow("okto"); ok && ok75 {
 			gain("online KTO raises EX over its SFT-75 start by more than the seeds' spread", r)
 		}
+		for r := 2; r <= rep.Preset.Rounds; r++ {
+			row, ok := getRow(RoundKey(r))
+			if !ok || !ok75 {
+				continue
+			}
+			gain(fmt.Sprintf("online KTO, %d rounds, raises EX over its SFT-75 start by more than the seeds' spread", r), row)
+			if ok100 {
+				a := row.Cells["total"]
+				d := a.Mean - sft100["total"].Mean
+				add(fmt.Sprintf("SFT-75 + OKTO-25 x%d >= SFT-100 in total EX (the recipe's headline, issue 10's goal)", r), d >= 0,
+					"OKTO x%d %.1f, SFT-100 %.1f: %+.1f points (spread of the two %.1f over %d seed(s))", r, a.Mean, sft100["total"].Mean, d,
+					max(a.Range(), sft100["total"].Range()), a.N)
+			}
+		}
 		if r, ok := getRow("okto_merged"); ok && ok75 {
 			gain(fmt.Sprintf("online KTO merged %g of the way from its SFT-75 start raises EX over that start by more than the seeds' spread", rep.Preset.Merge), r)
 		}

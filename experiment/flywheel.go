@@ -182,10 +182,26 @@ func FlywheelBudget(p Preset) string {
 	}
 	kto := float64(p.RL.Steps) * step
 	ktoRuns := ""
+	runs := max(1, p.Rounds)
 	if p.SFT100KTO {
 		// the same KTO again, from SFT-100 on train's questions
-		kto *= 2
-		ktoRuns = "2 runs (from SFT-75 and from SFT-100) of "
+		runs++
+	}
+	if runs > 1 {
+		kto *= float64(runs)
+		ktoRuns = fmt.Sprintf("%d runs (", runs)
+		if p.Rounds > 1 {
+			ktoRuns += fmt.Sprintf("%d rounds from SFT-75", p.Rounds)
+		} else {
+			ktoRuns += "from SFT-75"
+		}
+		switch {
+		case p.SFT100KTO && p.Rounds > 1:
+			ktoRuns += " and one from SFT-100"
+		case p.SFT100KTO:
+			ktoRuns += " and from SFT-100"
+		}
+		ktoRuns += ") of "
 	}
 	var inRun float64
 	if p.RL.EvalEvery > 0 {
@@ -201,7 +217,7 @@ func FlywheelBudget(p Preset) string {
 		held = min(held, p.EvalN)
 	}
 	each := float64(n+held) * evalQuestionSec
-	evals := 2 // SFT-75 and KTO, and the merge where there is one
+	evals := 1 + max(1, p.Rounds) // SFT-75 and each KTO round, and the merge where there is one
 	if p.Merge > 0 {
 		evals++
 	}
@@ -218,9 +234,7 @@ func FlywheelBudget(p Preset) string {
 		ev += float64(n) * evalQuestionSec
 		heldText += fmt.Sprintf(" (and SFT-100's of the %d dev)", n)
 	}
-	if p.RL.EvalEvery > 0 && p.SFT100KTO {
-		inRun *= 2
-	}
+	inRun *= float64(runs)
 	return fmt.Sprintf("SFT-75 %d steps x %.2f s ~ %.0f min (measured); %sonline KTO %s%d steps of %dx%d x ~%.1f s ~ %.0f min (measured; more where completions run to %d tokens); "+
 		"dev EX on %d questions every %d KTO steps ~ %.1f min; %d evaluations of %d dev%s questions ~ %.0f s each quiet (up to 3 min loaded): ~%.0f min on a quiet 2-core machine",
 		steps75, sftStepSec, float64(steps75)*sftStepSec/60, sft100, ktoRuns, p.RL.Steps, p.RL.Prompts, p.RL.K, step, kto/60, p.RL.MaxTokens, p.RL.EvalN, p.RL.EvalEvery, inRun/60, evals, n, heldText, each, (sft+kto+inRun+ev)/60)
@@ -298,6 +312,18 @@ type Change struct {
 	// SFT-100 start seed by seed, where they were evaluated.
 	SFT100KTO     *Stat `json:"sft100_kto,omitempty"`
 	SFT100KTOGain *Stat `json:"sft100_kto_gain,omitempty"`
+	// Rounds are KTO's later rounds (Preset.Rounds), round 2 first, where
+	// they were evaluated.
+	Rounds []Round `json:"rounds,omitempty"`
+}
+
+// Round is one later KTO round's EX on a level and its gain over SFT-75
+// seed by seed (the whole of the rounds up to it, not the round alone:
+// the flips against the round before say what the round itself did).
+type Round struct {
+	Round int   `json:"round"`
+	After Stat  `json:"after"`
+	Gain  *Stat `json:"gain,omitempty"`
 }
 
 // ExecuteFlywheel runs the flywheel's plan (the study StudyFlywheel of
@@ -359,6 +385,15 @@ func flips(pl *Plan, runsDir string) ([]Flip, error) {
 			return nil, err
 		}
 		out = append(out, fl...)
+		// A later KTO round against the round before too: what the
+		// round itself changed.
+		if prev, ok := arms[after.Start]; ok && roundOf(after.Key) > 1 {
+			fl, err := armFlips(pl, runsDir, prev, after)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, fl...)
+		}
 	}
 	return out, nil
 }
@@ -456,6 +491,18 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 			if g, ok := seen.Gain[l]; ok {
 				c.SFT100KTOGain = &g
 			}
+			for r := 2; r <= fr.Preset.Rounds; r++ {
+				row := byKey(RoundKey(r))
+				s, ok := row.Cells[l]
+				if !ok || s.N == 0 {
+					continue
+				}
+				rd := Round{Round: r, After: s}
+				if g, ok := row.Gain[l]; ok {
+					rd.Gain = &g
+				}
+				c.Rounds = append(c.Rounds, rd)
+			}
 			ba.Rows = append(ba.Rows, c)
 		}
 		fr.Tables = append(fr.Tables, ba)
@@ -526,6 +573,14 @@ func (fr *FlywheelReport) Markdown() []byte {
 	}
 	fmt.Fprintf(&b, ".\n")
 	n := 3
+	if p.Rounds > 1 {
+		var names []string
+		for r := 2; r <= p.Rounds; r++ {
+			names = append(names, fmt.Sprintf("x%d", r))
+		}
+		fmt.Fprintf(&b, "%d. OKTO %s: step 2 again, each round from the model of the round before, which is also its frozen reference (iterated KTO), with a fresh optimizer and schedule; delta is the gain over SFT-75 seed by seed.\n", n, strings.Join(names, ", "))
+		n++
+	}
 	if p.Merge > 0 {
 		fmt.Fprintf(&b, "%d. OKTO merged: the KTO run's weights merged back towards its SFT-75 start, SFT-75 + %g x (OKTO - SFT-75) (WiSE-FT), no further training.\n", n, p.Merge)
 		n++
@@ -551,12 +606,24 @@ func (fr *FlywheelReport) Markdown() []byte {
 		withSeen := len(t.Rows) > 0 && t.Rows[0].SFT100KTO != nil
 		fmt.Fprintf(&b, "## %s\n\n| difficulty | questions | SFT-75 | SFT-75 + OKTO | delta |", t.Split)
 		cols := 5
+		rounds := 0
+		if len(t.Rows) > 0 {
+			rounds = len(t.Rows[0].Rounds)
+			for _, rd := range t.Rows[0].Rounds {
+				fmt.Fprintf(&b, " OKTO x%d | delta |", rd.Round)
+				cols += 2
+			}
+		}
 		if withMerged {
 			fmt.Fprintf(&b, " OKTO merged %g | delta |", p.Merge)
 			cols += 2
 		}
 		if with100 {
-			b.WriteString(" SFT-100 | OKTO - SFT-100 |")
+			okto := "OKTO"
+			if rounds > 0 {
+				okto = fmt.Sprintf("OKTO x%d", t.Rows[0].Rounds[rounds-1].Round)
+			}
+			fmt.Fprintf(&b, " SFT-100 | %s - SFT-100 |", okto)
 			cols += 2
 		}
 		if withSeen {
@@ -566,11 +633,22 @@ func (fr *FlywheelReport) Markdown() []byte {
 		b.WriteString("\n|" + strings.Repeat("---|", cols) + "\n")
 		for _, r := range t.Rows {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s |", r.Level, r.Questions, fr.cell(r.Before), fr.cell(r.After), fr.delta(r.Delta, r.Gain))
+			for i := range rounds {
+				if i < len(r.Rounds) {
+					fmt.Fprintf(&b, " %s | %s |", fr.cell(r.Rounds[i].After), fr.delta(r.Rounds[i].After.Mean-r.Before.Mean, r.Rounds[i].Gain))
+				} else {
+					b.WriteString(" - | - |")
+				}
+			}
 			if withMerged && r.Merged != nil {
 				fmt.Fprintf(&b, " %s | %s |", fr.cell(*r.Merged), fr.delta(r.Merged.Mean-r.Before.Mean, r.MergedGain))
 			}
 			if with100 && r.SFT100 != nil {
-				fmt.Fprintf(&b, " %s | %+.1f |", fr.cell(*r.SFT100), r.After.Mean-r.SFT100.Mean)
+				last := r.After // the last KTO round's model against SFT-100
+				if len(r.Rounds) > 0 {
+					last = r.Rounds[len(r.Rounds)-1].After
+				}
+				fmt.Fprintf(&b, " %s | %+.1f |", fr.cell(*r.SFT100), last.Mean-r.SFT100.Mean)
 			}
 			if withSeen && r.SFT100KTO != nil && r.SFT100 != nil {
 				fmt.Fprintf(&b, " %s | %s |", fr.cell(*r.SFT100KTO), fr.delta(r.SFT100KTO.Mean-r.SFT100.Mean, r.SFT100KTOGain))
@@ -637,6 +715,13 @@ func (fr *FlywheelReport) Text() string {
 		with100 := len(t.Rows) > 0 && t.Rows[0].SFT100 != nil
 		withMerged := len(t.Rows) > 0 && t.Rows[0].Merged != nil
 		fmt.Fprintf(&b, "%-12s %9s %9s %14s %7s", t.Split, "questions", "SFT-75", "SFT-75 + OKTO", "delta")
+		rounds := 0
+		if len(t.Rows) > 0 {
+			rounds = len(t.Rows[0].Rounds)
+			for _, rd := range t.Rows[0].Rounds {
+				fmt.Fprintf(&b, " %9s %7s", fmt.Sprintf("OKTO x%d", rd.Round), "delta")
+			}
+		}
 		if withMerged {
 			fmt.Fprintf(&b, " %12s %7s", "OKTO merged", "delta")
 		}
@@ -650,6 +735,13 @@ func (fr *FlywheelReport) Text() string {
 		b.WriteString("\n")
 		for _, r := range t.Rows {
 			fmt.Fprintf(&b, "%-12s %9d %9.1f %14.1f %+7.1f", r.Level, r.Questions, r.Before.Mean, r.After.Mean, r.Delta)
+			for i := range rounds {
+				if i < len(r.Rounds) {
+					fmt.Fprintf(&b, " %9.1f %+7.1f", r.Rounds[i].After.Mean, r.Rounds[i].After.Mean-r.Before.Mean)
+				} else {
+					fmt.Fprintf(&b, " %9s %7s", "-", "-")
+				}
+			}
 			if withMerged && r.Merged != nil {
 				fmt.Fprintf(&b, " %12.1f %+7.1f", r.Merged.Mean, r.Merged.Mean-r.Before.Mean)
 			}

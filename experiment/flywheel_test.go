@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -476,5 +477,82 @@ func TestFlywheelSeedsGain(t *testing.T) {
 	}
 	if cell := " " + gainText(*total.Gain) + " |"; !strings.Contains(string(md), cell) {
 		t.Errorf("report.md has no delta cell %q", cell)
+	}
+}
+
+// TestFlywheelRounds: -kto-rounds 3 adds two KTO runs, each from the run
+// before (its Init and so its reference), with the first round's settings,
+// evaluated on every split the first round is (heldout included: no round
+// saw its questions); each round's cells and gains over SFT-75 equal its
+// evaluations, its flips are against SFT-75 and against the round before,
+// and the claims, the report and the budget name every round.
+func TestFlywheelRounds(t *testing.T) {
+	d, f, out := addToFinished(t, func(p *Preset) { p.Rounds, p.SFT100 = 3, true })
+	if d.Ran != 8 || f.calls[KindRL] != 3 {
+		t.Fatalf("ran %d runs (calls %v); want 8 new (2 rounds, SFT-100, SFT-100 on dev, each round on dev and heldout), RL 3 times in all", d.Ran, f.calls)
+	}
+	byName := map[string]*Run{}
+	for _, r := range d.Plan.Runs {
+		byName[r.Name] = r
+	}
+	okto := byName["okto/seed1"]
+	prev := okto
+	for r := 2; r <= 3; r++ {
+		run := byName[fmt.Sprintf("okto_r%d/seed1", r)]
+		if run == nil || run.Parent != prev || run.Config.Parent != prev.ID || run.Config.Kind != KindRL {
+			t.Fatalf("round %d %+v: want an RL run from %s", r, run, prev.ID)
+		}
+		if *run.Config.RL != *okto.Config.RL {
+			t.Errorf("round %d's settings %+v, want the first round's %+v", r, *run.Config.RL, *okto.Config.RL)
+		}
+		if run.Evals["dev"] == nil || run.Evals["heldout"] == nil {
+			t.Errorf("round %d evaluated on %v; want dev and heldout", r, run.Evals)
+		}
+		prev = run
+	}
+	if roundOf("okto") != 1 || roundOf("okto_r3") != 3 || roundOf("okto_merged") != 0 || roundOf("okto_r03") != 0 || roundOf("rl_seen") != 0 {
+		t.Error("roundOf does not invert RoundKey")
+	}
+	runs := filepath.Join(out, "runs")
+	fr := d.Flywheel
+	for _, tb := range fr.Tables {
+		sft := readScore(t, runs, byName["sft75/seed1"].Evals[tb.Split])
+		for _, row := range tb.Rows {
+			if len(row.Rounds) != 2 {
+				t.Fatalf("%s %s: rounds %+v; want 2 and 3", tb.Split, row.Level, row.Rounds)
+			}
+			for i, rd := range row.Rounds {
+				sc := readScore(t, runs, byName[fmt.Sprintf("okto_r%d/seed1", i+2)].Evals[tb.Split])
+				want, wantGain := 100*sc.EX, 100*(sc.EX-sft.EX)
+				if row.Level != "total" {
+					want, wantGain = 100*sc.Levels[row.Level], 100*(sc.Levels[row.Level]-sft.Levels[row.Level])
+				}
+				if rd.Round != i+2 || math.Abs(rd.After.Mean-want) > 1e-7 || rd.Gain == nil || math.Abs(rd.Gain.Mean-wantGain) > 1e-7 {
+					t.Errorf("%s %s round %d: %+v (gain %+v), want %.4f and gain %.4f over SFT-75", tb.Split, row.Level, i+2, rd, rd.Gain, want, wantGain)
+				}
+			}
+		}
+	}
+	from := map[string][]string{}
+	for _, x := range fr.Flips {
+		if x.Split == "dev" {
+			from[x.Arm] = append(from[x.Arm], x.From)
+		}
+	}
+	if !slices.Equal(from["okto_r2"], []string{"SFT-75", "SFT-75 + OKTO"}) || !slices.Equal(from["okto_r3"], []string{"SFT-75", "SFT-75 + OKTO x2"}) {
+		t.Errorf("flips on dev by arm: %v; want each round against SFT-75 and the round before", from)
+	}
+	for _, want := range []string{"online KTO, 3 rounds, raises EX", "SFT-75 + OKTO-25 x3 >= SFT-100"} {
+		if !slices.ContainsFunc(fr.Claims, func(c Claim) bool { return strings.Contains(c.Claim, want) && c.Split == "dev" }) {
+			t.Errorf("claims %+v: want %q on dev", fr.Claims, want)
+		}
+	}
+	md, txt := string(fr.Markdown()), fr.Text()
+	if !strings.Contains(md, "| OKTO x2 | delta | OKTO x3 | delta | SFT-100 | OKTO x3 - SFT-100 |") || !strings.Contains(md, "OKTO x2, x3: step 2 again") ||
+		!strings.Contains(txt, "OKTO x3") {
+		t.Errorf("report does not show the rounds:\n%s\n%s", md, txt)
+	}
+	if b := FlywheelBudget(d.Plan.Preset); !strings.Contains(b, "3 runs (3 rounds from SFT-75) of ") || !strings.Contains(b, "4 evaluations") {
+		t.Errorf("budget %q does not count the rounds and their evaluations", b)
 	}
 }

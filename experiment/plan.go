@@ -36,6 +36,12 @@ type Preset struct {
 	// towards its SFT-75 start, start + Merge x (KTO - start)
 	// (policy.Interpolate, WiSE-FT): the arm "okto_merged".
 	Merge float64 `json:"merge,omitempty"`
+	// Rounds > 1 adds to the flywheel study rounds 2..Rounds of the
+	// preset's online KTO, each from the model of the round before, which
+	// is also its frozen reference (iterated KTO: a fresh reference lets
+	// the policy move on where the last round's KL term held it), with a
+	// fresh optimizer and schedule: the arms okto_r2, okto_r3, ...
+	Rounds int `json:"kto_rounds,omitempty"`
 	// Budget is the arithmetic behind the sizes, for the report.
 	Budget string `json:"budget"`
 }
@@ -236,6 +242,9 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	if p.Merge > 0 {
 		fw.arms = append(fw.arms, armDef{key: "okto_merged", label: fmt.Sprintf("SFT-75 + OKTO merged %g", p.Merge), start: "okto", merge: p.Merge})
 	}
+	for r := 2; r <= p.Rounds; r++ {
+		fw.arms = append(fw.arms, armDef{key: RoundKey(r), label: fmt.Sprintf("SFT-75 + OKTO x%d", r), start: RoundKey(r - 1), rl: recipe})
+	}
 	if p.SFT100 || p.SFT100KTO {
 		fw.arms = append(fw.arms, sft100)
 	}
@@ -318,9 +327,32 @@ func heldOutUnseen(m *Run, rl RLConfig) bool {
 	case c.SFT != nil:
 		return c.SFT.Fraction <= rl.Fraction
 	case c.RL != nil:
-		return c.RL.On == train.RLOnHoldout && c.RL.Fraction == rl.Fraction && c.RL.Pool == rl.Pool
+		return c.RL.On == train.RLOnHoldout && c.RL.Fraction == rl.Fraction && c.RL.Pool == rl.Pool &&
+			(m.Parent == nil || heldOutUnseen(m.Parent, rl)) // a later KTO round: its start too
 	}
 	return false
+}
+
+// RoundKey is the flywheel study's arm key of KTO round r
+// (Preset.Rounds): okto for the first, okto_r2, okto_r3, ... after it.
+func RoundKey(r int) string {
+	if r <= 1 {
+		return "okto"
+	}
+	return fmt.Sprintf("okto_r%d", r)
+}
+
+// roundOf is the KTO round whose arm key is key (RoundKey): 1 for okto,
+// 0 for any other arm.
+func roundOf(key string) int {
+	if key == "okto" {
+		return 1
+	}
+	var r int
+	if n, err := fmt.Sscanf(key, "okto_r%d", &r); err != nil || n != 1 || RoundKey(r) != key {
+		return 0
+	}
+	return r
 }
 
 func (pl *Plan) add(r *Run) *Run {

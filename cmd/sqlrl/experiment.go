@@ -120,7 +120,7 @@ func init() {
 	register(&command{
 		name:    "experiment flywheel",
 		summary: "the main job: SFT-75 -> online KTO on the holdout -> every dev question, before/after by difficulty",
-		usage:   "[-quick] [-out DIR] [-heldout S] [-sft100] [-sft100-kto] [-merge M] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-kto-temperature T] [-k K] [-prompts P] [-replay N] [-guided=false] [-rename P] [-rename-families] BENCH_DIR",
+		usage:   "[-quick] [-out DIR] [-heldout S] [-sft100] [-sft100-kto] [-kto-rounds R] [-merge M] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-kto-temperature T] [-k K] [-prompts P] [-replay N] [-guided=false] [-rename P] [-rename-families] BENCH_DIR",
 		help: `BENCH_DIR is a benchmark in BIRD's layout ('sqlrl bench generate --preset
 small --out data/bench'). The flywheel, in one resumable command:
 
@@ -161,6 +161,13 @@ questions too: the two ways to spend the holdout's gold SQL side by side
 On three seeds KTO from SFT-100 gained as much as from SFT-75 and made the
 best models measured (docs/rl.md, "KTO from SFT-100").
 
+-kto-rounds R runs KTO R times from SFT-75: each round after the first
+starts from the model of the round before and takes it as its frozen
+reference (iterated KTO), so the policy can move on where the last round's
+KL term held it near SFT-75. Every round is evaluated and checked like the
+first (arms okto_r2, okto_r3, ...), and compared question by question with
+the round before.
+
 Each stage is a run under -out/runs named by a hash of its config: a
 finished stage is never redone, an interrupted one resumes from its last
 checkpoint (Ctrl-C and the same command again is safe), and a changed -kto-*
@@ -196,11 +203,15 @@ it tests the machinery, not the recipe.`,
 			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
 			errorValue := fs.Float64("error-value", def.RL.ErrorValue, "gate reward of SQL that fails to execute (every measurement in docs/ used 0; train kto and reward serve default to -1); KTO's labels do not depend on it")
 			sft100KTO := fs.Bool("sft100-kto", false, "also run the same KTO from SFT-100 on train's own questions and evaluate it (implies -sft100): the other use of the holdout's gold SQL, SFT-100 + OKTO against SFT-75 + OKTO")
+			rounds := fs.Int("kto-rounds", 1, "rounds of KTO from SFT-75: each round after the first is the same KTO from the model of the round before, which is also its frozen reference (iterated KTO), each round evaluated as the arm okto_rN")
 			threads := fs.Int("threads", 2, "threads")
 			quiet := fs.Bool("q", false, "no progress on stderr")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return usagef("want one BENCH_DIR argument, got %d", len(args))
+				}
+				if *rounds < 1 {
+					return usagef("-kto-rounds %d: want 1 or more", *rounds)
 				}
 				if !(*heldOut >= 0 && *heldOut < 1) {
 					return usagef("-heldout %v: want a share in [0, 1)", *heldOut)
@@ -225,6 +236,7 @@ it tests the machinery, not the recipe.`,
 					"sft100-kto":      func() { p.SFT100KTO = *sft100KTO },
 					"error-value":     func() { p.RL.ErrorValue = *errorValue },
 					"merge":           func() { p.Merge = *merge },
+					"kto-rounds":      func() { p.Rounds = *rounds },
 					"replay":          func() { p.RL.Replay = *replay },
 					"guided":          func() { p.RL.Guided = *guided },
 					"rename":          func() { p.RL.Rename = *rename },
