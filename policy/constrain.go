@@ -11,8 +11,10 @@ import (
 // (sqlparse.Guide). Bump it with any change that makes a checkpoint write
 // different SQL, so that evaluations cached under an older version
 // (experiment's runs, keyed by their config) are redone rather than
-// compared with new ones: version 1 is the guide of bfe2f08.
-const DecodeVersion = 1
+// compared with new ones: version 1 is the guide of bfe2f08; version 2
+// refuses a comma in a WHERE or HAVING condition outside parentheses and
+// the start of a comment ("--", "/*").
+const DecodeVersion = 2
 
 // picker chooses the next token from logits, under a Constraint or none.
 // It is the one sampler of Generate, beam search and the Batcher.

@@ -50,6 +50,9 @@ import (
 //     FROM it must be followed by '.'; and '.' follows only a table or an
 //     alias, not a column or a keyword ("surname.", "COUNT."); "X." is
 //     followed by its column at once, and "X.*" only in a select list;
+//   - a comma does not come in a WHERE or HAVING condition outside its
+//     parentheses (a condition is no list: "WHERE T1.surname, [x] = 1"),
+//     and no comment starts ("--", "/*");
 //   - characters that are not SQL outside quotes (']', '{', '?', ...) and
 //     letters glued to digits ("20THEN") are refused;
 //   - the SQL may end, or ';' come, only outside quotes and parentheses,
@@ -385,6 +388,7 @@ type GuideState struct {
 	operand     bool   // the last thing written completes an operand (a name, a value, ')')
 	quoteEnd    bool   // the last byte closed a string
 	opChar      bool   // the last byte was an operator character: a second may follow ("<=", "!=", "||")
+	lastOp      byte   // that character
 	// the last word was a table named after FROM or JOIN: an alias, a
 	// join or a clause may follow, not an operator ("FROM flt%")
 	afterTable bool
@@ -605,6 +609,9 @@ func (s *GuideState) feed(c byte) bool {
 		s.prev2 = ""
 		return true
 	case '*':
+		if afterOp && s.lastOp == '/' {
+			return false // "/*" starts a comment
+		}
 		if s.qual != "" {
 			s.qual = ""
 			f := s.fr[s.depth]
@@ -656,12 +663,18 @@ func (s *GuideState) feed(c byte) bool {
 		if !termEnd {
 			return false // a list item must come before its comma: ", a", "a,,"
 		}
+		if f := s.fr[s.depth]; f.kind == frameQuery && f.cases == 0 && (f.clause == clauseRank["where"] || f.clause == clauseRank["having"]) {
+			return false // a condition is no list: "WHERE T1.surname, [credit_points] = 'x'"
+		}
 		s.operand = false
 	case '+', '-', '/', '%', '=', '<', '>', '!', '|', '&', '~':
 		if !s.operand && !afterOp && c != '-' && c != '+' && c != '~' || afterTable {
 			return false // a binary operator wants an operand before it ("WHERE = 1", "(%"), and a table is none
 		}
-		s.operand, s.opChar = false, true
+		if afterOp && s.lastOp == '-' && c == '-' {
+			return false // "--" starts a comment: the rest of the SQL would not count
+		}
+		s.operand, s.opChar, s.lastOp = false, true, c
 	default:
 		return false // not SQL outside quotes: ']', '{', '?', '#', ...
 	}
