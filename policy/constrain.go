@@ -13,8 +13,8 @@ import (
 // (experiment's runs, keyed by their config) are redone rather than
 // compared with new ones: version 1 is the guide of bfe2f08; version 2
 // refuses a comma in a WHERE or HAVING condition outside parentheses and
-// the start of a comment ("--", "/*").
-const DecodeVersion = 2
+// the start of a comment ("--", "/*"); version 3 wants '(' after IN.
+const DecodeVersion = 3
 
 // picker chooses the next token from logits, under a Constraint or none.
 // It is the one sampler of Generate, beam search and the Batcher.

@@ -50,6 +50,7 @@ import (
 //     FROM it must be followed by '.'; and '.' follows only a table or an
 //     alias, not a column or a keyword ("surname.", "COUNT."); "X." is
 //     followed by its column at once, and "X.*" only in a select list;
+//   - IN is followed by '(' ("hometown IN 2001" is refused);
 //   - a comma does not come in a WHERE or HAVING condition outside its
 //     parentheses (a condition is no list: "WHERE T1.surname, [x] = 1"),
 //     and no comment starts ("--", "/*");
@@ -547,6 +548,9 @@ func (s *GuideState) feed(c byte) bool {
 			return false // "20THEN"
 		}
 		if s.word == "" {
+			if s.afterIn() {
+				return false // "hometown IN 2001": IN takes a list in parentheses
+			}
 			s.upper, s.lowerCase = false, false
 		}
 		if c >= 'A' && c <= 'Z' {
@@ -575,6 +579,9 @@ func (s *GuideState) feed(c byte) bool {
 		return false // "ORDER ASC", "GROUP ''": BY must follow
 	}
 	lastKW, aliasDef := s.kw, s.aliasDef
+	if s.afterIn() && c != '(' {
+		return false // "IN 'x'", "IN -1": a list in parentheses
+	}
 	termEnd := s.termEnd()
 	s.kw, s.kwName, s.bareTable, s.aliasDef = false, false, false, false
 	wantT := s.wantTable()
@@ -852,6 +859,11 @@ func (s *GuideState) nameIn(n string, prefix bool) bool {
 }
 
 func (s *GuideState) isTable(w string) bool { return has(s.g.tables, w) }
+
+// afterIn reports whether the last word was the operator IN, which takes
+// a parenthesised list or subquery here (SQLite's "IN table" is refused
+// anyway: a bare table is no operand).
+func (s *GuideState) afterIn() bool { return s.kw && !s.kwName && s.prev == "in" }
 
 // isAlias reports whether w is an alias: defined after AS (so far, or in
 // the piece being checked), or T1, T2, ...

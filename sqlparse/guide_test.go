@@ -28,8 +28,15 @@ func TestGuide(t *testing.T) {
 		{"SELECT amount FROM purchase WHERE client_id IN (1, 2) AND substr(amount, 1, 2) = '1'", true, true}, // commas inside parentheses
 		{"SELECT amount FROM purchase WHERE amount = (SELECT MAX(amount) FROM purchase GROUP BY client_id, amount)", true, true},
 		{"SELECT client_id, amount FROM purchase, client GROUP BY client_id, amount ORDER BY amount, client_id LIMIT 1, 2", true, true},
-		{"SELECT amount FROM purchase WHERE amount < --1", false, false}, // a comment
-		{"SELECT amount FROM purchase WHERE amount < - -1", true, true},  // two minus signs
+		{"SELECT amount FROM purchase WHERE amount < --1", false, false},   // a comment
+		{"SELECT amount FROM purchase WHERE amount in 2001", false, false}, // IN takes a list
+		{"SELECT amount FROM purchase WHERE amount IN '2001'", false, false},
+		{"SELECT amount FROM purchase WHERE amount IN -1", false, false},
+		{"SELECT amount FROM purchase WHERE amount IN region", false, false},
+		{"SELECT amount FROM purchase WHERE amount NOT IN (1, 2)", true, true},
+		{"SELECT amount FROM purchase WHERE client_id IN client", false, false}, // SQLite's IN table: a bare table is refused anyway
+		{"SELECT amount FROM purchase WHERE client_id IN (SELECT client_id FROM client)", true, true},
+		{"SELECT amount FROM purchase WHERE amount < - -1", true, true}, // two minus signs
 		{"SELECT amount /* x */ FROM purchase", false, false},
 		{"SELECT amount / 2 * 3 FROM purchase", true, true},
 		{"SELECT T1.given_name FROM client AS T1 INNER JOIN purchase AS T2 ON T1.client_id = T2.client_id WHERE T2.amount > 3.5", true, true},
