@@ -254,6 +254,33 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 			}
 		}
 	}
+
+	// -kto-rounds 2 over those: one more KTO run, natively from the first
+	// round's checkpoint, evaluated on every split.
+	if _, stderr, code = sqlrlOS(t, append(args[:len(args)-1:len(args)-1], "-merge", "0.5", "-sft100-kto", "-kto-rounds", "2", b)...); code != 0 {
+		t.Fatalf("-kto-rounds 2: exit %d: %s", code, stderr)
+	}
+	rep = experiment.FlywheelReport{}
+	readJSONFile(t, filepath.Join(out, "report.json"), &rep)
+	ids := map[string]string{}
+	for _, s := range rep.Stages {
+		if !s.Done {
+			t.Errorf("stage %s not done", s.Name)
+		}
+		ids[s.Name] = s.ID
+	}
+	var cfg experiment.Config
+	readJSONFile(t, filepath.Join(out, "runs", ids["okto_r2/seed1"], "config.json"), &cfg)
+	if cfg.Kind != experiment.KindRL || cfg.Parent == "" || cfg.Parent != ids["okto/seed1"] {
+		t.Fatalf("round 2 %+v (stages %v); want an RL run from the first round %s", cfg, ids, ids["okto/seed1"])
+	}
+	for _, tb := range rep.Tables {
+		for _, r := range tb.Rows {
+			if len(r.Rounds) != 1 || r.Rounds[0].Round != 2 || r.Rounds[0].After.N != 1 {
+				t.Errorf("%s %s: rounds %+v; want round 2's EX", tb.Split, r.Level, r.Rounds)
+			}
+		}
+	}
 }
 
 // TestExperimentFlywheelBadFlags: a setting that cannot train is refused
@@ -262,7 +289,7 @@ func TestExperimentFlywheelBadFlags(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "fw")
 	for _, args := range [][]string{
 		{"-kto-steps", "0"}, {"-k", "0"}, {"-prompts", "-1"}, {"-kto-lr", "0"}, {"-kto-beta", "-0.1"}, {"-kto-temperature", "0"},
-		{"-kto-eval-every", "5", "-kto-eval-n", "0"}, {"-seeds", "x"}, {"-merge", "-0.5"}, {"-merge", "3"}, {"-sft-epochs", "0"},
+		{"-kto-eval-every", "5", "-kto-eval-n", "0"}, {"-seeds", "x"}, {"-merge", "-0.5"}, {"-merge", "3"}, {"-sft-epochs", "0"}, {"-kto-rounds", "0"},
 	} {
 		a := append(append([]string{"experiment", "flywheel", "-q", "-out", out}, args...), "no-such-bench")
 		_, stderr, code := sqlrl(t, a...)
