@@ -388,8 +388,10 @@ type GuideState struct {
 	any         bool   // something other than spaces was written
 	operand     bool   // the last thing written completes an operand (a name, a value, ')')
 	quoteEnd    bool   // the last byte closed a string
-	opChar      bool   // the last byte was an operator character: a second may follow ("<=", "!=", "||")
-	lastOp      byte   // that character
+	// opChar is the last byte when it was an operator character (0 when
+	// not): a second may follow ("<=", "!=", "||"), not one that starts a
+	// comment ("--")
+	opChar byte
 	// the last word was a table named after FROM or JOIN: an alias, a
 	// join or a clause may follow, not an operator ("FROM flt%")
 	afterTable bool
@@ -534,8 +536,9 @@ func (s *GuideState) feed(c byte) bool {
 	if s.ended {
 		return c == ' ' || c == '\n' || c == '\t' || c == '\r'
 	}
-	afterOp := s.opChar
-	s.opChar = false
+	lastOp := s.opChar
+	afterOp := lastOp != 0
+	s.opChar = 0
 	if s.quoteEnd {
 		s.quoteEnd = false
 		if c == '\'' { // '' inside a string: the string goes on
@@ -616,7 +619,7 @@ func (s *GuideState) feed(c byte) bool {
 		s.prev2 = ""
 		return true
 	case '*':
-		if afterOp && s.lastOp == '/' {
+		if lastOp == '/' {
 			return false // "/*" starts a comment
 		}
 		if s.qual != "" {
@@ -678,10 +681,10 @@ func (s *GuideState) feed(c byte) bool {
 		if !s.operand && !afterOp && c != '-' && c != '+' && c != '~' || afterTable {
 			return false // a binary operator wants an operand before it ("WHERE = 1", "(%"), and a table is none
 		}
-		if afterOp && s.lastOp == '-' && c == '-' {
+		if lastOp == '-' && c == '-' {
 			return false // "--" starts a comment: the rest of the SQL would not count
 		}
-		s.operand, s.opChar, s.lastOp = false, true, c
+		s.operand, s.opChar = false, c
 	default:
 		return false // not SQL outside quotes: ']', '{', '?', '#', ...
 	}
