@@ -189,19 +189,14 @@ func FlywheelBudget(p Preset) string {
 	}
 	if runs > 1 {
 		kto *= float64(runs)
-		ktoRuns = fmt.Sprintf("%d runs (", runs)
+		from := "from SFT-75"
 		if p.Rounds > 1 {
-			ktoRuns += fmt.Sprintf("%d rounds from SFT-75", p.Rounds)
-		} else {
-			ktoRuns += "from SFT-75"
+			from = fmt.Sprintf("%d rounds from SFT-75", p.Rounds)
 		}
-		switch {
-		case p.SFT100KTO && p.Rounds > 1:
-			ktoRuns += " and one from SFT-100"
-		case p.SFT100KTO:
-			ktoRuns += " and from SFT-100"
+		if p.SFT100KTO {
+			from += " and one from SFT-100"
 		}
-		ktoRuns += ") of "
+		ktoRuns = fmt.Sprintf("%d runs (%s) of ", runs, from)
 	}
 	var inRun float64
 	if p.RL.EvalEvery > 0 {
@@ -455,6 +450,10 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 			return Row{}
 		}
 		sft100, merged, seen := byKey("sft100").Cells, byKey("okto_merged"), byKey("rl_seen")
+		var later []Row // KTO rounds 2.. (Preset.Rounds)
+		for r := 2; r <= fr.Preset.Rounds; r++ {
+			later = append(later, byKey(RoundKey(r)))
+		}
 		counts := map[string]int{}
 		for _, m := range before.Models {
 			if ev := m.Evals[t.Split]; ev != nil && results[ev.ID] != nil && results[ev.ID].Score != nil {
@@ -491,13 +490,12 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 			if g, ok := seen.Gain[l]; ok {
 				c.SFT100KTOGain = &g
 			}
-			for r := 2; r <= fr.Preset.Rounds; r++ {
-				row := byKey(RoundKey(r))
+			for i, row := range later {
 				s, ok := row.Cells[l]
 				if !ok || s.N == 0 {
 					continue
 				}
-				rd := Round{Round: r, After: s}
+				rd := Round{Round: i + 2, After: s}
 				if g, ok := row.Gain[l]; ok {
 					rd.Gain = &g
 				}

@@ -151,6 +151,14 @@ func TestFlywheelPlanAndReport(t *testing.T) {
 	}
 }
 
+// points is a score's EX on level ("total" or a difficulty) in points.
+func points(sc *Score, level string) float64 {
+	if level == "total" {
+		return 100 * sc.EX
+	}
+	return 100 * sc.Levels[level]
+}
+
 func readScore(t *testing.T, runs string, r *Run) *Score {
 	t.Helper()
 	res, err := readResult(filepath.Join(runs, r.ID))
@@ -215,10 +223,7 @@ func TestFlywheelSFT100(t *testing.T) {
 			case tb.Split == "dev" && r.SFT100 == nil:
 				t.Errorf("dev %s has no SFT-100 cell", r.Level)
 			case tb.Split == "dev":
-				want := 100 * sc.EX
-				if r.Level != "total" {
-					want = 100 * sc.Levels[r.Level]
-				}
+				want := points(sc, r.Level)
 				if math.Abs(r.SFT100.Mean-want) > 1e-7 {
 					t.Errorf("dev %s SFT-100 %.4f, want %.4f", r.Level, r.SFT100.Mean, want)
 				}
@@ -286,10 +291,7 @@ func TestFlywheelSFT100KTO(t *testing.T) {
 				}
 				continue
 			}
-			want, wantGain := 100*after.EX, 100*(after.EX-before.EX)
-			if r.Level != "total" {
-				want, wantGain = 100*after.Levels[r.Level], 100*(after.Levels[r.Level]-before.Levels[r.Level])
-			}
+			want, wantGain := points(after, r.Level), points(after, r.Level)-points(before, r.Level)
 			if r.SFT100KTO == nil || math.Abs(r.SFT100KTO.Mean-want) > 1e-7 {
 				t.Errorf("dev %s: SFT-100 + OKTO %+v, want %.4f", r.Level, r.SFT100KTO, want)
 			}
@@ -315,7 +317,7 @@ func TestFlywheelSFT100KTO(t *testing.T) {
 		!strings.Contains(txt, "SFT-100 + OKTO") {
 		t.Errorf("report does not show SFT-100 + OKTO:\n%s\n%s", md, txt)
 	}
-	if b := FlywheelBudget(d.Plan.Preset); !strings.Contains(b, "2 runs (from SFT-75 and from SFT-100)") || !strings.Contains(b, "SFT-100 + OKTO's") {
+	if b := FlywheelBudget(d.Plan.Preset); !strings.Contains(b, "2 runs (from SFT-75 and one from SFT-100)") || !strings.Contains(b, "SFT-100 + OKTO's") {
 		t.Errorf("budget %q does not count the second KTO run and its evaluation", b)
 	}
 }
@@ -385,10 +387,7 @@ func TestFlywheelMerge(t *testing.T) {
 	for _, tb := range fr.Tables {
 		m := readScore(t, runs, merged.Evals[tb.Split])
 		for _, r := range tb.Rows {
-			want := 100 * m.EX
-			if r.Level != "total" {
-				want = 100 * m.Levels[r.Level]
-			}
+			want := points(m, r.Level)
 			if r.Merged == nil || math.Abs(r.Merged.Mean-want) > 1e-7 {
 				t.Errorf("%s %s: merged %+v, want %.3f", tb.Split, r.Level, r.Merged, want)
 			}
@@ -523,10 +522,7 @@ func TestFlywheelRounds(t *testing.T) {
 			}
 			for i, rd := range row.Rounds {
 				sc := readScore(t, runs, byName[fmt.Sprintf("okto_r%d/seed1", i+2)].Evals[tb.Split])
-				want, wantGain := 100*sc.EX, 100*(sc.EX-sft.EX)
-				if row.Level != "total" {
-					want, wantGain = 100*sc.Levels[row.Level], 100*(sc.Levels[row.Level]-sft.Levels[row.Level])
-				}
+				want, wantGain := points(sc, row.Level), points(sc, row.Level)-points(sft, row.Level)
 				if rd.Round != i+2 || math.Abs(rd.After.Mean-want) > 1e-7 || rd.Gain == nil || math.Abs(rd.Gain.Mean-wantGain) > 1e-7 {
 					t.Errorf("%s %s round %d: %+v (gain %+v), want %.4f and gain %.4f over SFT-75", tb.Split, row.Level, i+2, rd, rd.Gain, want, wantGain)
 				}
