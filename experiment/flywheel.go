@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 // Measured costs behind the flywheel's budget (docs/policy.md, the small
@@ -92,7 +93,7 @@ func flywheelRecipe() Preset {
 		SFT: SFTConfig{Preset: "small", Vocab: 2048, Epochs: 16, Batch: 16, LR: 2e-3,
 			EvalEvery: -1, DevSplit: "dev"},
 		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Pool: PoolFor(0.75, 0.5), Augment: 4, Reward: "gate",
-			Steps: 200, Prompts: 8, K: 4, Temperature: 1, MaxTokens: 128, Beta: 0.1, LR: 5e-5,
+			Steps: 200, Prompts: 8, K: 4, Temperature: 1, MaxTokens: train.DevMaxTokens, Beta: 0.1, LR: 5e-5,
 			EvalEvery: 50, EvalN: 50, DevSplit: "dev"},
 		EvalN: 0,
 		Seeds: []uint64{1},

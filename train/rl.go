@@ -82,7 +82,14 @@ type RLOptions struct {
 	// temperature changes only which samples they learn from (nearer the
 	// greedy answer that evaluation decodes).
 	Temperature float64
-	// MaxTokens bounds each completion (default 128).
+	// MaxTokens bounds each completion (default DevMaxTokens, the budget
+	// evaluation decodes with). A sample cut at the budget is scored as
+	// the SQL it is (it fails) and labelled like any failure, so a budget
+	// below the evaluation's turns every correct answer longer than it
+	// into a negative: at 128 tokens, 44% of the bundled benchmark's
+	// challenging train golds, and KTO learned against exactly the long
+	// queries evaluation lets the model write (docs/rl.md, "The sampling
+	// budget"). The share of samples cut is logged (share_truncated).
 	MaxTokens int
 	// Guided samples online under the schema guide, as dev evaluation
 	// and `sqlrl generate` decode, so that the samples are the queries
@@ -194,7 +201,7 @@ func (o *RLOptions) defaults() {
 		o.Temperature = 1
 	}
 	if o.MaxTokens == 0 {
-		o.MaxTokens = 128
+		o.MaxTokens = DevMaxTokens
 	}
 	if o.RLOn == "" {
 		o.RLOn = RLOnHoldout
@@ -330,13 +337,13 @@ func (o *RLOptions) check() error {
 // `sqlrl generate` decodes.
 //
 // The reference is the Init checkpoint, loaded once and frozen. Each
-// step's metrics: reward_mean, share_correct, share_desirable (kto),
-// kl_ref (mean per token of logπ - logπ_ref over the samples), and the
-// time split sample_s, reward_s, score_s (forward passes of the policy
-// and the reference) and update_s (loss, backward, with the second
-// forward pass of the policy's micro-batches but the last (ScoreBatch),
-// and the optimizer step), whose sum is the step's time but for the
-// rollout's bookkeeping.
+// step's metrics: reward_mean, share_correct, share_truncated (samples
+// cut at MaxTokens), share_desirable (kto), kl_ref (mean per token of
+// logπ - logπ_ref over the samples), and the time split sample_s,
+// reward_s, score_s (forward passes of the policy and the reference) and
+// update_s (loss, backward, with the second forward pass of the policy's
+// micro-batches but the last (ScoreBatch), and the optimizer step), whose
+// sum is the step's time but for the rollout's bookkeeping.
 func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 	o.defaults()
 	if err := o.check(); err != nil {
@@ -489,6 +496,9 @@ func (b *rlBase) start(p *policy.Policy) error {
 	if n := len(b.pool) - len(b.fits); n > 0 {
 		b.logf("rl: %d of %d prompts do not fit the context and are left out", n, len(b.pool))
 	}
+	if b.o.Online && b.o.MaxTokens < DevMaxTokens {
+		b.logf("rl: samples stop at %d tokens, evaluation's at %d: a correct answer longer than %d is cut and scored as a failure", b.o.MaxTokens, DevMaxTokens, b.o.MaxTokens)
+	}
 	if b.o.Algo == AlgoPPO {
 		return b.startValue(p)
 	}
@@ -574,6 +584,9 @@ type sample struct {
 	Tokens       []int32 `json:"tokens"` // completion tokens, the end token included when it was sampled
 	Reward       float64 `json:"reward"`
 	Correct      bool    `json:"correct"`
+	// Truncated says sampling stopped at RLOptions.MaxTokens, not at the
+	// end token.
+	Truncated bool `json:"truncated,omitempty"`
 	// Desirable is an offline sample's label, when its file gave one.
 	Desirable *bool `json:"desirable,omitempty"`
 	// Support is each token's support when the guide drew it
@@ -812,7 +825,7 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 				return nil, fmt.Errorf("rl step %d: question %d: %d sampling supports for %d tokens", step, t.pool[j].QuestionID, len(c.Support), len(toks))
 			}
 			ro.Samples = append(ro.Samples, sample{Prompt: j, PromptTokens: ptoks[i], Completion: renameSQL(c.Text, back[i]), Tokens: toks,
-				Reward: sc.Value, Correct: sc.Class == "correct", Support: c.Support})
+				Reward: sc.Value, Correct: sc.Class == "correct", Truncated: c.Finish == "length", Support: c.Support})
 		}
 	}
 	if len(ro.Samples) > 0 {
@@ -923,15 +936,19 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 		return ss, nil
 	}
 	rewards := make([]float64, n)
-	var correct float64
+	var correct, cut float64
 	for i, s := range ro.Samples {
 		rewards[i] = s.Reward
 		if s.Correct {
 			correct++
 		}
+		if s.Truncated {
+			cut++
+		}
 	}
 	ss.Metrics["reward_mean"] = rlMean(rewards)
 	ss.Metrics["share_correct"] = correct / float64(n)
+	ss.Metrics["share_truncated"] = cut / float64(n)
 	if ro.Skipped > 0 {
 		ss.Metrics["skipped_prompts"] = float64(ro.Skipped)
 	}

@@ -111,7 +111,7 @@ func TestRLOnlineAlgos(t *testing.T) {
 			if len(lines) != 3 {
 				t.Fatalf("%d log lines", len(lines))
 			}
-			for _, m := range []string{"reward_mean", "share_correct", "kl_ref", "tokens", "sample_s", "reward_s", "score_s", "update_s"} {
+			for _, m := range []string{"reward_mean", "share_correct", "share_truncated", "kl_ref", "tokens", "sample_s", "reward_s", "score_s", "update_s"} {
 				if _, ok := lines[0].Metrics[m]; !ok {
 					t.Errorf("metric %s missing: %v", m, lines[0].Metrics)
 				}
@@ -437,6 +437,47 @@ func TestRLGuidedSamples(t *testing.T) {
 	o.Guided, o.Steps = true, 1
 	if _, err := RL(context.Background(), d, o); err != nil {
 		t.Errorf("guided GRPO: %v", err)
+	}
+}
+
+// A sample cut at MaxTokens is marked truncated, and only such a sample:
+// it has MaxTokens tokens and no end token, where a finished one ends
+// with the end token. The share of truncated samples is what tells a
+// user the sampling budget cuts answers (RLOptions.MaxTokens).
+func TestRLTruncatedSamples(t *testing.T) {
+	d := rlData(t)
+	pol := loadPolicy(t, rlInit(t))
+	pool, err := d.RLPrompts(context.Background(), RLOnHoldout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eot := pol.Tok.EOT()
+	for _, max := range []int{3, 40} {
+		b := &rlBase{d: d, o: RLOptions{MaxTokens: max, K: 4, Temperature: 1, Reward: rlStack(t)}, pool: pool[:4], ref: pol, logf: t.Logf}
+		if err := b.start(pol); err != nil {
+			t.Fatal(err)
+		}
+		ro, err := b.rolloutOf(context.Background(), 0, []int{0, 1, 2, 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := 0
+		for i, s := range ro.Samples {
+			ended := len(s.Tokens) > 0 && s.Tokens[len(s.Tokens)-1] == eot
+			if s.Truncated == ended {
+				t.Errorf("max %d, sample %d: truncated %v with %d tokens, end token %v", max, i, s.Truncated, len(s.Tokens), ended)
+			}
+			if s.Truncated {
+				cut++
+				if len(s.Tokens) != max {
+					t.Errorf("max %d, sample %d: truncated at %d tokens", max, i, len(s.Tokens))
+				}
+			}
+		}
+		if max == 3 && cut == 0 {
+			t.Errorf("max 3: none of %d samples truncated, so this test shows nothing", len(ro.Samples))
+		}
+		t.Logf("max %d: %d of %d samples truncated", max, cut, len(ro.Samples))
 	}
 }
 

@@ -166,7 +166,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	gaeLambda := fs.Float64("gae-lambda", 0.95, "PPO GAE lambda")
 	valueLR := fs.Float64("value-lr", 1e-3, "PPO value head learning rate")
 	temp := fs.Float64("temperature", 1, "sampling temperature (1: on-policy)")
-	maxTokens := fs.Int("max-tokens", 128, "completion budget of a sample")
+	maxTokens := fs.Int("max-tokens", train.DevMaxTokens, "completion budget of a sample (below the evaluation's, correct answers longer than it are cut and scored as failures)")
 	rename := fs.Float64("rename", 0, "online: rename each schema name of a sampled prompt with this probability, drawn afresh each step, as SFT's augmentation does (samples are mapped back to the database's names to be scored; a name the prompt no longer shows fails)")
 	renameText := fs.Bool("rename-text", false, "with -rename: rename the words of the names wherever they occur, question and evidence included (as train sft -rename-text)")
 	renameFamilies := fs.Bool("rename-families", false, "with -rename: rename the names' words, one drawn word per word everywhere in the schema, so that names sharing a word keep sharing one (order_id, order_date -> zub_id, zub_date); the question kept")
