@@ -34,6 +34,14 @@ type Options struct {
 	NoExec bool
 	// Progress receives progress lines for long work; nil is silent.
 	Progress io.Writer
+	// Tokens counts a gold's tokens as a model would write it, its end
+	// token included (the tokens a completion budget must hold); nil
+	// leaves Group.GoldTokens out. A sampling budget below a tier's
+	// lengths cuts its correct answers (train.RLOptions.MaxTokens).
+	Tokens func(sql string) int
+	// Budgets are completion budgets whose share of golds over them
+	// GoldTokens reports (with Tokens).
+	Budgets []int
 }
 
 // DefaultTimeout is the time a gold may run before it is counted as an
@@ -102,6 +110,25 @@ type Group struct {
 	// benchmark of few templates has few skeletons per question.
 	Skeletons            int     `json:"skeletons"`
 	SkeletonsPerQuestion float64 `json:"skeletons_per_question"`
+	// GoldTokens are the golds' lengths in a model's tokens
+	// (Options.Tokens); nil without a tokenizer.
+	GoldTokens *TokenLengths `json:"gold_tokens,omitempty"`
+}
+
+// TokenLengths are the golds' lengths in tokens, end token included.
+type TokenLengths struct {
+	Median float64 `json:"median"`
+	P90    int     `json:"p90"` // the smallest length at least 90% of golds fit
+	Max    int     `json:"max"`
+	// Over counts, for each of Options.Budgets in order, the golds
+	// longer than it: answers a completion of that budget cannot hold.
+	Over []BudgetCount `json:"over,omitempty"`
+}
+
+// BudgetCount is how many golds a completion budget cannot hold.
+type BudgetCount struct {
+	Budget int `json:"budget"`
+	Golds  int `json:"golds"`
 }
 
 // Features are the SQL constructs of the golds, as shares of the questions

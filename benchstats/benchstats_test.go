@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -176,6 +177,40 @@ func TestMeasureTiny(t *testing.T) {
 	}
 }
 
+// words is a tokenizer for tests: one token per blank-separated word.
+func words(sql string) int { return len(strings.Fields(sql)) }
+
+// TestGoldTokens checks the gold lengths against the tiny dev split's
+// golds counted by hand in words: 8, 8, 9 (moderate), 8 (challenging)
+// and 12; a budget of B cuts the golds longer than B.
+func TestGoldTokens(t *testing.T) {
+	r, err := Measure(context.Background(), tinyBench(t), Options{Splits: []string{"dev"}, NoExec: true, Tokens: words, Budgets: []int{8, 9, 12}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := split(t, r, "dev")
+	for _, c := range []struct {
+		name string
+		got  *TokenLengths
+		want TokenLengths
+	}{
+		{"all", dev.All.GoldTokens, TokenLengths{Median: 8, P90: 12, Max: 12, Over: []BudgetCount{{8, 2}, {9, 1}, {12, 0}}}},
+		{"simple", tierGroup(dev, "simple").GoldTokens, TokenLengths{Median: 8, P90: 12, Max: 12, Over: []BudgetCount{{8, 1}, {9, 1}, {12, 0}}}},
+		{"moderate", tierGroup(dev, "moderate").GoldTokens, TokenLengths{Median: 9, P90: 9, Max: 9, Over: []BudgetCount{{8, 1}, {9, 0}, {12, 0}}}},
+	} {
+		if c.got == nil {
+			t.Errorf("%s: no gold lengths", c.name)
+			continue
+		}
+		if c.got.Median != c.want.Median || c.got.P90 != c.want.P90 || c.got.Max != c.want.Max || !slices.Equal(c.got.Over, c.want.Over) {
+			t.Errorf("%s: %+v, want %+v", c.name, *c.got, c.want)
+		}
+	}
+	if r := measureTiny(t); split(t, r, "dev").All.GoldTokens != nil {
+		t.Error("gold lengths without a tokenizer")
+	}
+}
+
 func TestTemplate(t *testing.T) {
 	schemas := map[string]*dataset.Schema{"db": {
 		DBID:       "db",
@@ -284,7 +319,7 @@ func TestBadInputNamesTheFile(t *testing.T) {
 // go test ./benchstats -run Golden -update rewrites the golden file.
 func TestMarkdownGolden(t *testing.T) {
 	dir := tinyBench(t)
-	r, err := Measure(context.Background(), dir, Options{Workers: 1})
+	r, err := Measure(context.Background(), dir, Options{Workers: 1, Tokens: words, Budgets: []int{8, 10}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -54,6 +56,11 @@ func WriteMarkdown(w io.Writer, reps []*Report) error {
 		}
 		fmt.Fprintf(bw, "\n### %s\n\n", tier)
 		table(bw, tc, featureRows(func(s *Split) *Group { return tierGroup(s, tier) }))
+	}
+
+	if tr := tokenRows(cols); tr != nil {
+		fmt.Fprintf(bw, "\n## Gold length in tokens\n\nEach gold in the model's tokens, its end token included: what a completion must hold to write it. Over B: the golds a budget of B tokens cuts.\n\n")
+		table(bw, cols, tr)
 	}
 
 	fmt.Fprintf(bw, "\n## Answers of the golds\n\nEvery gold run read-only; shares are of the golds that ran; - where the golds were not run.\n\n")
@@ -178,6 +185,43 @@ func featureRows(g func(*Split) *Group) []row {
 		{"LIKE", share(func(x Features) float64 { return x.Like })},
 		{"skeletons per question", func(s *Split) string { return num(g(s).SkeletonsPerQuestion) }},
 	}
+}
+
+// tokenRows are the gold-length rows, the whole split's and each tier's,
+// or nil when no column was measured with a tokenizer.
+func tokenRows(cols []column) []row {
+	i := slices.IndexFunc(cols, func(c column) bool { return c.split.All.GoldTokens != nil })
+	if i < 0 {
+		return nil
+	}
+	budgets := cols[i].split.All.GoldTokens.Over
+	var rows []row
+	for _, tier := range append([]string{"all"}, allTiers(cols)...) {
+		group := func(s *Split) *Group {
+			if tier == "all" {
+				return s.All
+			}
+			return tierGroup(s, tier)
+		}
+		rows = append(rows, row{tier + ": median / p90 / max", func(s *Split) string {
+			g := group(s)
+			if g == nil || g.GoldTokens == nil {
+				return "-"
+			}
+			t := g.GoldTokens
+			return fmt.Sprintf("%s / %d / %d", strconv.FormatFloat(t.Median, 'f', -1, 64), t.P90, t.Max)
+		}})
+		for j, b := range budgets {
+			rows = append(rows, row{fmt.Sprintf("%s: over %d", tier, b.Budget), func(s *Split) string {
+				g := group(s)
+				if g == nil || g.GoldTokens == nil || j >= len(g.GoldTokens.Over) {
+					return "-"
+				}
+				return frac(g.GoldTokens.Over[j].Golds, g.Questions)
+			}})
+		}
+	}
+	return rows
 }
 
 func tierGroup(s *Split, tier string) *Group {

@@ -29,6 +29,7 @@ type question struct {
 	executed bool
 	wording  string
 	template string
+	tokens   int // the gold's length in tokens (Options.Tokens); 0 without
 }
 
 // measured is a split with its per-question data, kept for the overlap
@@ -68,6 +69,9 @@ func measureSplit(ctx context.Context, ls loadedSplit, tm *templater, opts Optio
 			lits = q.shape.Strings
 		}
 		q.template = tm.template(ex.Question, lits)
+		if opts.Tokens != nil {
+			q.tokens = opts.Tokens(ex.SQL)
+		}
 		qs[i] = q
 	}
 	if !opts.NoExec {
@@ -81,7 +85,7 @@ func measureSplit(ctx context.Context, ls loadedSplit, tm *templater, opts Optio
 		}
 	}
 	m.questions = qs
-	m.split.All = group("all", qs, b.Schemas)
+	m.split.All = group("all", qs, b.Schemas, opts)
 	for _, tier := range tiers(b) {
 		var sub []question
 		for _, q := range qs {
@@ -89,7 +93,7 @@ func measureSplit(ctx context.Context, ls loadedSplit, tm *templater, opts Optio
 				sub = append(sub, q)
 			}
 		}
-		m.split.Tiers = append(m.split.Tiers, group(tier, sub, b.Schemas))
+		m.split.Tiers = append(m.split.Tiers, group(tier, sub, b.Schemas, opts))
 	}
 	return m, nil
 }
@@ -187,8 +191,11 @@ func execute(ctx context.Context, b *dataset.Benchmark, split string, qs []quest
 	return nil
 }
 
-func group(tier string, qs []question, schemas map[string]*dataset.Schema) *Group {
+func group(tier string, qs []question, schemas map[string]*dataset.Schema, opts Options) *Group {
 	g := &Group{Tier: tier, Questions: len(qs)}
+	if opts.Tokens != nil {
+		g.GoldTokens = tokenLengths(qs, opts.Budgets)
+	}
 	g.Features = features(qs)
 	g.Answers = answers(qs)
 	g.Literals = literals(qs, schemas)
@@ -201,6 +208,23 @@ func group(tier string, qs []question, schemas map[string]*dataset.Schema) *Grou
 	g.Skeletons = len(skel)
 	g.SkeletonsPerQuestion = ratio(len(skel), len(qs))
 	return g
+}
+
+func tokenLengths(qs []question, budgets []int) *TokenLengths {
+	ls := make([]int, len(qs))
+	for i, q := range qs {
+		ls[i] = q.tokens
+	}
+	slices.Sort(ls)
+	t := &TokenLengths{Median: median(ls)}
+	if n := len(ls); n > 0 {
+		t.P90, t.Max = ls[(9*n+9)/10-1], ls[n-1]
+	}
+	for _, b := range budgets {
+		over := len(ls) - sort.SearchInts(ls, b+1)
+		t.Over = append(t.Over, BudgetCount{Budget: b, Golds: over})
+	}
+	return t
 }
 
 func ratio(n, d int) float64 {

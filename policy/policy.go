@@ -100,6 +100,20 @@ func Resolve(dir string) (string, error) {
 	return filepath.Join(dir, name), nil
 }
 
+// LoadTokenizer reads the tokenizer of a checkpoint or run directory
+// (Resolve), or a tokenizer file itself: measuring text in a model's
+// tokens needs no weights.
+func LoadTokenizer(path string) (*tokenizer.Tokenizer, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		return tokenizer.Load(path)
+	}
+	dir, err := Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	return tokenizer.Load(filepath.Join(dir, FileTokenizer))
+}
+
 // Load reads a checkpoint (or the latest checkpoint of a run directory).
 func Load(dir string) (*Policy, error) {
 	dir, err := Resolve(dir)

@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/benchstats"
+	"github.com/sqlrl/sqlrl/policy"
 )
 
 // compareFlags collects repeated -compare DIR[:split] values.
@@ -33,7 +35,13 @@ wordings, question templates and SQL skeletons occur in train.
 -compare adds another benchmark (all its splits, or the one named after a colon) as
 further columns, e.g. the bundled BIRD sample:
 
-  sqlrl bench stats -compare datasets/bird-dev-sample data/bench`,
+  sqlrl bench stats -compare datasets/bird-dev-sample data/bench
+
+-tokenizer adds the golds' lengths in a model's tokens, by tier, and how many of
+them each completion budget of -budgets cuts (an RL run that samples fewer tokens
+than an answer needs scores it as a failure):
+
+  sqlrl bench stats -no-exec -tokenizer runs/sft data/bench`,
 		flags: func(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 			var compare compareFlags
 			fs.Var(&compare, "compare", "another benchmark `DIR[:split]` to report side by side (repeatable)")
@@ -43,11 +51,27 @@ further columns, e.g. the bundled BIRD sample:
 			workers := fs.Int("workers", 0, "parallel gold queries (default: number of CPUs)")
 			noExec := fs.Bool("no-exec", false, "do not run the golds (no answer shapes)")
 			quiet := fs.Bool("quiet", false, "no progress on stderr")
+			tokPath := fs.String("tokenizer", "", "a checkpoint, run directory or tokenizer.json: add the golds' lengths in its tokens")
+			budgets := fs.String("budgets", "64,128,256", "with -tokenizer: completion budgets (tokens) whose cut golds to count")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 1 {
 					return usagef("want exactly one benchmark directory, got %d arguments", len(args))
 				}
 				opts := benchstats.Options{Timeout: *timeout, Workers: *workers, NoExec: *noExec, Progress: os.Stderr}
+				if *tokPath != "" {
+					tok, err := policy.LoadTokenizer(*tokPath)
+					if err != nil {
+						return fmt.Errorf("-tokenizer: %w", err)
+					}
+					opts.Tokens = func(sql string) int { return len(tok.Encode(sql)) + 1 } // + the end token
+					for _, f := range strings.Split(*budgets, ",") {
+						b, err := strconv.Atoi(strings.TrimSpace(f))
+						if err != nil || b < 1 {
+							return usagef("-budgets %q: want positive token counts separated by commas", *budgets)
+						}
+						opts.Budgets = append(opts.Budgets, b)
+					}
+				}
 				if *quiet {
 					opts.Progress = nil
 				}
