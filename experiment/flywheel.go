@@ -24,7 +24,7 @@ const (
 	// with the tokenizer and four dev samples.
 	sftStepSec = 729.0 / 2256
 	// ktoStepSec is the online KTO step of 8 prompts x K=4 on the small
-	// preset, 128 tokens: 2.19 s the median of 100 steps (docs/rl.md),
+	// preset, measured at 128 tokens: 2.19 s the median of 100 steps (docs/rl.md),
 	// 2.3 s over 200 steps of `train kto -sft-fraction 0.875` alone on
 	// the machine, with every sample's cache a copy of its prompt's and
 	// KTO's mismatched pairs each running their prompt. Sharing both
@@ -33,8 +33,11 @@ const (
 	// builds alternately alone at 2 threads, docs/rl.md): x 0.74.
 	// Completions stop at their end token (the SFT policy's SQL is
 	// mostly under 64 tokens), so a larger -kto-max-tokens costs more
-	// only where completions run on.
-	ktoStepSec = 2.3 * 1.11 / 1.495
+	// only where completions run on: the default's 256 tokens (was 128)
+	// sampled 1.12-1.17x the tokens a step over the first 200 steps of
+	// the 24-epoch starts' 800-step runs (three seeds, docs/rl.md "The
+	// sampling budget"), and a step's work follows its tokens.
+	ktoStepSec = 2.3 * 1.11 / 1.495 * 1.15
 	// replayExampleSec is what each replayed SFT example adds to an RL
 	// step: 30 steps of `train kto -sft-fraction 0.875` alone on 2
 	// threads took 2.53 s a step, 2.64 with -replay 8 and 2.90 with

@@ -87,9 +87,10 @@ type RLOptions struct {
 	// the SQL it is (it fails) and labelled like any failure, so a budget
 	// below the evaluation's turns every correct answer longer than it
 	// into a negative: at 128 tokens, 44% of the bundled benchmark's
-	// challenging train golds, and KTO learned against exactly the long
-	// queries evaluation lets the model write (docs/rl.md, "The sampling
-	// budget"). The share of samples cut is logged (share_truncated).
+	// challenging train golds, which KTO could only learn against
+	// (docs/rl.md, "The sampling budget": the labels changed, dev EX did
+	// not measurably). The share of samples cut is logged
+	// (share_truncated).
 	MaxTokens int
 	// Guided samples online under the schema guide, as dev evaluation
 	// and `sqlrl generate` decode, so that the samples are the queries
