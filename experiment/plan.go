@@ -77,16 +77,23 @@ func Quick() Preset {
 //	online RL step (8 prompts x K=4, 64 tokens)  3.5 s  (sampling 0.7-1.1, scoring 1.1, update 0.2-0.4, reward < 0.01)
 //	greedy dev evaluation, 100 questions          24 s  (an untrained model: every answer 256 tokens; an upper bound)
 //
+// RL samples up to the evaluation's 256 tokens (train.DevMaxTokens): at
+// the 64 of the first measurements 37% of the tiny SFT-75's samples were
+// cut, and 94% of train's moderate and 92% of its challenging golds could
+// not be written (docs/rl.md, "The sampling budget"). 15 steps of `train
+// kto` from a 6-epoch tiny SFT-75, 64 and 256 tokens alternately, twice:
+// median step 0.61 and 0.73 s against 0.87 and 1.01 s, x 1.4.
+//
 // Per seed:
 //
 //	SFT-75 + SFT-100: 6 epochs x (141 + 188) steps x 0.17 s    ~  5.6 min
-//	10 online RL runs x 30 steps x 3 s                          ~ 15   min
-//	offline KTO: K=4 samples of 1500 prompts, then 30 steps     ~  3.5 min
+//	10 online RL runs x 30 steps x 3 s x 1.4                    ~ 21   min
+//	offline KTO: K=4 samples of 1500 prompts, then 30 steps     ~  5   min
 //	13 + 11 final evaluations x 100 questions x ~0.24 s         ~  9   min
 //	in-run dev EX: 11 RL runs x 2 x 30 questions                ~  2.6 min
-//	                                                            ~ 36   min
+//	                                                            ~ 43   min
 //
-// 3 seeds: ~110 min. The small preset (0.3 s per SFT step, 16 epochs for
+// 3 seeds: ~130 min. The small preset (0.3 s per SFT step, 16 epochs for
 // its 47% EX) would take 2 SFT runs x 16 x 329 x 0.3 s = 53 min a seed on
 // SFT alone, which is why the full study trains tiny for 6 epochs: its SFT
 // start is weaker than the recipe's, the comparisons hold between arms.
@@ -100,12 +107,12 @@ func Full() Preset {
 		// evaluated too: RL on the holdout generalises to unseen questions
 		// of its own databases before it does to renamed ones (docs/rl.md).
 		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Pool: 0.875, Augment: 4, Reward: "gate",
-			Steps: 30, Prompts: 8, K: 4, Temperature: 1, MaxTokens: 64, Beta: 0.1, LR: 2e-5, EvalEvery: 15, EvalN: 30, DevSplit: "dev"},
+			Steps: 30, Prompts: 8, K: 4, Temperature: 1, MaxTokens: train.DevMaxTokens, Beta: 0.1, LR: 2e-5, EvalEvery: 15, EvalN: 30, DevSplit: "dev"},
 		EvalN: 100,
 		Seeds: []uint64{1, 2, 3},
 		Budget: "full, per seed on 2 cores: SFT-75 + SFT-100 (tiny, 6 epochs, 0.17 s/step) ~5.6 min; 10 online RL runs " +
-			"(30 steps of 8 prompts x K=4, ~3 s/step) ~15 min; offline KTO (K=4 samples of 1500 prompts, then 30 steps) ~3.5 min; " +
-			"13 final evaluations of 100 dev questions and 11 of 100 held-out ones ~9 min; in-run dev EX ~2.6 min: ~36 min a seed, ~110 min for 3 seeds and one dev split",
+			"(30 steps of 8 prompts x K=4, up to 256 tokens, ~4.2 s/step) ~21 min; offline KTO (K=4 samples of 1500 prompts, then 30 steps) ~5 min; " +
+			"13 final evaluations of 100 dev questions and 11 of 100 held-out ones ~9 min; in-run dev EX ~2.6 min: ~43 min a seed, ~130 min for 3 seeds and one dev split",
 	}
 }
 
