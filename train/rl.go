@@ -1205,7 +1205,7 @@ func (w *rolloutWriter) write(pool []RLPrompt, ro *rollout) error {
 	defer f.Close()
 	for _, s := range ro.Samples {
 		p := pool[s.Prompt]
-		b, _ := json.Marshal(rolloutRecord{QuestionID: p.QuestionID, Variant: p.Variant, Completion: s.Completion, Reward: s.Reward, Correct: s.Correct, Step: ro.Step})
+		b, _ := json.Marshal(rolloutRecord{QuestionID: p.QuestionID, Variant: p.Variant, Completion: s.Completion, Reward: s.Reward, Correct: s.Correct, Truncated: s.Truncated, Step: ro.Step})
 		if _, err := f.Write(append(b, '\n')); err != nil {
 			return fmt.Errorf("rollouts %s: %w", w.path, err)
 		}
@@ -1220,6 +1220,9 @@ type rolloutRecord struct {
 	Completion string  `json:"completion"`
 	Reward     float64 `json:"reward"`
 	Correct    bool    `json:"correct"`
-	Label      *bool   `json:"label,omitempty"`
-	Step       int64   `json:"step"`
+	// Truncated marks a completion cut at the sampling budget
+	// (RLOptions.MaxTokens): a failure of the budget as much as the model's.
+	Truncated bool  `json:"truncated,omitempty"`
+	Label     *bool `json:"label,omitempty"`
+	Step      int64 `json:"step"`
 }

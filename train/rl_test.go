@@ -478,6 +478,18 @@ func TestRLTruncatedSamples(t *testing.T) {
 			t.Errorf("max 3: none of %d samples truncated, so this test shows nothing", len(ro.Samples))
 		}
 		t.Logf("max %d: %d of %d samples truncated", max, cut, len(ro.Samples))
+		// the rollouts file says which samples were cut
+		path := filepath.Join(t.TempDir(), "rollouts.jsonl")
+		if err := (&rolloutWriter{path: path}).write(pool, ro); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(string(data), `"truncated":true`); got != cut {
+			t.Errorf("max %d: %d rollout lines marked truncated, want %d", max, got, cut)
+		}
 	}
 }
 
