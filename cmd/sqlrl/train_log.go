@@ -31,7 +31,7 @@ example:
   sqlrl train log -window 50 -metrics share_correct,kl_ref runs/kto-s1 runs/kto-s2`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			window := fs.Int("window", 100, "steps per window of the metrics table (0: no table)")
-			metrics := fs.String("metrics", "share_correct,reward_mean,kl_ref", "comma-separated metrics of the log to average by window (a step's own metrics, or loss, lr, grad_norm)")
+			metrics := fs.String("metrics", "share_correct,share_truncated,reward_mean,kl_ref", "comma-separated metrics of the log to average by window (a step's own metrics, or loss, lr, grad_norm)")
 			asJSON := fs.Bool("json", false, "print one JSON object per run instead of tables")
 			return func(ctx context.Context, args []string) error {
 				if len(args) == 0 {
