@@ -93,7 +93,9 @@ func Quick() Preset {
 //	in-run dev EX: 11 RL runs x 2 x 30 questions                ~  2.6 min
 //	                                                            ~ 43   min
 //
-// 3 seeds: ~130 min. The small preset (0.3 s per SFT step, 16 epochs for
+// 3 seeds: ~130 min, an upper bound: the study at 256 tokens took 47 min
+// wall for 3 seeds (41 min of run time) alone on the machine, where the
+// per-step figures above were measured beside other jobs. The small preset (0.3 s per SFT step, 16 epochs for
 // its 47% EX) would take 2 SFT runs x 16 x 329 x 0.3 s = 53 min a seed on
 // SFT alone, which is why the full study trains tiny for 6 epochs: its SFT
 // start is weaker than the recipe's, the comparisons hold between arms.
@@ -112,7 +114,8 @@ func Full() Preset {
 		Seeds: []uint64{1, 2, 3},
 		Budget: "full, per seed on 2 cores: SFT-75 + SFT-100 (tiny, 6 epochs, 0.17 s/step) ~5.6 min; 10 online RL runs " +
 			"(30 steps of 8 prompts x K=4, up to 256 tokens, ~4.2 s/step) ~21 min; offline KTO (K=4 samples of 1500 prompts, then 30 steps) ~5 min; " +
-			"13 final evaluations of 100 dev questions and 11 of 100 held-out ones ~9 min; in-run dev EX ~2.6 min: ~43 min a seed, ~130 min for 3 seeds and one dev split",
+			"13 final evaluations of 100 dev questions and 11 of 100 held-out ones ~9 min; in-run dev EX ~2.6 min: ~43 min a seed, ~130 min for 3 seeds and one dev split " +
+			"(an upper bound: measured alone on the machine, 3 seeds took 47 min, 41 min of it in runs)",
 	}
 }
 
