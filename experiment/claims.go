@@ -106,11 +106,11 @@ func checkClaims(rep *Report) []Claim {
 		// The recipe's headline for KTO round r (RoundKey): its total EX
 		// against SFT-100's.
 		headline := func(r int, okto, sft100 Stat) {
-			name := "OKTO"
+			suffix := ""
 			if r > 1 {
-				name = fmt.Sprintf("OKTO x%d", r)
+				suffix = fmt.Sprintf(" x%d", r)
 			}
-			suffix := strings.TrimPrefix(name, "OKTO")
+			name := "OKTO" + suffix
 			d := okto.Mean - sft100.Mean
 			add("SFT-75 + OKTO-25"+suffix+" >= SFT-100 in total EX (the recipe's headline, issue 10's goal)", d >= 0,
 				"%s %.1f, SFT-100 %.1f: %+.1f points (spread of the two %.1f over %d seed(s))", name, okto.Mean, sft100.Mean, d,

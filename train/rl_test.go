@@ -116,6 +116,10 @@ func TestRLOnlineAlgos(t *testing.T) {
 					t.Errorf("metric %s missing: %v", m, lines[0].Metrics)
 				}
 			}
+			// at 12 tokens the barely trained policy runs on: samples are cut
+			if lines[0].Metrics["share_truncated"] == 0 {
+				t.Errorf("share_truncated 0 at 12 tokens: %v", lines[0].Metrics)
+			}
 			if algo == AlgoKTO {
 				if _, ok := lines[0].Metrics["share_desirable"]; !ok {
 					t.Errorf("share_desirable missing")
