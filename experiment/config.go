@@ -133,6 +133,11 @@ type RLConfig struct {
 	// depend on it (desirable needs a result match), the advantages of
 	// PPO, RLOO and GRPO do.
 	ErrorValue float64 `json:"error_value,omitempty"`
+	// GoldUnsolved, above 0, adds to each step the SFT loss of the gold
+	// SQL of the prompts none of whose samples was correct, at this weight
+	// (train.RLOptions.GoldUnsolved); 0, the recipe, leaves the config's
+	// ID as it was before the option.
+	GoldUnsolved float64 `json:"gold_unsolved,omitempty"`
 }
 
 // EvalConfig is the final greedy, guided evaluation of a model on a split.

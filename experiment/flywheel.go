@@ -184,6 +184,12 @@ func FlywheelBudget(p Preset) string {
 	if p.RL.Rename > 0 {
 		step += renameStepSec * float64(p.RL.Prompts) / 8
 	}
+	if p.RL.GoldUnsolved > 0 {
+		// A gold costs what a replayed example does; a quarter of the
+		// prompts unsolved is a guess (the 24-epoch starts' samples were
+		// right 50-65% of the time).
+		step += float64(p.RL.Prompts) / 4 * replayExampleSec
+	}
 	kto := float64(p.RL.Steps) * step
 	ktoRuns := ""
 	runs := max(1, p.Rounds)
@@ -569,6 +575,9 @@ func (fr *FlywheelReport) Markdown() []byte {
 	}
 	if p.RL.Replay > 0 {
 		fmt.Fprintf(&b, "; with the SFT loss of %d renamed SFT-share examples added to every step (replay)", p.RL.Replay)
+	}
+	if p.RL.GoldUnsolved > 0 {
+		fmt.Fprintf(&b, "; with the SFT loss of the gold SQL of every prompt none of whose samples was correct, in the names its prompt showed, at weight %g (gold for the unsolved)", p.RL.GoldUnsolved)
 	}
 	if p.RL.EvalEvery > 0 {
 		fmt.Fprintf(&b, "; dev EX on %s every %d steps", questions(p.RL.EvalN), p.RL.EvalEvery)

@@ -91,7 +91,7 @@ func nativeRL(ctx context.Context, j Job) (*Result, error) {
 	defer st.Close()
 	o := train.RLOptions{LoopOptions: loop(j, r.EvalEvery, r.EvalN, r.LR), Algo: r.Algo, Online: r.Online,
 		Steps: r.Steps, Prompts: r.Prompts, K: r.K, Temperature: r.Temperature, MaxTokens: r.MaxTokens, Beta: r.Beta,
-		RLOn: r.On, Reward: st, RewardName: r.Reward, Replay: r.Replay, Guided: r.Guided, Rename: r.Rename, RenameFamilies: r.RenameFamilies}
+		RLOn: r.On, Reward: st, RewardName: r.Reward, Replay: r.Replay, GoldUnsolved: r.GoldUnsolved, Guided: r.Guided, Rename: r.Rename, RenameFamilies: r.RenameFamilies}
 	o.Init = j.ParentOut
 	if !r.Online {
 		// Offline: K samples of every RL prompt from the SFT start,

@@ -75,3 +75,23 @@ func (b *rlBase) replaySeqs(ctx context.Context, step int64) ([]policy.Sequence,
 	}
 	return seqs, nil
 }
+
+// goldStep adds the gradient of GoldUnsolved times the mean token NLL of
+// ro's gold answers (RLOptions.GoldUnsolved) into the policy, and returns
+// that NLL and the number of golds scored; a gold that does not fit the
+// context with its prompt is left out.
+func (b *rlBase) goldStep(ro *rollout) (float64, int, error) {
+	maxT := b.pol.Model.Cfg.MaxSeq
+	var seqs []policy.Sequence
+	for _, g := range ro.Golds {
+		s := b.pol.Sequence(g.Text, g.SQL)
+		if len(s.Tokens) <= maxT {
+			seqs = append(seqs, s)
+		}
+	}
+	if len(seqs) == 0 {
+		return 0, 0, nil
+	}
+	nll, _, err := completionStep(b.sc, seqs, b.o.GoldUnsolved)
+	return nll, len(seqs), err
+}

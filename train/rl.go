@@ -143,6 +143,19 @@ type RLOptions struct {
 	// renaming taught (replay). Benchmark data only.
 	Replay       int
 	ReplayWeight float64
+	// GoldUnsolved, above 0, adds to a step the SFT loss of the gold SQL
+	// of each of its prompts none of whose K samples was correct, under
+	// the prompt those samples saw (renamed as they were), times
+	// GoldUnsolved: the mean token NLL over the golds' tokens. Why: a
+	// prompt whose samples all fail gives KTO only negatives, which push
+	// probability away from what the policy wrote without saying where
+	// to put it; the answer is in the data RL already reads (the reward
+	// compares with it). It is ReLIFT's interleaving (Ma et al. 2025:
+	// fine-tune on the gold solutions of the questions RL fails at),
+	// done within the step. Online only; it uses the holdout's gold SQL
+	// for the questions the policy cannot yet answer, which plain online
+	// KTO uses only through the reward (docs/rl.md measures both).
+	GoldUnsolved float64
 	// KLCoef is the KL-to-reference coefficient of PPO (per-token reward
 	// penalty, default 0.05), GRPO (k3 penalty, default 0.04) and RLOO
 	// (reward shaping, default 0); negative means none.
@@ -297,6 +310,9 @@ func (o *RLOptions) check() error {
 	if o.SFTWeight < 0 || o.SFTWeight > 0 && o.Algo != AlgoKTO {
 		return fmt.Errorf("train: SFT weight %v: a weight of 0 or more, for kto only (ORPO has its own NLL term)", o.SFTWeight)
 	}
+	if !(o.GoldUnsolved >= 0) || o.GoldUnsolved > 0 && !o.Online {
+		return fmt.Errorf("train: gold for unsolved prompts at weight %v: want 0, or a positive weight on an online run (it reads which prompts the step's samples failed)", o.GoldUnsolved)
+	}
 	if o.Replay < 0 || o.Replay > 0 && !(o.ReplayWeight > 0) {
 		return fmt.Errorf("train: replay of %d examples at weight %v: want 0 examples, or some at a positive weight", o.Replay, o.ReplayWeight)
 	}
@@ -443,6 +459,9 @@ func (b *rlBase) fingerprint() map[string]string {
 	if o.Replay > 0 {
 		f["replay"] = fmt.Sprint(o.Replay)
 		f["replay_weight"] = fmt.Sprint(o.ReplayWeight)
+	}
+	if o.GoldUnsolved > 0 {
+		f["gold_unsolved"] = fmt.Sprint(o.GoldUnsolved)
 	}
 	if o.Rename > 0 {
 		f["rename"] = fmt.Sprint(o.Rename)
@@ -639,6 +658,17 @@ type rollout struct {
 	RewardS  float64     `json:"reward_s"`
 	RefS     float64     `json:"ref_s"` // the reference's forward pass
 	Skipped  int         `json:"skipped"`
+	// Golds are the gold answers of the prompts none of whose samples was
+	// correct (RLOptions.GoldUnsolved), each under the prompt its samples
+	// saw.
+	Golds []goldAnswer `json:"golds,omitempty"`
+}
+
+// goldAnswer is a prompt's gold SQL in the names its prompt shows.
+type goldAnswer struct {
+	Prompt int    `json:"prompt"` // pool index
+	Text   string `json:"text"`   // the prompt as the samples saw it
+	SQL    string `json:"sql"`
 }
 
 // seqs builds the rollout's sequences from the sampled tokens themselves
@@ -753,6 +783,7 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 	o := &t.o
 	texts := make([]string, len(idx))
 	back := make([]map[string]string, len(idx)) // renamed -> database names
+	fwd := make([]map[string]string, len(idx))  // database -> renamed names
 	ptoks := make([][]int32, len(idx))
 	rng := newStepRand(o.Seed^0x72656e616d65, step)
 	for i, j := range idx {
@@ -760,7 +791,7 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 		if t.rn == nil {
 			continue
 		}
-		text, m, err := t.renamedPrompt(ctx, t.pool[j], rng)
+		text, m, f, err := t.renamedPrompt(ctx, t.pool[j], rng)
 		if err != nil {
 			return nil, fmt.Errorf("rl step %d: rename question %d: %w", step, t.pool[j].QuestionID, err)
 		}
@@ -768,7 +799,7 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 		if m == nil || !t.fitsContext(len(toks)) {
 			continue // the pool's prompt, as it is
 		}
-		texts[i], back[i], ptoks[i] = text, m, toks
+		texts[i], back[i], fwd[i], ptoks[i] = text, m, f, toks
 	}
 	start := time.Now()
 	so := policy.SampleOptions{N: o.K, Temperature: o.Temperature, TopP: 1,
@@ -813,6 +844,13 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 			}
 			return nil, fmt.Errorf("rl step %d: reward of question %d: %w", step, t.pool[j].QuestionID, errs[i])
 		}
+		solved := false
+		for _, sc := range scores[i] {
+			solved = solved || sc.Class == "correct"
+		}
+		if !solved && o.GoldUnsolved > 0 {
+			ro.Golds = append(ro.Golds, goldAnswer{Prompt: j, Text: texts[i], SQL: renameSQL(t.pool[j].SQL, fwd[i])})
+		}
 		for k, c := range comps[i] {
 			toks := append([]int32(nil), c.Tokens...)
 			if c.Finish == "stop" {
@@ -841,27 +879,29 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 // (RLOptions.Rename, in its schema order) and returns the map from the
 // names the prompt shows back to the database's, lowercased, in which
 // every database name the prompt no longer shows maps to a name no table
-// has, so that a sample that writes it from memory fails. A nil map means
-// the draw renamed nothing (or two names would map back to one).
-func (b *rlBase) renamedPrompt(ctx context.Context, p RLPrompt, rng *rand.Rand) (string, map[string]string, error) {
+// has, so that a sample that writes it from memory fails; and the
+// renaming itself (lowercased database names to the names shown, as
+// SFT renames its golds). Nil maps mean the draw renamed nothing (or two
+// names would map back to one).
+func (b *rlBase) renamedPrompt(ctx context.Context, p RLPrompt, rng *rand.Rand) (string, map[string]string, map[string]string, error) {
 	s, err := b.d.TrainPrompter.Schema(ctx, p.DBID)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	if len(p.Permutation.Tables) > 0 {
 		if s, err = permuteSchema(s, p.Permutation); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 	}
 	s, m, q, ev := b.rn.rename(s, p.Question, p.Evidence, b.o.Rename, rng)
 	if len(m) == 0 {
-		return "", nil, nil
+		return "", nil, nil, nil
 	}
 	back := make(map[string]string, 2*len(m))
 	for old, nw := range m {
 		k := strings.ToLower(nw)
 		if _, dup := back[k]; dup {
-			return "", nil, nil
+			return "", nil, nil, nil
 		}
 		back[k] = old
 	}
@@ -870,7 +910,7 @@ func (b *rlBase) renamedPrompt(ctx context.Context, p RLPrompt, rng *rand.Rand) 
 			back[old] = "renamed_away_" + old
 		}
 	}
-	return b.d.Format.Compact(s, q, ev), back, nil
+	return b.d.Format.Compact(s, q, ev), back, m, nil
 }
 
 // scoreRef sets ro's reference log-probs (RefTok, RefS), micro-batch by
@@ -1085,6 +1125,15 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 		ss.Metrics["replay_nll"] = nll
 		ss.Metrics["replay_tokens"] = float64(ntok)
 		g.Loss += o.ReplayWeight * nll
+	}
+	if o.GoldUnsolved > 0 {
+		nll, n, err := t.goldStep(ro)
+		if err != nil {
+			return ss, fmt.Errorf("rl step %d: gold of unsolved prompts: %w", step, err)
+		}
+		ss.Metrics["gold_prompts"] = float64(n)
+		ss.Metrics["gold_nll"] = nll
+		g.Loss += o.GoldUnsolved * nll
 	}
 	if t.vs != nil {
 		t.updateValue(step)

@@ -560,15 +560,7 @@ func TestRLRenamedPrompt(t *testing.T) {
 	// the reward must see them mapped back to the database's names.
 	dbNames := map[string]map[string]bool{}
 	for _, p := range pool {
-		tables, _ := policy.CompactSchema(p.Text)
-		names := map[string]bool{}
-		for tb, cols := range tables {
-			names[strings.ToLower(tb)] = true
-			for _, c := range cols {
-				names[strings.ToLower(c)] = true
-			}
-		}
-		dbNames[p.DBID] = names
+		dbNames[p.DBID] = schemaNamesOf(p.Text)
 	}
 	rec := &recordingReward{in: src}
 	o.Reward, o.Guided, o.Steps, o.Prompts, o.K, o.MaxTokens = rec, true, 2, 4, 4, 48
@@ -610,7 +602,7 @@ func checkRenamedPrompts(t *testing.T, b *online, pool []RLPrompt) {
 	rng := newStepRand(1, 0)
 	renamed := 0
 	for _, p := range pool {
-		text, back, err := b.renamedPrompt(context.Background(), p, rng)
+		text, back, renaming, err := b.renamedPrompt(context.Background(), p, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -630,6 +622,14 @@ func checkRenamedPrompts(t *testing.T, b *online, pool []RLPrompt) {
 				continue
 			}
 			fwd[old] = nw
+		}
+		if len(renaming) != len(fwd) {
+			t.Errorf("question %d: the renaming has %d names, the map back %d", p.QuestionID, len(renaming), len(fwd))
+		}
+		for old, nw := range renaming {
+			if !strings.EqualFold(fwd[old], nw) {
+				t.Errorf("question %d: %q renamed %q, mapped back from %q", p.QuestionID, old, nw, fwd[old])
+			}
 		}
 		if b.o.RenameFamilies {
 			checkFamilies(t, p.QuestionID, fwd)

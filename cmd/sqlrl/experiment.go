@@ -120,7 +120,7 @@ func init() {
 	register(&command{
 		name:    "experiment flywheel",
 		summary: "the main job: SFT-75 -> online KTO on the holdout -> every dev question, before/after by difficulty",
-		usage:   "[-quick] [-out DIR] [-heldout S] [-sft100] [-sft100-kto] [-kto-rounds R] [-merge M] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-kto-temperature T] [-k K] [-prompts P] [-replay N] [-guided=false] [-rename P] [-rename-families] BENCH_DIR",
+		usage:   "[-quick] [-out DIR] [-heldout S] [-sft100] [-sft100-kto] [-kto-rounds R] [-merge M] [-kto-steps N] [-kto-lr LR] [-kto-beta B] [-kto-temperature T] [-k K] [-prompts P] [-replay N] [-kto-gold-unsolved W] [-guided=false] [-rename P] [-rename-families] BENCH_DIR",
 		help: `BENCH_DIR is a benchmark in BIRD's layout ('sqlrl bench generate --preset
 small --out data/bench'). The flywheel, in one resumable command:
 
@@ -195,6 +195,7 @@ it tests the machinery, not the recipe.`,
 			evalEvery := fs.Int("kto-eval-every", def.RL.EvalEvery, "dev EX during KTO every N steps (-1: never)")
 			evalN := fs.Int("kto-eval-n", def.RL.EvalN, "dev questions per evaluation during KTO")
 			heldOut := fs.Float64("heldout", experiment.HeldOutShare(def.RL), "share of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
+			goldUnsolved := fs.Float64("kto-gold-unsolved", def.RL.GoldUnsolved, "add to every KTO step the SFT loss of the gold SQL of each prompt none of whose samples was correct, at this weight (train kto -gold-unsolved; 0: none, the recipe)")
 			replay := fs.Int("replay", def.RL.Replay, "add to every KTO step the SFT loss of this many renamed examples of the SFT share (train kto -replay; 0: the recipe's plain KTO; docs/rl.md)")
 			guided := fs.Bool("guided", def.RL.Guided, "sample KTO's completions under the schema guide, as evaluation decodes, scored under the guide's renormalised distribution (train kto -guided; -guided=false: unguided, as the recipe)")
 			rename := fs.Float64("rename", def.RL.Rename, "rename each schema name of a sampled KTO prompt with this probability, afresh every step, as SFT renames (train kto -rename; 0: the training databases' own names, as the recipe)")
@@ -231,16 +232,17 @@ it tests the machinery, not the recipe.`,
 					"kto-temperature": func() { p.RL.Temperature = *temp },
 					"prompts":         func() { p.RL.Prompts = *prompts }, "kto-max-tokens": func() { p.RL.MaxTokens = *maxTokens },
 					"kto-eval-every": func() { p.RL.EvalEvery = *evalEvery }, "kto-eval-n": func() { p.RL.EvalN = *evalN },
-					"heldout":         func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
-					"sft100":          func() { p.SFT100 = *sft100 },
-					"sft100-kto":      func() { p.SFT100KTO = *sft100KTO },
-					"error-value":     func() { p.RL.ErrorValue = *errorValue },
-					"merge":           func() { p.Merge = *merge },
-					"kto-rounds":      func() { p.Rounds = *rounds },
-					"replay":          func() { p.RL.Replay = *replay },
-					"guided":          func() { p.RL.Guided = *guided },
-					"rename":          func() { p.RL.Rename = *rename },
-					"rename-families": func() { p.RL.RenameFamilies = *families },
+					"heldout":           func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
+					"sft100":            func() { p.SFT100 = *sft100 },
+					"sft100-kto":        func() { p.SFT100KTO = *sft100KTO },
+					"error-value":       func() { p.RL.ErrorValue = *errorValue },
+					"merge":             func() { p.Merge = *merge },
+					"kto-rounds":        func() { p.Rounds = *rounds },
+					"replay":            func() { p.RL.Replay = *replay },
+					"kto-gold-unsolved": func() { p.RL.GoldUnsolved = *goldUnsolved },
+					"guided":            func() { p.RL.Guided = *guided },
+					"rename":            func() { p.RL.Rename = *rename },
+					"rename-families":   func() { p.RL.RenameFamilies = *families },
 				} {
 					if set[name] {
 						apply()
@@ -248,6 +250,9 @@ it tests the machinery, not the recipe.`,
 				}
 				if p.RL.Steps < 1 || p.RL.Prompts < 1 || p.RL.K < 1 || p.RL.MaxTokens < 1 || !(p.RL.LR > 0) || !(p.RL.Beta > 0) || !(p.RL.Temperature > 0) {
 					return usagef("-kto-steps, -prompts, -k, -kto-max-tokens, -kto-lr, -kto-beta and -kto-temperature must be positive")
+				}
+				if !(p.RL.GoldUnsolved >= 0) {
+					return usagef("-kto-gold-unsolved %v: want a weight of 0 or more", p.RL.GoldUnsolved)
 				}
 				if p.RL.Replay < 0 {
 					return usagef("-replay %d: want 0 or more examples", p.RL.Replay)

@@ -356,10 +356,10 @@ func checkNotWritten(t *testing.T, root string, stamp map[string]time.Time) int 
 	return n
 }
 
-// TestFlywheelReplayFlag: -replay, -guided=false, -rename and -rename-families reach the
-// KTO run's config (a new run, the same SFT-75) and the report says so; a
-// negative count or a rename probability above 1 is refused before any
-// work.
+// TestFlywheelReplayFlag: -replay, -kto-gold-unsolved, -guided=false, -rename and
+// -rename-families reach the KTO run's config (a new run, the same SFT-75) and the
+// report says so; a negative count or weight, or a rename probability above 1, is
+// refused before any work.
 func TestFlywheelReplayFlag(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains SFT and KTO")
@@ -370,22 +370,25 @@ func TestFlywheelReplayFlag(t *testing.T) {
 	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-replay", "-1", "-out", out, b); code != 2 || !strings.Contains(errs, "-replay") {
 		t.Fatalf("-replay -1: code %d, %s", code, errs)
 	}
+	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-kto-gold-unsolved", "-1", "-out", out, b); code != 2 || !strings.Contains(errs, "-kto-gold-unsolved") {
+		t.Fatalf("-kto-gold-unsolved -1: code %d, %s", code, errs)
+	}
 	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-rename", "1.5", "-out", out, b); code != 2 || !strings.Contains(errs, "-rename") {
 		t.Fatalf("-rename 1.5: code %d, %s", code, errs)
 	}
 	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-rename", "0", "-rename-families", "-out", out, b); code != 2 || !strings.Contains(errs, "-rename-families") {
 		t.Fatalf("-rename 0 -rename-families: code %d, %s", code, errs)
 	}
-	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-kto-steps", "2", "-replay", "3", "-guided=false", "-rename", "0.5", "-rename-families", "-out", out, b); code != 0 {
+	if _, errs, code := sqlrlOS(t, "experiment", "flywheel", "-quick", "-q", "-kto-steps", "2", "-replay", "3", "-kto-gold-unsolved", "2", "-guided=false", "-rename", "0.5", "-rename-families", "-out", out, b); code != 0 {
 		t.Fatalf("-replay 3: code %d, %s", code, errs)
 	}
 	var rep experiment.FlywheelReport
 	readJSONFile(t, filepath.Join(out, "report.json"), &rep)
-	if rep.Preset.RL.Replay != 3 || rep.Preset.RL.Guided || rep.Preset.RL.Rename != 0.5 || !rep.Preset.RL.RenameFamilies {
-		t.Errorf("preset RL %+v: want replay 3, unguided, rename 0.5 by families", rep.Preset.RL)
+	if rep.Preset.RL.Replay != 3 || rep.Preset.RL.GoldUnsolved != 2 || rep.Preset.RL.Guided || rep.Preset.RL.Rename != 0.5 || !rep.Preset.RL.RenameFamilies {
+		t.Errorf("preset RL %+v: want replay 3, gold for the unsolved at 2, unguided, rename 0.5 by families", rep.Preset.RL)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	if !strings.Contains(string(md), "3 renamed SFT-share examples") || strings.Contains(string(md), "(guided)") || !strings.Contains(string(md), "renamed with probability 0.5") || !strings.Contains(string(md), "(rename families)") {
+	if !strings.Contains(string(md), "3 renamed SFT-share examples") || strings.Contains(string(md), "(guided)") || !strings.Contains(string(md), "renamed with probability 0.5") || !strings.Contains(string(md), "(rename families)") || !strings.Contains(string(md), "at weight 2 (gold for the unsolved)") {
 		t.Errorf("report.md does not say replay 3, unguided, rename 0.5 by families:\n%s", md)
 	}
 	var rl string
@@ -395,7 +398,7 @@ func TestFlywheelReplayFlag(t *testing.T) {
 		}
 	}
 	lines, err := os.ReadFile(filepath.Join(out, "runs", rl, "train", "train_log.jsonl"))
-	if err != nil || !strings.Contains(string(lines), "replay_nll") {
-		t.Errorf("the KTO run's log has no replay: %v", err)
+	if err != nil || !strings.Contains(string(lines), "replay_nll") || !strings.Contains(string(lines), "gold_prompts") {
+		t.Errorf("the KTO run's log has no replay or no golds: %v", err)
 	}
 }

@@ -173,6 +173,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 	sftWeight := fs.Float64("sft-weight", 0, "kto: add the mean token NLL of the desirable samples times this weight (RPO's term: the correct samples also teach as SFT examples)")
 	replay := fs.Int("replay", 0, "add to every step the SFT loss of this many examples of the SFT share, renamed as SFT renames them (PPO-ptx's mix: keeps the schema reading SFT's renaming taught)")
 	replayWeight := fs.Float64("replay-weight", 1, "with -replay: the weight of the replayed examples' mean token NLL")
+	goldUnsolved := fs.Float64("gold-unsolved", 0, "online: add to each step the SFT loss of the gold SQL of every prompt none of whose samples was correct, in the names its prompt showed, at this weight (ReLIFT's interleaving: the golds of what RL cannot yet solve; 0: none, the recipe)")
 	guided := fs.Bool("guided", false, "online: sample under the schema guide, as evaluation decodes, each token scored under the distribution renormalised over the tokens the guide allowed (on-policy)")
 	scoreBatch := fs.Int("score-batch", train.DefaultScoreBatch, "sequences per forward pass when a step is scored (bounds memory; part of a run's settings)")
 	seed := fs.Uint64("seed", 1, "seed of prompt draws and sampling")
@@ -257,7 +258,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			ClipEps: *clipEps, Epochs: *epochs, Gamma: *gamma, Lambda: *gaeLambda, ValueLR: *valueLR, RolloutsOut: *rolloutsOut,
 			ScoreBatch:   *scoreBatch,
 			CorrectLevel: correctLevel(kind, sub), Guided: *guided, Rename: *rename, RenameText: *renameText, RenameFamilies: *renameFamilies, SFTWeight: *sftWeight,
-			Replay: *replay, ReplayWeight: *replayWeight,
+			Replay: *replay, ReplayWeight: *replayWeight, GoldUnsolved: *goldUnsolved,
 		}
 		if *online || *sampleOnly {
 			if *rewardURL != "" {
