@@ -9,7 +9,17 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/tokenizer"
 )
+
+// CompletionBudget is the smallest SampleOptions.MaxTokens under which a
+// completion whose text is text can end by itself: its tokens and then the
+// end token, which the sampler must still be allowed to draw (a completion
+// that holds MaxTokens tokens is cut there, Finish "length"). Budgets and
+// lengths measured for RL's sampling (sqlrl bench stats -tokenizer) count
+// this way, so that "the gold fits the budget" means greedy decoding of
+// the gold would stop.
+func CompletionBudget(tok *tokenizer.Tokenizer, text string) int { return len(tok.Encode(text)) + 1 }
 
 // SampleOptions configure Generate.
 type SampleOptions struct {
@@ -20,7 +30,9 @@ type SampleOptions struct {
 	// TopP keeps the smallest set of tokens whose probability reaches it
 	// (nucleus sampling); 0 or 1 keeps all.
 	TopP float64
-	// MaxTokens bounds each completion (default 256).
+	// MaxTokens bounds each completion (default 256). A completion of n
+	// tokens ends by itself (Finish "stop") only under a budget of n+1:
+	// CompletionBudget.
 	MaxTokens int
 	// Stop strings end a completion (not included in it), as the end token
 	// does.

@@ -358,3 +358,54 @@ func checkLogProb(t *testing.T, p *Policy, sc *Scorer, prompt string, c Completi
 func lpTol(c nn.Config, lp SeqLogProb) float64 {
 	return numtest.Tol(c.Layers*c.Hidden+2, float64(lp.Tokens)+math.Abs(lp.Sum))
 }
+
+// scriptConstraint lets decoding write exactly the pieces of a
+// tokenized text, one token each, and then only end.
+type scriptConstraint struct {
+	pieces []string
+	at     int
+}
+
+func (c *scriptConstraint) Allow(piece string, end bool) bool {
+	if end {
+		return c.at == len(c.pieces)
+	}
+	return c.at < len(c.pieces) && piece == c.pieces[c.at]
+}
+
+func (c *scriptConstraint) Advance(string) { c.at++ }
+
+// TestCompletionBudget: greedy decoding held to a text's own tokens
+// stops, with that text, under exactly CompletionBudget of it; one token
+// short of it, the text is written whole and cut before its end token.
+func TestCompletionBudget(t *testing.T) {
+	ctx := context.Background()
+	p := testPolicy(t)
+	for _, text := range []string{"SELECT first_name FROM customer", "SELECT COUNT(*) FROM customer", "x"} {
+		toks := p.Tok.Encode(text)
+		n := CompletionBudget(p.Tok, text)
+		if n != len(toks)+1 {
+			t.Fatalf("%q: budget %d for %d tokens", text, n, len(toks))
+		}
+		for _, tc := range []struct {
+			budget int
+			finish string
+		}{{n, "stop"}, {n - 1, "length"}} {
+			script := func(int) Constraint {
+				c := &scriptConstraint{}
+				for _, tk := range toks {
+					c.pieces = append(c.pieces, p.Tok.Decode([]int32{tk}))
+				}
+				return c
+			}
+			got, _, err := p.Generate(ctx, []string{"question: x\nSQL: "}, SampleOptions{MaxTokens: tc.budget, Constrain: script})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// one short, every token of the text is drawn, the end is not
+			if g := got[0][0]; g.Finish != tc.finish || g.Text != text {
+				t.Errorf("%q at budget %d: %q (%s), want it (%s)", text, tc.budget, g.Text, g.Finish, tc.finish)
+			}
+		}
+	}
+}

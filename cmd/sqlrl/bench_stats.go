@@ -63,7 +63,7 @@ than an answer needs scores it as a failure):
 					if err != nil {
 						return fmt.Errorf("-tokenizer: %w", err)
 					}
-					opts.Tokens = func(sql string) int { return len(tok.Encode(sql)) + 1 } // + the end token
+					opts.Tokens = func(sql string) int { return policy.CompletionBudget(tok, sql) }
 					for _, f := range strings.Split(*budgets, ",") {
 						b, err := strconv.Atoi(strings.TrimSpace(f))
 						if err != nil || b < 1 {
