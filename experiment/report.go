@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -18,14 +19,36 @@ var Levels = []string{"simple", "moderate", "challenging", "total"}
 
 // Machine is where the experiment ran.
 type Machine struct {
-	CPUs   int    `json:"cpus"`
+	CPUs int `json:"cpus"`
+	// CPU is the processor's model name (Linux's /proc/cpuinfo; empty
+	// where unknown). It belongs in a report because a training run's
+	// outcome depends on it: another CPU picks other BLAS kernels, whose
+	// float rounding sends the same seed down another path (the same
+	// SFT-75 seeds measured 5.9 points apart in mean dev EX on two
+	// machines, docs/rl.md).
+	CPU    string `json:"cpu,omitempty"`
 	GOARCH string `json:"goarch"`
 	GOOS   string `json:"goos"`
 }
 
 // ThisMachine describes the computer running the experiment.
 func ThisMachine() Machine {
-	return Machine{CPUs: runtime.NumCPU(), GOARCH: runtime.GOARCH, GOOS: runtime.GOOS}
+	m := Machine{CPUs: runtime.NumCPU(), GOARCH: runtime.GOARCH, GOOS: runtime.GOOS}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		m.CPU = cpuModel(string(b))
+	}
+	return m
+}
+
+// cpuModel is the first "model name" of a /proc/cpuinfo text, or "".
+func cpuModel(cpuinfo string) string {
+	for _, line := range strings.Split(cpuinfo, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 // Report is report.json; report.md and the plots are drawn from it.
@@ -318,7 +341,11 @@ func writeReport(dir string, v any, plots map[string][]byte, md []byte) error {
 func writeHeader(b *bytes.Buffer, title, command string, m Machine, p Preset, seeds []uint64, splits []string) {
 	fmt.Fprintf(b, "# %s\n\n", title)
 	fmt.Fprintf(b, "Command: `%s`\n\n", command)
-	fmt.Fprintf(b, "Machine: %d CPUs, %s/%s. Preset %s; seeds %s; dev splits %s.\n\n", m.CPUs, m.GOOS, m.GOARCH,
+	cpu := ""
+	if m.CPU != "" {
+		cpu = " (" + m.CPU + ")"
+	}
+	fmt.Fprintf(b, "Machine: %d CPUs%s, %s/%s. Preset %s; seeds %s; dev splits %s.\n\n", m.CPUs, cpu, m.GOOS, m.GOARCH,
 		p.Name, joinSeeds(seeds), strings.Join(splits, ", "))
 }
 
