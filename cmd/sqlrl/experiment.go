@@ -195,7 +195,7 @@ it tests the machinery, not the recipe.`,
 			evalEvery := fs.Int("kto-eval-every", def.RL.EvalEvery, "dev EX during KTO every N steps (-1: never)")
 			evalN := fs.Int("kto-eval-n", def.RL.EvalN, "dev questions per evaluation during KTO")
 			heldOut := fs.Float64("heldout", experiment.HeldOutShare(def.RL), "share of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
-			goldUnsolved := fs.Float64("kto-gold-unsolved", def.RL.GoldUnsolved, "add to every KTO step the SFT loss of the gold SQL of each prompt none of whose samples was correct, at this weight (train kto -gold-unsolved; 0: none, the recipe)")
+			goldUnsolved := fs.Float64("kto-gold-unsolved", def.RL.GoldUnsolved, "add to every KTO step the SFT loss of the gold SQL of each prompt none of whose samples was correct, at this weight (train kto -gold-unsolved; 0: none, the recipe; measured at 1: no gain over plain KTO, docs/rl.md)")
 			replay := fs.Int("replay", def.RL.Replay, "add to every KTO step the SFT loss of this many renamed examples of the SFT share (train kto -replay; 0: the recipe's plain KTO; docs/rl.md)")
 			guided := fs.Bool("guided", def.RL.Guided, "sample KTO's completions under the schema guide, as evaluation decodes, scored under the guide's renormalised distribution (train kto -guided; -guided=false: unguided, as the recipe)")
 			rename := fs.Float64("rename", def.RL.Rename, "rename each schema name of a sampled KTO prompt with this probability, afresh every step, as SFT renames (train kto -rename; 0: the training databases' own names, as the recipe)")
