@@ -59,7 +59,6 @@ func (b *rlBase) replaySeqs(ctx context.Context, step int64) ([]policy.Sequence,
 	o := &b.o
 	rng := newStepRand(o.Seed^0x7265706c6179, step)
 	idx := rng.Perm(len(b.d.Train))[:min(o.Replay, len(b.d.Train))]
-	maxT := b.pol.Model.Cfg.MaxSeq
 	var seqs []policy.Sequence
 	for k, i := range idx {
 		ex := &b.d.Train[i]
@@ -68,12 +67,19 @@ func (b *rlBase) replaySeqs(ctx context.Context, step int64) ([]policy.Sequence,
 		if err != nil {
 			return nil, fmt.Errorf("replay question %d: %w", ex.QuestionID, err)
 		}
-		s := b.pol.Sequence(pr, c)
-		if len(s.Tokens) <= maxT {
-			seqs = append(seqs, s)
-		}
+		seqs = b.appendFitting(seqs, pr, c)
 	}
 	return seqs, nil
+}
+
+// appendFitting appends the sequence of prompt and completion to seqs
+// unless it is longer than the model's context, the rule for every SFT
+// example an RL step adds (replayed or gold).
+func (b *rlBase) appendFitting(seqs []policy.Sequence, prompt, completion string) []policy.Sequence {
+	if s := b.pol.Sequence(prompt, completion); len(s.Tokens) <= b.pol.Model.Cfg.MaxSeq {
+		seqs = append(seqs, s)
+	}
+	return seqs
 }
 
 // goldStep adds the gradient of GoldUnsolved times the mean token NLL of
@@ -81,13 +87,9 @@ func (b *rlBase) replaySeqs(ctx context.Context, step int64) ([]policy.Sequence,
 // that NLL and the number of golds scored; a gold that does not fit the
 // context with its prompt is left out.
 func (b *rlBase) goldStep(ro *rollout) (float64, int, error) {
-	maxT := b.pol.Model.Cfg.MaxSeq
 	var seqs []policy.Sequence
 	for _, g := range ro.Golds {
-		s := b.pol.Sequence(g.Text, g.SQL)
-		if len(s.Tokens) <= maxT {
-			seqs = append(seqs, s)
-		}
+		seqs = b.appendFitting(seqs, g.Text, g.SQL)
 	}
 	if len(seqs) == 0 {
 		return 0, 0, nil
