@@ -592,3 +592,42 @@ func TestGains(t *testing.T) {
 		t.Errorf("gainText: %q", got)
 	}
 }
+
+// TestRunsRecordCPU: every run's result.json records the CPU it finished
+// on, and a report assembled on another CPU from those cached runs says
+// where they ran (its machine line is the invocation's own).
+func TestRunsRecordCPU(t *testing.T) {
+	bench, out := fakeBench(t, "dev"), t.TempDir()
+	o := fixedOptions(bench, out, &fake{})
+	o.Machine = &Machine{CPUs: 2, CPU: "CPU A", GOARCH: "amd64", GOOS: "linux"}
+	d, err := Execute(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range d.Plan.Runs {
+		res, err := readResult(filepath.Join(out, "runs", r.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.CPU != "CPU A" {
+			t.Fatalf("%s: result CPU %q, want %q", r.Name, res.CPU, "CPU A")
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(md), "another CPU") {
+		t.Errorf("report on the runs' own CPU names another:\n%s", md)
+	}
+	o.Machine = &Machine{CPUs: 2, CPU: "CPU B", GOARCH: "amd64", GOOS: "linux"}
+	if d, err = Execute(context.Background(), o); err != nil || d.Ran != 0 {
+		t.Fatalf("rerun: %v, %d runs redone; want all cached", err, d.Ran)
+	}
+	if md, err = os.ReadFile(filepath.Join(out, "report.md")); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "Machine: 2 CPUs (CPU B)") || !strings.Contains(string(md), "Finished on another CPU (CPU A)") {
+		t.Errorf("report on CPU B of runs from CPU A does not say so:\n%s", md)
+	}
+}

@@ -716,6 +716,7 @@ func (fr *FlywheelReport) stagesMarkdown() string {
 	}
 	fmt.Fprintf(&b, "\nSum of stage times %.0f s (training time across resumes, evaluation time); this invocation's wall time %.0f s (finished stages are cached and cost nothing).\n",
 		total, fr.WallSeconds)
+	b.WriteString(cpusNote(fr.Stages, fr.Machine))
 	return b.String()
 }
 

@@ -132,6 +132,8 @@ type RunRow struct {
 	Steps   int64   `json:"steps,omitempty"`
 	Seconds float64 `json:"seconds"`
 	Done    bool    `json:"done"`
+	// CPU is the processor the run finished on (Result.CPU).
+	CPU string `json:"cpu,omitempty"`
 }
 
 // Curve is one training run's log over steps: the RL runs' reward mean and
@@ -177,7 +179,7 @@ func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, 
 	for _, r := range pl.Runs {
 		row := RunRow{Name: r.Name, ID: r.ID, Kind: r.Config.Kind}
 		if res := results[r.ID]; res != nil {
-			row.Steps, row.Seconds, row.Done = res.Steps, res.Seconds, true
+			row.Steps, row.Seconds, row.Done, row.CPU = res.Steps, res.Seconds, true, res.CPU
 		}
 		rep.Runs = append(rep.Runs, row)
 	}
@@ -409,7 +411,38 @@ func (rep *Report) Markdown() []byte {
 		fmt.Fprintf(&b, "| %s | %s | %d | %.1f |\n", r.Name, r.ID, r.Steps, r.Seconds)
 	}
 	fmt.Fprintf(&b, "\nSum of run times %.0f s; this invocation's wall time %.0f s (cached runs cost nothing).\n", total, rep.WallSeconds)
+	b.WriteString(cpusNote(rep.Runs, rep.Machine))
 	return b.Bytes()
+}
+
+// cpusNote says which finished runs were trained on another processor
+// than the report's machine, or on one not recorded: the header's machine
+// line is this invocation's, and a cached run may come from elsewhere.
+// It is empty when every run finished on the report's CPU.
+func cpusNote(runs []RunRow, m Machine) string {
+	var other []string // "CPU: run, run"
+	byCPU := map[string][]string{}
+	var unknown []string
+	for _, r := range runs {
+		switch {
+		case !r.Done || r.CPU == m.CPU:
+		case r.CPU == "":
+			unknown = append(unknown, r.Name)
+		default:
+			if byCPU[r.CPU] == nil {
+				other = append(other, r.CPU)
+			}
+			byCPU[r.CPU] = append(byCPU[r.CPU], r.Name)
+		}
+	}
+	var b strings.Builder
+	for _, cpu := range other {
+		fmt.Fprintf(&b, "\nFinished on another CPU (%s), not this invocation's: %s.\n", cpu, strings.Join(byCPU[cpu], ", "))
+	}
+	if len(unknown) > 0 && m.CPU != "" {
+		fmt.Fprintf(&b, "\nCPU not recorded (runs from before sqlrl recorded it): %s.\n", strings.Join(unknown, ", "))
+	}
+	return b.String()
 }
 
 func questions(n int) string {

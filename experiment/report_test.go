@@ -33,3 +33,34 @@ func TestCPUModel(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUsNote: a report names the runs that finished on another CPU than
+// its own machine line's, and those whose CPU was not recorded, and says
+// nothing when every run finished here.
+func TestCPUsNote(t *testing.T) {
+	here := Machine{CPUs: 2, CPU: "AMD EPYC"}
+	for _, tc := range []struct {
+		name string
+		runs []RunRow
+		m    Machine
+		want []string // substrings; nil: the note is empty
+	}{
+		{"all here", []RunRow{{Name: "sft", Done: true, CPU: "AMD EPYC"}, {Name: "kto", Done: true, CPU: "AMD EPYC"}}, here, nil},
+		{"unfinished runs have no CPU", []RunRow{{Name: "sft", Done: true, CPU: "AMD EPYC"}, {Name: "kto"}}, here, nil},
+		{"one elsewhere", []RunRow{{Name: "sft", Done: true, CPU: "Intel Xeon"}, {Name: "kto", Done: true, CPU: "AMD EPYC"}},
+			here, []string{"another CPU (Intel Xeon), not this invocation's: sft."}},
+		{"two elsewhere, one unknown", []RunRow{{Name: "a", Done: true, CPU: "X"}, {Name: "b", Done: true, CPU: "Y"}, {Name: "c", Done: true, CPU: "X"}, {Name: "d", Done: true}},
+			here, []string{"(X), not this invocation's: a, c.", "(Y), not this invocation's: b.", "CPU not recorded (runs from before sqlrl recorded it): d."}},
+		{"this machine's CPU unknown too", []RunRow{{Name: "d", Done: true}}, Machine{CPUs: 2}, nil},
+	} {
+		got := cpusNote(tc.runs, tc.m)
+		if tc.want == nil && got != "" {
+			t.Errorf("%s: note %q, want none", tc.name, got)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: note %q lacks %q", tc.name, got, w)
+			}
+		}
+	}
+}

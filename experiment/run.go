@@ -51,6 +51,12 @@ type Result struct {
 	Seconds float64 `json:"seconds"`
 	// Score is an evaluation's, or a training run's last dev evaluation.
 	Score *Score `json:"score,omitempty"`
+	// CPU is the processor's model name where the run finished (empty
+	// where unknown, and in runs from before it was recorded). A run is
+	// cached by its config, not by its machine, so a report assembled from
+	// runs of several machines says so from this (another CPU is another
+	// float rounding: docs/rl.md measured the same seeds 5.9 points apart).
+	CPU string `json:"cpu,omitempty"`
 }
 
 // Score is a dev evaluation: EX overall and by difficulty, in [0, 1].
@@ -221,19 +227,24 @@ func (o *Options) train(ctx context.Context, r *Run, dir, runs string) (*Result,
 		}
 		return nil, fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
 	}
+	res.CPU = o.machine().CPU
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
+// machine is the computer the runs execute on: o.Machine, or this one.
+func (o *Options) machine() Machine {
+	if o.Machine != nil {
+		return *o.Machine
+	}
+	return ThisMachine()
+}
+
 // report aggregates the results of pl into the studies' report.
 func (o *Options) report(pl *Plan, results map[string]*Result, start time.Time) *Report {
-	m := ThisMachine()
-	if o.Machine != nil {
-		m = *o.Machine
-	}
-	rep := BuildReport(pl, results, filepath.Join(o.Out, "runs"), o.Command, m)
+	rep := BuildReport(pl, results, filepath.Join(o.Out, "runs"), o.Command, o.machine())
 	rep.WallSeconds = o.Now().Sub(start).Seconds()
 	return rep
 }
