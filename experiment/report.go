@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -420,8 +421,7 @@ func (rep *Report) Markdown() []byte {
 // line is this invocation's, and a cached run may come from elsewhere.
 // It is empty when every run finished on the report's CPU.
 func cpusNote(runs []RunRow, m Machine) string {
-	var other []string // "CPU: run, run"
-	byCPU := map[string][]string{}
+	elsewhere := map[string][]string{} // run names by the other CPU they finished on
 	var unknown []string
 	for _, r := range runs {
 		switch {
@@ -429,15 +429,12 @@ func cpusNote(runs []RunRow, m Machine) string {
 		case r.CPU == "":
 			unknown = append(unknown, r.Name)
 		default:
-			if byCPU[r.CPU] == nil {
-				other = append(other, r.CPU)
-			}
-			byCPU[r.CPU] = append(byCPU[r.CPU], r.Name)
+			elsewhere[r.CPU] = append(elsewhere[r.CPU], r.Name)
 		}
 	}
 	var b strings.Builder
-	for _, cpu := range other {
-		fmt.Fprintf(&b, "\nFinished on another CPU (%s), not this invocation's: %s.\n", cpu, strings.Join(byCPU[cpu], ", "))
+	for _, cpu := range slices.Sorted(maps.Keys(elsewhere)) {
+		fmt.Fprintf(&b, "\nFinished on another CPU (%s), not this invocation's: %s.\n", cpu, strings.Join(elsewhere[cpu], ", "))
 	}
 	if len(unknown) > 0 && m.CPU != "" {
 		fmt.Fprintf(&b, "\nCPU not recorded (runs from before sqlrl recorded it): %s.\n", strings.Join(unknown, ", "))

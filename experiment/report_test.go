@@ -63,4 +63,10 @@ func TestCPUsNote(t *testing.T) {
 			}
 		}
 	}
+	// One line per other CPU, in the order of their names whatever the
+	// runs' order, so a report rebuilt from the same runs is the same file.
+	got := cpusNote([]RunRow{{Name: "b", Done: true, CPU: "Y"}, {Name: "a", Done: true, CPU: "X"}}, here)
+	if x, y := strings.Index(got, "(X)"), strings.Index(got, "(Y)"); x < 0 || y < 0 || x > y {
+		t.Errorf("note %q: want X's line, then Y's", got)
+	}
 }

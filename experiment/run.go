@@ -51,11 +51,10 @@ type Result struct {
 	Seconds float64 `json:"seconds"`
 	// Score is an evaluation's, or a training run's last dev evaluation.
 	Score *Score `json:"score,omitempty"`
-	// CPU is the processor's model name where the run finished (empty
-	// where unknown, and in runs from before it was recorded). A run is
-	// cached by its config, not by its machine, so a report assembled from
-	// runs of several machines says so from this (another CPU is another
-	// float rounding: docs/rl.md measured the same seeds 5.9 points apart).
+	// CPU is Machine.CPU where the run finished (empty where unknown,
+	// and in runs from before it was recorded). A run is cached by its
+	// config, not by its machine, so a report assembled from runs of
+	// several machines needs it to say so.
 	CPU string `json:"cpu,omitempty"`
 }
 
@@ -173,6 +172,7 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 	done := &Done{Plan: pl}
 	results := map[string]*Result{}
 	start := o.Now()
+	cpu := o.machine().CPU
 	for k, r := range pl.Runs {
 		dir := filepath.Join(runs, r.ID)
 		if res, err := readResult(dir); err == nil {
@@ -196,7 +196,7 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 		} else {
 			fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): running, %s into the experiment\n", k+1, len(pl.Runs), r.Name, r.ID, o.Now().Sub(start).Round(time.Second))
 			t0 := o.Now()
-			res, err = o.train(ctx, r, dir, runs)
+			res, err = o.train(ctx, r, dir, runs, cpu)
 			if err == nil {
 				done.Ran++
 				fmt.Fprintf(o.Progress, "[%d/%d] %s: finished in %s\n", k+1, len(pl.Runs), r.Name, o.Now().Sub(t0).Round(time.Second))
@@ -211,8 +211,9 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 	return done, results, nil
 }
 
-// train hands r to the trainer and records its result in dir.
-func (o *Options) train(ctx context.Context, r *Run, dir, runs string) (*Result, error) {
+// train hands r to the trainer and records its result, and the cpu it ran
+// on, in dir.
+func (o *Options) train(ctx context.Context, r *Run, dir, runs, cpu string) (*Result, error) {
 	j := Job{Config: r.Config, ID: r.ID, Dir: dir, Out: filepath.Join(dir, OutDir), Bench: o.Bench, Threads: o.Threads, Progress: o.Progress}
 	if r.Parent != nil {
 		j.ParentOut = filepath.Join(runs, r.Parent.ID, OutDir)
@@ -227,7 +228,7 @@ func (o *Options) train(ctx context.Context, r *Run, dir, runs string) (*Result,
 		}
 		return nil, fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
 	}
-	res.CPU = o.machine().CPU
+	res.CPU = cpu
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}
