@@ -38,9 +38,9 @@ var (
 )
 
 // RewardSource scores the K completions of one prompt. reward.Stack (in
-// process, the code the reward server runs) and rewardserver.Client (a running
-// `sqlrl reward serve`) satisfy it. An error means the prompt has no
-// defined reward (its gold fails): RL skips that prompt for the step.
+// process, the code the reward server runs) and rewardserver.Client (a
+// running `sqlrl reward serve`) satisfy it. An error means the prompt has
+// no defined reward (its gold fails): RL skips that prompt for the step.
 type RewardSource interface {
 	ScoreGroup(ctx context.Context, s reward.Sample, completions []string) ([]reward.Score, error)
 }
