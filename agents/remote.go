@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/sqlrl/sqlrl/llmclient"
+	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/policy"
 )
 
@@ -169,7 +170,7 @@ func (r *Remote) request(ctx context.Context, prompt string, o policy.SampleOpti
 	if maxTokens <= 0 {
 		maxTokens = 256
 	}
-	sampling := llmclient.Sampling{N: k, Seed: &seed}
+	sampling := openai.Sampling{N: k, Seed: &seed}
 	if o.TopP > 0 {
 		sampling.TopP = o.TopP
 	}
@@ -177,24 +178,24 @@ func (r *Remote) request(ctx context.Context, prompt string, o policy.SampleOpti
 		out []policy.Completion
 		st  policy.Stats
 	)
-	usage := func(u *llmclient.Usage) {
+	usage := func(u *openai.Usage) {
 		if u != nil {
 			st = policy.Stats{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 		}
 	}
 	if r.Chat {
-		var msgs []llmclient.Message
+		var msgs []openai.Message
 		if r.System != "" {
-			msgs = append(msgs, llmclient.Message{Role: "system", Content: r.System})
+			msgs = append(msgs, openai.Message{Role: "system", Content: r.System})
 		}
-		msgs = append(msgs, llmclient.Message{Role: "user", Content: prompt})
-		resp, err := r.Client.ChatCompletion(ctx, llmclient.ChatRequest{Messages: msgs, Temperature: o.Temperature,
+		msgs = append(msgs, openai.Message{Role: "user", Content: prompt})
+		resp, err := r.Client.ChatCompletion(ctx, openai.ChatRequest{Messages: msgs, Temperature: o.Temperature,
 			MaxTokens: maxTokens, Stop: o.Stop, Sampling: sampling, Logprobs: r.LogProbs, Extra: r.Extra})
 		if err != nil {
 			return nil, st, err
 		}
 		usage(resp.Usage)
-		slices.SortStableFunc(resp.Choices, func(a, b llmclient.ChatChoice) int { return cmp.Compare(a.Index, b.Index) })
+		slices.SortStableFunc(resp.Choices, func(a, b openai.ChatChoice) int { return cmp.Compare(a.Index, b.Index) })
 		for _, c := range resp.Choices {
 			lp := 0.0
 			if r.LogProbs && c.Logprobs != nil {
@@ -206,7 +207,7 @@ func (r *Remote) request(ctx context.Context, prompt string, o policy.SampleOpti
 		}
 		return out, st, nil
 	}
-	req := llmclient.CompletionRequest{Prompt: prompt, Temperature: o.Temperature, MaxTokens: maxTokens,
+	req := openai.CompletionRequest{Prompt: prompt, Temperature: o.Temperature, MaxTokens: maxTokens,
 		Stop: o.Stop, Sampling: sampling, Extra: r.Extra}
 	if r.LogProbs {
 		one := 1
@@ -217,7 +218,7 @@ func (r *Remote) request(ctx context.Context, prompt string, o policy.SampleOpti
 		return nil, st, err
 	}
 	usage(resp.Usage)
-	slices.SortStableFunc(resp.Choices, func(a, b llmclient.CompletionChoice) int { return cmp.Compare(a.Index, b.Index) })
+	slices.SortStableFunc(resp.Choices, func(a, b openai.CompletionChoice) int { return cmp.Compare(a.Index, b.Index) })
 	for _, c := range resp.Choices {
 		lp := 0.0
 		if r.LogProbs && c.Logprobs != nil {

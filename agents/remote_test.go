@@ -15,6 +15,7 @@ import (
 	"github.com/sqlrl/sqlrl/internal/policytest"
 	"github.com/sqlrl/sqlrl/llmclient"
 	"github.com/sqlrl/sqlrl/modelserver"
+	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
 )
@@ -164,9 +165,9 @@ func checkRequests(t *testing.T, log []fakeopenai.Request, r Remote, first strin
 		}
 		seeds[*q.Seed] = true
 		if r.Chat {
-			want := []fakeopenai.Message{{Role: "user", Content: q.Text()}}
+			want := []openai.Message{{Role: "user", Content: q.Text()}}
 			if r.System != "" {
-				want = append([]fakeopenai.Message{{Role: "system", Content: r.System}}, want...)
+				want = append([]openai.Message{{Role: "system", Content: r.System}}, want...)
 			}
 			if fmt.Sprint(q.Messages) != fmt.Sprint(want) {
 				t.Errorf("messages %v, want %v", q.Messages, want)

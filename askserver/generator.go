@@ -8,6 +8,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/llmclient"
+	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/reward"
@@ -53,10 +54,10 @@ func (g *OpenAI) Name() string { return "openai:" + g.Client.Model }
 
 // Generate implements Generator.
 func (g *OpenAI) Generate(ctx context.Context, q Question) (string, error) {
-	var msgs []llmclient.Message
+	var msgs []openai.Message
 	if q.Prompt != nil {
 		for _, m := range q.Prompt.Messages() {
-			msgs = append(msgs, llmclient.Message{Role: m.Role, Content: m.Content})
+			msgs = append(msgs, openai.Message{Role: m.Role, Content: m.Content})
 		}
 	} else {
 		if q.Schema == nil {
@@ -64,7 +65,7 @@ func (g *OpenAI) Generate(ctx context.Context, q Question) (string, error) {
 		}
 		name := q.Dialect.Name()
 		f := policy.Format{Kind: policy.FormatCompact, Types: true}
-		msgs = []llmclient.Message{
+		msgs = []openai.Message{
 			{Role: "system", Content: "You are an expert " + name + " developer. Given a database schema (one table a line: its columns, then the table's name), a question and evidence, write one " + name + " query that answers the question. Reply with the SQL query only."},
 			{Role: "user", Content: f.Compact(q.Schema, q.Question, q.Evidence)},
 		}

@@ -7,34 +7,74 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
 )
 
-// Rollout is one completion sampled for a holdout prompt, with its score:
-// the material KTO labels and DPO pairs are made of. A rollouts file has one
-// JSON object a line: question_id, completion, and reward (a number) or
-// label (true: desirable); variant (default 0) names the augmented prompt it
-// was sampled on. Other fields are ignored.
+// Rollout is one line of a rollouts file: a completion sampled for a
+// prompt, with its score, the material KTO labels and DPO pairs are made
+// of. A line has question_id, completion, and reward (a number) or label
+// (true: desirable); variant (default 0) names the augmented prompt it was
+// sampled on. The other fields are what a writer records beside them
+// (online RL: correct, truncated, step; a feedback export: source);
+// readers ignore fields they do not know. A field that is nil or empty is
+// not written.
 type Rollout struct {
-	QuestionID int
-	Variant    int
-	Completion string
+	QuestionID int    `json:"question_id"`
+	Variant    int    `json:"variant"`
+	Completion string `json:"completion"`
 	// Reward is nil when the line gave only a label; Label is nil when it
 	// gave only a reward.
-	Reward *float64
-	Label  *bool
-	// Line is the line number in the file, for error messages.
-	Line int
+	Reward *float64 `json:"reward,omitempty"`
+	// Correct is whether the reward is the correct level (RL's samples).
+	Correct *bool `json:"correct,omitempty"`
+	// Truncated marks a completion cut at the sampling budget: a failure
+	// of the budget as much as the model's.
+	Truncated bool  `json:"truncated,omitempty"`
+	Label     *bool `json:"label,omitempty"`
+	// Step is the RL step that sampled the completion (0: before any).
+	Step *int64 `json:"step,omitempty"`
+	// Source says where a feedback export's completion came from:
+	// "model" (the answer's SQL) or "correction" (a human's SQL).
+	Source string `json:"source,omitempty"`
+	// Line is the line number in the file it was read from, for error
+	// messages; not written.
+	Line int `json:"-"`
 }
 
-type rolloutLine struct {
-	QuestionID *int     `json:"question_id"`
-	Variant    *int     `json:"variant"`
-	Completion *string  `json:"completion"`
-	Reward     *float64 `json:"reward"`
-	Label      *bool    `json:"label"`
+// WriteRollouts writes rs to w, one JSON line each.
+func WriteRollouts(w io.Writer, rs []Rollout) error {
+	var buf []byte
+	for _, r := range rs {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return fmt.Errorf("write rollouts: question %d: %w", r.QuestionID, err)
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	if _, err := w.Write(buf); err != nil {
+		return fmt.Errorf("write rollouts: %w", err)
+	}
+	return nil
+}
+
+// AppendRollouts appends rs to the rollouts file at path, creating it
+// when missing.
+func AppendRollouts(path string, rs []Rollout) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("rollouts %s: %w", path, err)
+	}
+	if err := WriteRollouts(f, rs); err != nil {
+		f.Close()
+		return fmt.Errorf("rollouts %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("rollouts %s: %w", path, err)
+	}
+	return nil
 }
 
 // ReadRollouts reads a rollouts file. Each line must have question_id,
@@ -57,7 +97,12 @@ func ReadRollouts(ctx context.Context, path string) ([]Rollout, error) {
 		if len(b) == 0 {
 			continue
 		}
-		var r rolloutLine
+		// The pointers tell a missing field from a zero one.
+		var r struct {
+			Rollout
+			QuestionID *int    `json:"question_id"`
+			Completion *string `json:"completion"`
+		}
 		if err := json.Unmarshal(b, &r); err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
@@ -71,13 +116,11 @@ func ReadRollouts(ctx context.Context, path string) ([]Rollout, error) {
 		case r.Reward != nil && (math.IsNaN(*r.Reward) || math.IsInf(*r.Reward, 0)):
 			return nil, fmt.Errorf("%s: line %d (question_id %d): reward is not a finite number", path, line, *r.QuestionID)
 		}
-		ro := Rollout{QuestionID: *r.QuestionID, Completion: *r.Completion, Reward: r.Reward, Label: r.Label, Line: line}
-		if r.Variant != nil {
-			if *r.Variant < 0 {
-				return nil, fmt.Errorf("%s: line %d (question_id %d): negative variant", path, line, *r.QuestionID)
-			}
-			ro.Variant = *r.Variant
+		if r.Variant < 0 {
+			return nil, fmt.Errorf("%s: line %d (question_id %d): negative variant", path, line, *r.QuestionID)
 		}
+		ro := r.Rollout
+		ro.QuestionID, ro.Completion, ro.Line = *r.QuestionID, *r.Completion, line
 		out = append(out, ro)
 	}
 	if err := sc.Err(); err != nil {

@@ -52,17 +52,6 @@ type Question struct {
 	SQL        string `json:"SQL"`
 }
 
-// RolloutLine is one line of rollouts.jsonl, export.ReadRollouts' format.
-// Source says where the completion came from: "model" (the answer's SQL)
-// or "correction" (a human's validated SQL).
-type RolloutLine struct {
-	QuestionID int64  `json:"question_id"`
-	Variant    int    `json:"variant"`
-	Completion string `json:"completion"`
-	Label      bool   `json:"label"`
-	Source     string `json:"source"`
-}
-
 // ExportManifest counts what an export holds.
 type ExportManifest struct {
 	SchemaVersion int            `json:"schema_version"`
@@ -141,7 +130,8 @@ func Export(ctx context.Context, st Store, opts ExportOptions) (*ExportManifest,
 		}
 	}
 	var questions []Question
-	var rolls []RolloutLine
+	var rolls []export.Rollout
+	desirable := true // a correction's label
 	type kto struct {
 		s          *signal
 		completion string
@@ -156,13 +146,13 @@ func Export(ctx context.Context, st Store, opts ExportOptions) (*ExportManifest,
 			if *s.model {
 				q.SQL = s.e.SQL
 			}
-			rolls = append(rolls, RolloutLine{QuestionID: s.e.ID, Completion: s.e.SQL, Label: *s.model, Source: "model"})
+			rolls = append(rolls, export.Rollout{QuestionID: int(s.e.ID), Completion: s.e.SQL, Label: s.model, Source: "model"})
 			ktos = append(ktos, kto{s, s.e.SQL, *s.model})
 		}
 		if s.correction != "" {
 			q.SQL = s.correction
 			if s.correction != s.e.SQL {
-				rolls = append(rolls, RolloutLine{QuestionID: s.e.ID, Completion: s.correction, Label: true, Source: "correction"})
+				rolls = append(rolls, export.Rollout{QuestionID: int(s.e.ID), Completion: s.correction, Label: &desirable, Source: "correction"})
 				ktos = append(ktos, kto{s, s.correction, true})
 				pairs = append(pairs, s)
 			}

@@ -10,7 +10,7 @@
 // with exponential backoff and jitter, a retry that could not start before
 // the caller's deadline is not waited for, requests in flight to the
 // server are bounded, and what is read back is capped. It is plain
-// net/http: no SDK, no dependency.
+// net/http: no SDK, no dependency; the wire types are package openai's.
 package llmclient
 
 import (
@@ -27,6 +27,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/sqlrl/sqlrl/openai"
 )
 
 // Defaults of Client.
@@ -40,37 +42,6 @@ const (
 	// a few KiB, and a broken or hostile server must not fill memory.
 	MaxResponseBytes = 4 << 20
 )
-
-// Message is one chat message.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-// ChatRequest is the part of OpenAI's chat completions request the client
-// sends.
-type ChatRequest struct {
-	Model       string    `json:"model"`
-	Messages    []Message `json:"messages"`
-	Temperature float64   `json:"temperature"`
-	MaxTokens   int       `json:"max_tokens,omitempty"`
-	Stop        []string  `json:"stop,omitempty"`
-	// Sampling is sent by ChatCompletion's callers (several samples of a
-	// candidate); Chat leaves it unset, and unset fields are not sent.
-	Sampling
-	// Logprobs asks for the sampled tokens' log-probabilities
-	// (choices[].logprobs.content[].logprob).
-	Logprobs bool `json:"logprobs,omitempty"`
-	// Extra holds further request fields (a server's extensions); see
-	// CompletionRequest.Extra.
-	Extra map[string]any `json:"-"`
-}
-
-type chatResponse struct {
-	Choices []struct {
-		Message Message `json:"message"`
-	} `json:"choices"`
-}
 
 // ErrPermanent is wrapped by failures a retry cannot fix (a 4xx other than
 // 408 and 429: a wrong model name, a bad key, a malformed URL): the client
@@ -133,18 +104,18 @@ func (c *Client) init() {
 // checks an answer (a judge's grade line, a reply that holds SQL); an
 // answer it refuses counts as a failed attempt and is retried like a
 // server error. The last attempt's error is returned when none succeeds.
-func (c *Client) Chat(ctx context.Context, msgs []Message, accept func(string) error) (string, error) {
+func (c *Client) Chat(ctx context.Context, msgs []openai.Message, accept func(string) error) (string, error) {
 	maxTokens := c.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	body, err := json.Marshal(ChatRequest{Model: c.Model, Messages: msgs, Temperature: c.Temperature, MaxTokens: maxTokens, Stop: c.Stop})
+	body, err := json.Marshal(openai.ChatRequest{Model: c.Model, Messages: msgs, Temperature: c.Temperature, MaxTokens: maxTokens, Stop: c.Stop})
 	if err != nil {
 		return "", fmt.Errorf("encode chat request: %w", err)
 	}
 	var text string
 	err = c.retry(ctx, func(ctx context.Context) error {
-		var cr chatResponse
+		var cr openai.ChatResponse
 		if err := c.post(ctx, "/chat/completions", body, "chat completion", &cr); err != nil {
 			return err
 		}

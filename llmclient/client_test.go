@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sqlrl/sqlrl/openai"
 )
 
 func answer(w http.ResponseWriter, text string) {
@@ -51,7 +53,7 @@ func TestChat(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls atomic.Int64
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				var req ChatRequest
+				var req openai.ChatRequest
 				if r.URL.Path != "/v1/chat/completions" || r.Header.Get("Authorization") != "Bearer k" || json.NewDecoder(r.Body).Decode(&req) != nil || req.Model != "m" || len(req.Messages) != 1 {
 					http.Error(w, "bad request", http.StatusBadRequest)
 					return
@@ -60,7 +62,7 @@ func TestChat(t *testing.T) {
 			}))
 			defer srv.Close()
 			c := &Client{BaseURL: srv.URL + "/v1/", Model: "m", APIKey: "k", Retries: 2, Backoff: time.Millisecond}
-			got, err := c.Chat(context.Background(), []Message{{Role: "user", Content: "q"}}, tt.accept)
+			got, err := c.Chat(context.Background(), []openai.Message{{Role: "user", Content: "q"}}, tt.accept)
 			if (err != nil) != tt.wantErr || got != tt.want {
 				t.Errorf("Chat = %q, %v; want %q, error %v", got, err, tt.want, tt.wantErr)
 			}
@@ -84,7 +86,7 @@ func TestChatDeadline(t *testing.T) {
 	c := &Client{BaseURL: srv.URL, Model: "m", Retries: 3, Backoff: time.Hour}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := c.Chat(ctx, []Message{{Role: "user", Content: "q"}}, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := c.Chat(ctx, []openai.Message{{Role: "user", Content: "q"}}, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err %v, want the deadline", err)
 	}
 	if n := calls.Load(); n != 1 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/internal/fakeopenai"
+	"github.com/sqlrl/sqlrl/openai"
 )
 
 // TestComplete: a completions request carries the typed fields and the
@@ -22,25 +23,25 @@ func TestComplete(t *testing.T) {
 	tests := []struct {
 		name     string
 		fault    func(int, fakeopenai.Request) fakeopenai.Fault
-		req      CompletionRequest
+		req      openai.CompletionRequest
 		wantErr  string
 		requests int
 		texts    []string
 		finish   []string
 		logprob  float64 // of the first choice
 	}{
-		{name: "n, stop, length", req: CompletionRequest{Prompt: "p", Temperature: 0.5, MaxTokens: 4, Stop: []string{";"},
-			Sampling: Sampling{N: 2, TopP: 0.9, Seed: &seed}},
+		{name: "n, stop, length", req: openai.CompletionRequest{Prompt: "p", Temperature: 0.5, MaxTokens: 4, Stop: []string{";"},
+			Sampling: openai.Sampling{N: 2, TopP: 0.9, Seed: &seed}},
 			requests: 1, texts: []string{"SELE", "ab"}, finish: []string{"length", "stop"}},
-		{name: "logprobs", req: CompletionRequest{Prompt: "p", Logprobs: &one},
+		{name: "logprobs", req: openai.CompletionRequest{Prompt: "p", Logprobs: &one},
 			requests: 1, texts: []string{"SELECT 1"}, finish: []string{"stop"}, logprob: 8 * fakeopenai.TokenLogprob},
-		{name: "500 then answer", fault: fakeopenai.First(1, fakeopenai.ServerError), req: CompletionRequest{Prompt: "p"},
+		{name: "500 then answer", fault: fakeopenai.First(1, fakeopenai.ServerError), req: openai.CompletionRequest{Prompt: "p"},
 			requests: 2, texts: []string{"SELECT 1"}, finish: []string{"stop"}},
-		{name: "garbage every time", fault: fakeopenai.Always(fakeopenai.Garbage), req: CompletionRequest{Prompt: "p"},
+		{name: "garbage every time", fault: fakeopenai.Always(fakeopenai.Garbage), req: openai.CompletionRequest{Prompt: "p"},
 			requests: 3, wantErr: "answer is not a completion"},
-		{name: "no choices every time", fault: fakeopenai.Always(fakeopenai.NoChoices), req: CompletionRequest{Prompt: "p"},
+		{name: "no choices every time", fault: fakeopenai.Always(fakeopenai.NoChoices), req: openai.CompletionRequest{Prompt: "p"},
 			requests: 3, wantErr: "no choices"},
-		{name: "400 is permanent", fault: fakeopenai.Always(fakeopenai.BadRequest), req: CompletionRequest{Prompt: "p"},
+		{name: "400 is permanent", fault: fakeopenai.Always(fakeopenai.BadRequest), req: openai.CompletionRequest{Prompt: "p"},
 			requests: 1, wantErr: "HTTP 400"},
 	}
 	for _, tt := range tests {
@@ -100,7 +101,7 @@ func TestExtraFields(t *testing.T) {
 	srv := fakeopenai.New(fakeopenai.Options{})
 	defer srv.Close()
 	c := &Client{BaseURL: srv.URL, Model: "m"}
-	if _, err := c.ChatCompletion(context.Background(), ChatRequest{Messages: []Message{{Role: "user", Content: "q"}},
+	if _, err := c.ChatCompletion(context.Background(), openai.ChatRequest{Messages: []openai.Message{{Role: "user", Content: "q"}},
 		Extra: map[string]any{"guide": false, "model": "other"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +122,8 @@ func TestChatCompletion(t *testing.T) {
 	srv := fakeopenai.New(fakeopenai.Options{Answer: func(q fakeopenai.Request, j int) string { return q.Text() + "!" }})
 	defer srv.Close()
 	c := &Client{BaseURL: srv.URL, Model: "m"}
-	resp, err := c.ChatCompletion(context.Background(), ChatRequest{Messages: []Message{{Role: "system", Content: "s"}, {Role: "user", Content: "hi"}},
-		Temperature: 1, Sampling: Sampling{N: 3}, Logprobs: true})
+	resp, err := c.ChatCompletion(context.Background(), openai.ChatRequest{Messages: []openai.Message{{Role: "system", Content: "s"}, {Role: "user", Content: "hi"}},
+		Temperature: 1, Sampling: openai.Sampling{N: 3}, Logprobs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestChatCompletion(t *testing.T) {
 	c = &Client{BaseURL: hang.URL, Retries: 3, Backoff: time.Hour}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := c.ChatCompletion(ctx, ChatRequest{Messages: []Message{{Role: "user", Content: "q"}}}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := c.ChatCompletion(ctx, openai.ChatRequest{Messages: []openai.Message{{Role: "user", Content: "q"}}}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err %v, want the deadline", err)
 	}
 	if hang.Requests() != 1 {

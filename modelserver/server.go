@@ -17,11 +17,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/sqlrl/sqlrl/httpserve"
+	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
 )
@@ -115,21 +115,10 @@ func (s *Server) server() *httpserve.Server {
 	return s.http
 }
 
-type apiError struct {
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    *string `json:"code"`
-}
-
 // errorBody is an error as OpenAI's API writes it, which its clients
 // parse into their exceptions.
 func errorBody(code int, msg string) any {
-	typ := "invalid_request_error"
-	if code >= 500 {
-		typ = "server_error"
-	}
-	return map[string]apiError{"error": {Message: msg, Type: typ}}
+	return openai.NewError(code, msg)
 }
 
 func badRequest(format string, args ...any) error {
@@ -149,41 +138,15 @@ func (s *Server) models(context.Context, *http.Request) (any, error) {
 	}}, nil
 }
 
-// stringList reads a JSON string or list of strings (prompt, stop).
-type stringList []string
-
-func (l *stringList) UnmarshalJSON(b []byte) error {
-	var one string
-	if err := json.Unmarshal(b, &one); err == nil {
-		*l = []string{one}
-		return nil
-	}
-	var many []string
-	if err := json.Unmarshal(b, &many); err != nil {
-		return errors.New("want a string or a list of strings")
-	}
-	*l = many
-	return nil
-}
-
-// sampling are the request fields both endpoints share.
-type sampling struct {
-	Model               string     `json:"model"`
-	N                   *int       `json:"n"`
-	Temperature         *float64   `json:"temperature"`
-	TopP                *float64   `json:"top_p"`
-	MaxTokens           *int       `json:"max_tokens"`
-	MaxCompletionTokens *int       `json:"max_completion_tokens"`
-	Stop                stringList `json:"stop"`
-	Seed                *uint64    `json:"seed"`
-	Stream              bool       `json:"stream"`
+// extensions are the request fields the server reads beyond OpenAI's.
+type extensions struct {
 	// Guide (an extension; default true) constrains SQL written for a
 	// compact prompt to the tables and columns the prompt lists
 	// (sqlparse.Guide), as `sqlrl generate` does.
 	Guide *bool `json:"guide"`
 }
 
-func (s *Server) options(q sampling) (policy.SampleOptions, error) {
+func (s *Server) options(q openai.Params) (policy.SampleOptions, error) {
 	o := policy.SampleOptions{N: 1, Temperature: 1, TopP: 1, MaxTokens: s.MaxTokens, Stop: q.Stop}
 	if o.MaxTokens <= 0 {
 		o.MaxTokens = 256
@@ -225,7 +188,7 @@ func (s *Server) options(q sampling) (policy.SampleOptions, error) {
 
 // guided sets o.Constrain for the prompts that are compact prompts, unless
 // the request turned the guide off.
-func (s *Server) guided(o *policy.SampleOptions, q sampling, prompts []string) {
+func (s *Server) guided(o *policy.SampleOptions, q extensions, prompts []string) {
 	if q.Guide != nil && !*q.Guide || s.Policy.Info.Prompt.Kind != policy.FormatCompact {
 		return
 	}
@@ -261,14 +224,14 @@ func newID(prefix string) string {
 	return prefix + hex.EncodeToString(b[:])
 }
 
-func usage(st policy.Stats) map[string]int {
-	return map[string]int{"prompt_tokens": st.PromptTokens, "completion_tokens": st.CompletionTokens, "total_tokens": st.PromptTokens + st.CompletionTokens}
+func usage(st policy.Stats) *openai.Usage {
+	return &openai.Usage{PromptTokens: st.PromptTokens, CompletionTokens: st.CompletionTokens, TotalTokens: st.PromptTokens + st.CompletionTokens}
 }
 
 func (s *Server) completions(ctx context.Context, r *http.Request) (any, error) {
 	var q struct {
-		sampling
-		Prompt stringList `json:"prompt"`
+		openai.CompletionParams
+		extensions
 	}
 	if err := httpserve.DecodeJSON(r.Body, &q); err != nil {
 		return nil, err
@@ -276,64 +239,39 @@ func (s *Server) completions(ctx context.Context, r *http.Request) (any, error) 
 	if len(q.Prompt) == 0 {
 		return nil, badRequest("prompt is required")
 	}
-	o, err := s.options(q.sampling)
+	o, err := s.options(q.Params)
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
-	s.guided(&o, q.sampling, q.Prompt)
+	s.guided(&o, q.extensions, q.Prompt)
 	outs, st, err := s.generate(ctx, q.Prompt, o)
 	if err != nil {
 		return nil, err
 	}
 	id, created := newID("cmpl-"), time.Now().Unix()
-	var choices []map[string]any
+	var choices []openai.CompletionChoice
 	for i, cs := range outs {
 		for j, c := range cs {
-			choices = append(choices, map[string]any{"text": c.Text, "index": i*o.N + j, "logprobs": nil, "finish_reason": c.Finish})
+			choices = append(choices, openai.CompletionChoice{Text: c.Text, Index: i*o.N + j, FinishReason: c.Finish})
 		}
 	}
+	answer := openai.CompletionResponse{ID: id, Object: "text_completion", Created: created, Model: s.name()}
 	if q.Stream {
 		return sse(func(send func(any)) {
 			for _, c := range choices {
-				send(map[string]any{"id": id, "object": "text_completion", "created": created, "model": s.name(), "choices": []any{c}})
+				answer.Choices = []openai.CompletionChoice{c}
+				send(answer)
 			}
 		}), nil
 	}
-	return map[string]any{"id": id, "object": "text_completion", "created": created, "model": s.name(),
-		"choices": choices, "usage": usage(st)}, nil
-}
-
-// chatMessage accepts content as a string or a list of text parts.
-type chatMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-func (m chatMessage) text() (string, error) {
-	var s string
-	if err := json.Unmarshal(m.Content, &s); err == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(m.Content, &parts); err != nil {
-		return "", errors.New("message content must be a string or a list of text parts")
-	}
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == "text" {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String(), nil
+	answer.Choices, answer.Usage = choices, usage(st)
+	return answer, nil
 }
 
 func (s *Server) chat(ctx context.Context, r *http.Request) (any, error) {
 	var q struct {
-		sampling
-		Messages []chatMessage `json:"messages"`
+		openai.ChatParams
+		extensions
 	}
 	if err := httpserve.DecodeJSON(r.Body, &q); err != nil {
 		return nil, err
@@ -343,18 +281,18 @@ func (s *Server) chat(ctx context.Context, r *http.Request) (any, error) {
 	}
 	var msgs []prompt.Message
 	for _, m := range q.Messages {
-		t, err := m.text()
+		t, err := m.Text()
 		if err != nil {
 			return nil, badRequest("%v", err)
 		}
 		msgs = append(msgs, prompt.Message{Role: m.Role, Content: t})
 	}
-	o, err := s.options(q.sampling)
+	o, err := s.options(q.Params)
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
 	prompts := []string{s.Policy.Info.Prompt.ChatPrompt(msgs)}
-	s.guided(&o, q.sampling, prompts)
+	s.guided(&o, q.extensions, prompts)
 	outs, st, err := s.generate(ctx, prompts, o)
 	if err != nil {
 		return nil, err
@@ -363,23 +301,24 @@ func (s *Server) chat(ctx context.Context, r *http.Request) (any, error) {
 	if q.Stream {
 		return sse(func(send func(any)) {
 			for i, c := range outs[0] {
-				chunk := func(delta map[string]any, finish any) {
-					send(map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": s.name(),
-						"choices": []any{map[string]any{"index": i, "delta": delta, "finish_reason": finish, "logprobs": nil}}})
+				chunk := func(delta openai.Delta, finish *string) {
+					send(openai.ChatChunk{ID: id, Object: "chat.completion.chunk", Created: created, Model: s.name(),
+						Choices: []openai.ChunkChoice{{Index: i, Delta: delta, FinishReason: finish}}})
 				}
-				chunk(map[string]any{"role": "assistant", "content": ""}, nil)
-				chunk(map[string]any{"content": c.Text}, nil)
-				chunk(map[string]any{}, c.Finish)
+				empty := ""
+				chunk(openai.Delta{Role: "assistant", Content: &empty}, nil)
+				chunk(openai.Delta{Content: &c.Text}, nil)
+				chunk(openai.Delta{}, &c.Finish)
 			}
 		}), nil
 	}
-	var choices []map[string]any
+	var choices []openai.ChatChoice
 	for i, c := range outs[0] {
-		choices = append(choices, map[string]any{"index": i, "message": map[string]any{"role": "assistant", "content": c.Text, "refusal": nil},
-			"logprobs": nil, "finish_reason": c.Finish})
+		choices = append(choices, openai.ChatChoice{Index: i, Message: openai.AnswerMessage{Role: "assistant", Content: c.Text},
+			FinishReason: c.Finish})
 	}
-	return map[string]any{"id": id, "object": "chat.completion", "created": created, "model": s.name(),
-		"choices": choices, "usage": usage(st)}, nil
+	return openai.ChatResponse{ID: id, Object: "chat.completion", Created: created, Model: s.name(),
+		Choices: choices, Usage: usage(st)}, nil
 }
 
 // sse is a response of server-sent events: each send is one "data:"

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/internal/policytest"
+	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
@@ -180,9 +181,7 @@ func TestLimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer resp.Body.Close()
-			var v struct {
-				Error apiError `json:"error"`
-			}
+			var v openai.ErrorResponse
 			if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
 				t.Fatalf("status %d, body not JSON: %v", resp.StatusCode, err)
 			}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/llmclient"
+	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/sqlparse"
 )
@@ -171,7 +172,7 @@ func (j *LLMJudge) rows() int {
 }
 
 // chatRequest is what the judge sends (the tests read it back).
-type chatRequest = llmclient.ChatRequest
+type chatRequest = openai.ChatRequest
 
 // ask runs the attempts (llmclient: per-attempt timeout, retries with
 // backoff, a bound on requests in flight) and returns the parsed points;
@@ -179,7 +180,7 @@ type chatRequest = llmclient.ChatRequest
 func (j *LLMJudge) ask(ctx context.Context, sys, user string) (float64, error) {
 	j.init()
 	var p int
-	_, err := j.client.Chat(ctx, []llmclient.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}}, func(text string) error {
+	_, err := j.client.Chat(ctx, []openai.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}}, func(text string) error {
 		var err error
 		p, err = ParseGrade(text)
 		return err

@@ -23,7 +23,7 @@ func rewardOf(t *testing.T, base, endpoint string, label map[string]any, complet
 		for k, v := range label {
 			body[k] = v
 		}
-		var ans batchAnswer
+		var ans BatchResponse
 		code := postJSON(t, base+endpoint, body, &ans)
 		if code != 200 {
 			return code, 0
@@ -31,7 +31,7 @@ func rewardOf(t *testing.T, base, endpoint string, label map[string]any, complet
 		return code, ans.Results[0].Reward
 	}
 	lab, _ := json.Marshal(label)
-	var ans openRLHFResponse
+	var ans OpenRLHFResponse
 	code := postJSON(t, base+endpoint, map[string]any{"query": []string{completion}, "labels": []string{string(lab)}}, &ans)
 	if code != 200 {
 		return code, 0
@@ -121,7 +121,7 @@ func TestHungJudgeFallsBackInTime(t *testing.T) {
 		}
 	}
 
-	var ans batchAnswer
+	var ans BatchResponse
 	if code := postJSON(t, hs.URL+"/v1/reward", map[string]any{"db_id": "superhero", "gold_sql": gold, "completions": completions}, &ans); code != 200 {
 		t.Fatalf("batch: status %d, want 200", code)
 	}
@@ -138,7 +138,7 @@ func TestHungJudgeFallsBackInTime(t *testing.T) {
 	}
 	lab, _ := json.Marshal(map[string]any{"db_id": "superhero", "gold_sql": gold})
 	labels := []string{string(lab), string(lab), string(lab)}
-	var or openRLHFResponse
+	var or OpenRLHFResponse
 	if code := postJSON(t, hs.URL+"/get_reward", map[string]any{"query": completions, "labels": labels}, &or); code != 200 {
 		t.Fatalf("openrlhf: status %d, want 200", code)
 	}

@@ -137,14 +137,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Label is what a trainer attaches to a prompt so the server knows what the
 // completion should return: the database and gold SQL, or a question_id of
 // the benchmark the server was started with. "SQL" is accepted for gold_sql
-// so a BIRD record works as a label unchanged.
+// so a BIRD record works as a label unchanged. Empty fields but the first
+// two are not sent (Client).
 type Label struct {
 	DBID       string `json:"db_id"`
 	GoldSQL    string `json:"gold_sql"`
-	SQL        string `json:"SQL"`
-	QuestionID *int   `json:"question_id"`
-	Question   string `json:"question"`
-	Evidence   string `json:"evidence"`
+	SQL        string `json:"SQL,omitempty"`
+	QuestionID *int   `json:"question_id,omitempty"`
+	Question   string `json:"question,omitempty"`
+	Evidence   string `json:"evidence,omitempty"`
 }
 
 func badRequest(format string, args ...any) error {
@@ -305,26 +306,26 @@ func (s *Server) scoreAll(ctx context.Context, samples []reward.Sample) ([]item,
 	return out, nil
 }
 
-// openRLHFRequest is OpenRLHF's remote reward request
+// OpenRLHFRequest is OpenRLHF's remote reward request (POST /get_reward)
 // (openrlhf/utils/remote_rm_utils.py): query = prompt + response, decoded
 // with special tokens kept.
-type openRLHFRequest struct {
+type OpenRLHFRequest struct {
 	Query   []string          `json:"query"`
 	Prompts []string          `json:"prompts"`
 	Labels  []json.RawMessage `json:"labels"`
 }
 
-// openRLHFResponse is what OpenRLHF reads back: "rewards" for training,
+// OpenRLHFResponse is what OpenRLHF reads back: "rewards" for training,
 // "scores" in [0, 1] for dynamic filtering, "extra_logs" for its logger
 // (each a list aligned with the batch).
-type openRLHFResponse struct {
+type OpenRLHFResponse struct {
 	Rewards   []float64            `json:"rewards"`
 	Scores    []float64            `json:"scores"`
 	ExtraLogs map[string][]float64 `json:"extra_logs"`
 }
 
 func (s *Server) handleOpenRLHF(ctx context.Context, r *http.Request) (any, error) {
-	var req openRLHFRequest
+	var req OpenRLHFRequest
 	if err := httpserve.DecodeJSON(r.Body, &req); err != nil {
 		return nil, err
 	}
@@ -365,7 +366,7 @@ func (s *Server) handleOpenRLHF(ctx context.Context, r *http.Request) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	out := openRLHFResponse{Rewards: make([]float64, n), Scores: make([]float64, n), ExtraLogs: map[string][]float64{}}
+	out := OpenRLHFResponse{Rewards: make([]float64, n), Scores: make([]float64, n), ExtraLogs: map[string][]float64{}}
 	for i, it := range items {
 		out.Rewards[i], out.Scores[i] = it.score.Value, it.norm
 		for k := range it.score.Components {
@@ -383,13 +384,17 @@ func (s *Server) handleOpenRLHF(ctx context.Context, r *http.Request) (any, erro
 	return out, nil
 }
 
-// batchRequest is sqlrl's own API: K completions of one question.
-type batchRequest struct {
+// BatchRequest is sqlrl's own API (POST /v1/reward; Client): K
+// completions of one question.
+type BatchRequest struct {
 	Label
 	Completions []string `json:"completions"`
 }
 
-type batchResult struct {
+// BatchResult is one completion's score: the reward, it normalized to
+// [0, 1] (Score), its class, the SQL taken out of it, and the reward's
+// components.
+type BatchResult struct {
 	Reward     float64            `json:"reward"`
 	Score      float64            `json:"score"`
 	Class      string             `json:"class"`
@@ -398,14 +403,16 @@ type batchResult struct {
 	Components map[string]float64 `json:"components"`
 }
 
-type batchResponse struct {
-	Results   []batchResult `json:"results"`
+// BatchResponse is the batch API's answer: a result per completion, in
+// order.
+type BatchResponse struct {
+	Results   []BatchResult `json:"results"`
 	ElapsedMS float64       `json:"elapsed_ms"`
 }
 
 func (s *Server) handleBatch(ctx context.Context, r *http.Request) (any, error) {
 	start := time.Now()
-	var req batchRequest
+	var req BatchRequest
 	if err := httpserve.DecodeJSON(r.Body, &req); err != nil {
 		return nil, err
 	}
@@ -428,9 +435,9 @@ func (s *Server) handleBatch(ctx context.Context, r *http.Request) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := batchResponse{Results: make([]batchResult, len(items))}
+	out := BatchResponse{Results: make([]BatchResult, len(items))}
 	for i, it := range items {
-		out.Results[i] = batchResult{Reward: it.score.Value, Score: it.norm, Class: it.score.Class, SQL: it.sql,
+		out.Results[i] = BatchResult{Reward: it.score.Value, Score: it.norm, Class: it.score.Class, SQL: it.sql,
 			Error: it.score.Error, Components: it.score.Components}
 	}
 	out.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000

@@ -88,10 +88,6 @@ func postJSON(t testing.TB, url string, body any, out any) int {
 	return resp.StatusCode
 }
 
-type batchAnswer struct {
-	Results []batchResult `json:"results"`
-}
-
 // TestAgreesWithEvalOverHTTP sends every pair of the official BIRD set
 // through both HTTP APIs, grouped by question as a trainer would (K
 // completions of one prompt): the reward is at its top (1) exactly when
@@ -138,7 +134,7 @@ func TestAgreesWithEvalOverHTTP(t *testing.T) {
 			for j, i := range g.idx {
 				comps[j] = pairs[i].Pred
 			}
-			var ans batchAnswer
+			var ans BatchResponse
 			code := postJSON(t, hs.URL+"/v1/reward", map[string]any{"db_id": g.db, "gold_sql": g.gold, "completions": comps}, &ans)
 			if code != http.StatusOK || len(ans.Results) != len(comps) {
 				t.Errorf("status %d, %d results", code, len(ans.Results))
@@ -172,7 +168,7 @@ func TestAgreesWithEvalOverHTTP(t *testing.T) {
 	const prompt = "<|im_start|>system\nYou write SQLite.<|im_end|>\n<|im_start|>user\nQuestion?<|im_end|>\n<|im_start|>assistant\n"
 	for start := 0; start < len(pairs); start += 512 {
 		end := min(len(pairs), start+512)
-		var req openRLHFRequest
+		var req OpenRLHFRequest
 		for _, p := range pairs[start:end] {
 			label, _ := json.Marshal(map[string]string{"db_id": p.DBID, "gold_sql": p.Gold})
 			lj, _ := json.Marshal(string(label))
@@ -180,7 +176,7 @@ func TestAgreesWithEvalOverHTTP(t *testing.T) {
 			req.Prompts = append(req.Prompts, prompt)
 			req.Labels = append(req.Labels, lj)
 		}
-		var ans openRLHFResponse
+		var ans OpenRLHFResponse
 		if code := postJSON(t, hs.URL+"/get_reward", req, &ans); code != http.StatusOK {
 			t.Fatalf("status %d", code)
 		}
@@ -281,7 +277,7 @@ func TestOpenRLHFClient(t *testing.T) {
 		t.Errorf("query without labels: status %d, want 400", code)
 	}
 	// Labels as objects rather than strings, and without prompts.
-	var ans openRLHFResponse
+	var ans OpenRLHFResponse
 	objLabel := json.RawMessage(label)
 	code := postJSON(t, hs.URL+"/", map[string]any{"query": queries[:1], "labels": []json.RawMessage{objLabel}}, &ans)
 	if code != http.StatusOK || len(ans.Rewards) != 1 || ans.Rewards[0] != 1 {
@@ -455,7 +451,7 @@ func TestBadInput(t *testing.T) {
 		"",
 		strings.Repeat("(", 100000),
 	}
-	var ans batchAnswer
+	var ans BatchResponse
 	if code := postJSON(t, hs.URL+"/v1/reward", with("completions", hostile), &ans); code != 200 {
 		t.Fatalf("hostile completions: status %d", code)
 	}
@@ -488,14 +484,14 @@ func TestRunawayAndDisconnect(t *testing.T) {
 
 	t.Run("timeout is scored", func(t *testing.T) {
 		hs, _, _ := newTestServer(t, reward.StackOptions{DBRoot: root, QueryTimeout: 400 * time.Millisecond, ConnsPerDB: 2}, nil)
-		done := make(chan batchAnswer)
+		done := make(chan BatchResponse)
 		go func() {
-			var a batchAnswer
+			var a BatchResponse
 			postJSON(t, hs.URL+"/v1/reward", hung, &a)
 			done <- a
 		}()
 		time.Sleep(50 * time.Millisecond)
-		var ans batchAnswer
+		var ans BatchResponse
 		if code := postJSON(t, hs.URL+"/v1/reward", good, &ans); code != 200 || ans.Results[0].Reward != 1 {
 			t.Errorf("while a runaway runs: status %d %+v", code, ans)
 		}
@@ -538,7 +534,7 @@ func TestRunawayAndDisconnect(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond) // until go test's -timeout, if the runaway was not canceled
 		}
-		var ans batchAnswer
+		var ans BatchResponse
 		if code := postJSON(t, hs.URL+"/v1/reward", good, &ans); code != 200 || ans.Results[0].Reward != 1 {
 			t.Errorf("after a disconnect: status %d %+v", code, ans)
 		}
@@ -551,7 +547,7 @@ func TestRunawayAndDisconnect(t *testing.T) {
 		if code := postJSON(t, hs.URL+"/v1/reward", hung, nil); code != http.StatusGatewayTimeout {
 			t.Errorf("status %d, want 504", code)
 		}
-		var ans batchAnswer
+		var ans BatchResponse
 		if code := postJSON(t, hs.URL+"/v1/reward", good, &ans); code != 200 {
 			t.Errorf("after a 504: status %d", code)
 		}
@@ -596,7 +592,7 @@ func TestJudgeFaults(t *testing.T) {
 		// A different answer each time: the judge caches its grades.
 		req := map[string]any{"db_id": "superhero", "gold_sql": "SELECT superhero_name FROM superhero WHERE id < 10",
 			"completions": []string{fmt.Sprintf("SELECT superhero_name FROM superhero WHERE id < %d", i+2)}}
-		var ans batchAnswer
+		var ans BatchResponse
 		code := postJSON(t, hs.URL+"/v1/reward", req, &ans)
 		if code != 200 || len(ans.Results) != 1 {
 			t.Fatalf("%s: status %d", m, code)
@@ -623,13 +619,13 @@ func TestQuestionIDLabels(t *testing.T) {
 	}
 	hs, _, _ := newTestServer(t, reward.StackOptions{}, func(c *Config) { c.Questions = qs })
 	ex := b.Examples[0]
-	var ans batchAnswer
+	var ans BatchResponse
 	code := postJSON(t, hs.URL+"/v1/reward", map[string]any{"question_id": ex.QuestionID, "completions": []string{ex.SQL, "SELECT 1"}}, &ans)
 	if code != 200 || ans.Results[0].Reward != 1 || ans.Results[1].Reward == 1 {
 		t.Errorf("question_id: status %d %+v", code, ans)
 	}
 	lab, _ := json.Marshal(fmt.Sprintf(`{"question_id": %d}`, ex.QuestionID))
-	var or openRLHFResponse
+	var or OpenRLHFResponse
 	code = postJSON(t, hs.URL+"/get_reward", fmt.Sprintf(`{"query": [%q], "labels": [%s]}`, ex.SQL, lab), &or)
 	if code != 200 || or.Rewards[0] != 1 {
 		t.Errorf("openrlhf question_id: status %d %+v", code, or)
@@ -742,7 +738,7 @@ func TestFailuresInsideScoring(t *testing.T) {
 	if code := postJSON(t, hs.URL+"/v1/reward", req("judge"), nil); code != http.StatusBadGateway {
 		t.Errorf("judge failure: status %d, want 502", code)
 	}
-	var ans batchAnswer
+	var ans BatchResponse
 	if code := postJSON(t, hs.URL+"/v1/reward", req("fine"), &ans); code != 200 || len(ans.Results) != 2 {
 		t.Errorf("after a panic: status %d", code)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlparse"
@@ -61,15 +62,15 @@ func TestRLGoldUnsolved(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r rolloutRecord
+		var r export.Rollout
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
 		}
-		if solved[r.Step] == nil {
-			solved[r.Step] = map[[2]int]bool{}
+		if solved[*r.Step] == nil {
+			solved[*r.Step] = map[[2]int]bool{}
 		}
 		k := [2]int{r.QuestionID, r.Variant}
-		solved[r.Step][k] = solved[r.Step][k] || r.Correct
+		solved[*r.Step][k] = solved[*r.Step][k] || *r.Correct
 	}
 	lines := readLogLines(t, o.Out)
 	var golds, solvedN int

@@ -2,7 +2,6 @@ package train
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -164,17 +163,26 @@ func SampleRollouts(ctx context.Context, d *Data, o RLOptions, path string) (int
 		if err != nil {
 			return n, err
 		}
-		for _, s := range ro.Samples {
-			p := pool[s.Prompt]
-			b, _ := json.Marshal(rolloutRecord{QuestionID: p.QuestionID, Variant: p.Variant, Completion: s.Completion, Reward: s.Reward, Correct: s.Correct})
-			if _, err := f.Write(append(b, '\n')); err != nil {
-				return n, fmt.Errorf("write %s: %w", path, err)
-			}
-			n++
+		if err := export.WriteRollouts(f, rolloutRecords(pool, ro, 0, false)); err != nil {
+			return n, fmt.Errorf("write %s: %w", path, err)
 		}
+		n += len(ro.Samples)
 		t.logf("sampled %d of %d prompts", min(c+o.Prompts, len(t.fits)), len(t.fits))
 	}
 	return n, f.Close()
+}
+
+// rolloutRecords are ro's samples as lines of a rollouts file, sampled at
+// step. truncated says whether a completion cut at the sampling budget is
+// marked (an online run's file marks them; SampleRollouts' files do not).
+func rolloutRecords(pool []RLPrompt, ro *rollout, step int64, truncated bool) []export.Rollout {
+	out := make([]export.Rollout, len(ro.Samples))
+	for i, s := range ro.Samples {
+		p := pool[s.Prompt]
+		out[i] = export.Rollout{QuestionID: p.QuestionID, Variant: p.Variant, Completion: s.Completion,
+			Reward: &s.Reward, Correct: &s.Correct, Truncated: truncated && s.Truncated, Step: &step}
+	}
+	return out
 }
 
 // drawN picks min(n, size) distinct indices below size for step step.

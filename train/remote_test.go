@@ -13,7 +13,7 @@ import (
 	"github.com/sqlrl/sqlrl/rewardserver"
 )
 
-// TestRemoteRewardMatchesStack: the remote source gives the scores of the
+// TestRemoteRewardMatchesStack: rewardserver.Client gives the scores of the
 // in-process stack it wraps, a failing gold is reward.ErrGold, and an
 // online run trains through it.
 func TestRemoteRewardMatchesStack(t *testing.T) {
@@ -24,7 +24,7 @@ func TestRemoteRewardMatchesStack(t *testing.T) {
 	}
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
-	rr := NewRemoteReward(hs.URL)
+	rr := rewardserver.NewClient(hs.URL)
 	if err := rr.Health(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestRLRefusesBadInput(t *testing.T) {
 	}{
 		{"empty holdout", func(d *Data, o *RLOptions) { d.Holdout = nil }, "no holdout questions: -sft-fraction 1 leaves none; use -rl-on train"},
 		{"other prompt format", func(d *Data, o *RLOptions) { d.Format = policy.Format{Kind: policy.FormatCompact} }, "the policy expects prompts"},
-		{"reward server down", func(d *Data, o *RLOptions) { o.Reward = NewRemoteReward(downURL) }, "is not answering"},
+		{"reward server down", func(d *Data, o *RLOptions) { o.Reward = rewardserver.NewClient(downURL) }, "is not answering"},
 		{"no init", func(d *Data, o *RLOptions) { o.Init = "" }, "starts from an SFT checkpoint"},
 		{"init not a checkpoint", func(d *Data, o *RLOptions) { o.Init = t.TempDir() }, "init"},
 		{"offline ppo", func(d *Data, o *RLOptions) { o.Algo, o.Online, o.OfflineFile = AlgoPPO, false, "x.jsonl" }, "online only"},

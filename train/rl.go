@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/reward"
@@ -37,9 +38,9 @@ var (
 )
 
 // RewardSource scores the K completions of one prompt. reward.Stack (in
-// process, the code the reward server runs) and RemoteReward (a running
-// `sqlrl reward serve`) satisfy it. An error means the prompt has no
-// defined reward (its gold fails): RL skips that prompt for the step.
+// process, the code the reward server runs) and rewardserver.Client (a
+// running `sqlrl reward serve`) satisfy it. An error means the prompt has
+// no defined reward (its gold fails): RL skips that prompt for the step.
 type RewardSource interface {
 	ScoreGroup(ctx context.Context, s reward.Sample, completions []string) ([]reward.Score, error)
 }
@@ -1245,35 +1246,9 @@ func mismatchedSeqs(seqs []policy.Sequence, promptItem []int, maxSeq int) []poli
 }
 
 // rolloutWriter appends an online run's scored samples to a rollouts
-// file (export.ReadRollouts' format, with the step).
+// file (export.Rollout lines, with the step).
 type rolloutWriter struct{ path string }
 
 func (w *rolloutWriter) write(pool []RLPrompt, ro *rollout) error {
-	f, err := os.OpenFile(w.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("rollouts %s: %w", w.path, err)
-	}
-	defer f.Close()
-	for _, s := range ro.Samples {
-		p := pool[s.Prompt]
-		b, _ := json.Marshal(rolloutRecord{QuestionID: p.QuestionID, Variant: p.Variant, Completion: s.Completion, Reward: s.Reward, Correct: s.Correct, Truncated: s.Truncated, Step: ro.Step})
-		if _, err := f.Write(append(b, '\n')); err != nil {
-			return fmt.Errorf("rollouts %s: %w", w.path, err)
-		}
-	}
-	return nil
-}
-
-// rolloutRecord is a line of a rollouts file.
-type rolloutRecord struct {
-	QuestionID int     `json:"question_id"`
-	Variant    int     `json:"variant"`
-	Completion string  `json:"completion"`
-	Reward     float64 `json:"reward"`
-	Correct    bool    `json:"correct"`
-	// Truncated marks a completion cut at the sampling budget
-	// (RLOptions.MaxTokens): a failure of the budget as much as the model's.
-	Truncated bool  `json:"truncated,omitempty"`
-	Label     *bool `json:"label,omitempty"`
-	Step      int64 `json:"step"`
+	return export.AppendRollouts(w.path, rolloutRecords(pool, ro, ro.Step, true))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/rewardserver"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -262,7 +263,7 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 		}
 		if *online || *sampleOnly {
 			if *rewardURL != "" {
-				o.Reward, o.RewardName = train.NewRemoteReward(*rewardURL), "remote:"+*rewardURL
+				o.Reward, o.RewardName = rewardserver.NewClient(*rewardURL), "remote:"+*rewardURL
 			} else {
 				// the stack 'sqlrl reward serve' would run, in process
 				rewardOn["reward"] = kind

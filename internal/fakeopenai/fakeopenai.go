@@ -19,13 +19,9 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-)
 
-// Message is one chat message of a request.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
+	"github.com/sqlrl/sqlrl/openai"
+)
 
 // Request is one request as the fake decoded it.
 type Request struct {
@@ -33,7 +29,7 @@ type Request struct {
 	Path string
 	// Prompt is a completions request's prompt; Messages a chat request's.
 	Prompt   string
-	Messages []Message
+	Messages []openai.Message
 	Model    string
 	// N is the number of choices asked for (1 when unset).
 	N           int
@@ -230,51 +226,50 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(s.answer(q, choices))
 }
 
-// answer builds the response body with choices choices.
-func (s *Server) answer(q Request, choices int) map[string]any {
+// answer builds the response body with choices choices: an
+// openai.ChatResponse or an openai.CompletionResponse.
+func (s *Server) answer(q Request, choices int) any {
 	prompt := utf8.RuneCountInString(q.Prompt)
 	for _, m := range q.Messages {
 		prompt += utf8.RuneCountInString(m.Content)
 	}
 	completion := 0
-	list := []map[string]any{}
+	chat := []openai.ChatChoice{}
+	text := []openai.CompletionChoice{}
 	for j := range choices {
-		text := "SELECT 1"
+		answer := "SELECT 1"
 		if s.opts.Answer != nil {
-			text = s.opts.Answer(q, j)
+			answer = s.opts.Answer(q, j)
 		}
-		text, finish := cut(text, q.Stop, q.MaxTokens)
-		completion += utf8.RuneCountInString(text)
-		c := map[string]any{"index": j, "finish_reason": finish, "logprobs": nil}
-		var tokens []string
-		var lps []float64
-		for _, r := range text {
-			tokens = append(tokens, string(r))
-			lps = append(lps, TokenLogprob)
-		}
+		answer, finish := cut(answer, q.Stop, q.MaxTokens)
+		completion += utf8.RuneCountInString(answer)
 		if q.Chat() {
-			c["message"] = map[string]any{"role": "assistant", "content": text}
+			c := openai.ChatChoice{Index: j, FinishReason: finish, Message: openai.AnswerMessage{Role: "assistant", Content: answer}}
 			if q.Logprobs {
-				content := []map[string]any{}
-				for k, t := range tokens {
-					content = append(content, map[string]any{"token": t, "logprob": lps[k], "bytes": []byte(t), "top_logprobs": []any{}})
+				c.Logprobs = &openai.ChatLogprobs{Content: []openai.TokenLogprob{}}
+				for _, r := range answer {
+					c.Logprobs.Content = append(c.Logprobs.Content, openai.TokenLogprob{Token: string(r), Logprob: TokenLogprob})
 				}
-				c["logprobs"] = map[string]any{"content": content}
 			}
-		} else {
-			c["text"] = text
-			if q.Logprobs {
-				c["logprobs"] = map[string]any{"tokens": tokens, "token_logprobs": lps, "top_logprobs": nil, "text_offset": nil}
+			chat = append(chat, c)
+			continue
+		}
+		c := openai.CompletionChoice{Index: j, Text: answer, FinishReason: finish}
+		if q.Logprobs {
+			c.Logprobs = &openai.CompletionLogprobs{}
+			for _, r := range answer {
+				lp := TokenLogprob
+				c.Logprobs.Tokens = append(c.Logprobs.Tokens, string(r))
+				c.Logprobs.TokenLogprobs = append(c.Logprobs.TokenLogprobs, &lp)
 			}
 		}
-		list = append(list, c)
+		text = append(text, c)
 	}
-	object := "text_completion"
+	usage := &openai.Usage{PromptTokens: prompt, CompletionTokens: completion, TotalTokens: prompt + completion}
 	if q.Chat() {
-		object = "chat.completion"
+		return openai.ChatResponse{ID: "fake", Object: "chat.completion", Model: q.Model, Choices: chat, Usage: usage}
 	}
-	return map[string]any{"id": "fake", "object": object, "model": q.Model, "choices": list,
-		"usage": map[string]int{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}}
+	return openai.CompletionResponse{ID: "fake", Object: "text_completion", Model: q.Model, Choices: text, Usage: usage}
 }
 
 // cut ends text at its first stop string ("stop") or after maxTokens
@@ -300,23 +295,18 @@ func decode(path string, raw []byte) (Request, error) {
 		return q, fmt.Errorf("malformed JSON: %v", err)
 	}
 	var body struct {
-		Model               string          `json:"model"`
-		Prompt              json.RawMessage `json:"prompt"`
-		Messages            []Message       `json:"messages"`
-		N                   *int            `json:"n"`
-		Temperature         *float64        `json:"temperature"`
-		TopP                *float64        `json:"top_p"`
-		MaxTokens           *int            `json:"max_tokens"`
-		MaxCompletionTokens *int            `json:"max_completion_tokens"`
-		Stop                json.RawMessage `json:"stop"`
-		Seed                *int64          `json:"seed"`
-		Logprobs            json.RawMessage `json:"logprobs"`
-		Stream              bool            `json:"stream"`
+		openai.Params
+		Prompt   json.RawMessage  `json:"prompt"`
+		Messages []openai.Message `json:"messages"`
 	}
 	if err := json.Unmarshal(raw, &body); err != nil {
 		return q, fmt.Errorf("bad request: %v", err)
 	}
-	q.Model, q.Messages, q.Temperature, q.TopP, q.Seed = body.Model, body.Messages, body.Temperature, body.TopP, body.Seed
+	q.Model, q.Messages, q.Temperature, q.TopP, q.Stop = body.Model, body.Messages, body.Temperature, body.TopP, body.Stop
+	if body.Seed != nil {
+		seed := int64(*body.Seed)
+		q.Seed = &seed
+	}
 	if body.N != nil {
 		q.N = *body.N
 	}
@@ -332,18 +322,7 @@ func decode(path string, raw []byte) (Request, error) {
 	case q.N < 1:
 		return q, fmt.Errorf("n must be at least 1")
 	}
-	if len(body.Stop) > 0 && string(body.Stop) != "null" {
-		var one string
-		if json.Unmarshal(body.Stop, &one) == nil {
-			q.Stop = []string{one}
-		} else if err := json.Unmarshal(body.Stop, &q.Stop); err != nil {
-			return q, fmt.Errorf("stop must be a string or a list of strings")
-		}
-	}
-	// A number in completions (0 still reports the sampled tokens), true
-	// in chat.
-	lp := string(body.Logprobs)
-	q.Logprobs = lp != "" && lp != "null" && lp != "false"
+	q.Logprobs = body.WantLogprobs()
 	if path == "/v1/chat/completions" {
 		if len(q.Messages) == 0 {
 			return q, fmt.Errorf("messages is required")
@@ -358,11 +337,7 @@ func decode(path string, raw []byte) (Request, error) {
 
 // apiError writes an error as OpenAI's API does.
 func apiError(w http.ResponseWriter, code int, msg string) {
-	typ := "invalid_request_error"
-	if code >= 500 {
-		typ = "server_error"
-	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
+	json.NewEncoder(w).Encode(openai.NewError(code, msg))
 }
