@@ -1,10 +1,10 @@
 // Package agents is sqlrl's home for writing SQL with more than one call
-// to a model: the greedy/sampled candidates of `sqlrl generate` and of dev
-// evaluation, and the MATS pipeline built on them (planner, validators,
-// fixer, selector). Every model it calls is a Generator, an interface
-// declared here, where it is consumed: the native policy, its batcher and
-// a remote OpenAI-compatible server (vLLM, llama.cpp, Ollama, `sqlrl
-// serve-model`) all satisfy it, so a pipeline can mix backends per agent.
+// to a model: the MATS pipeline (planner, validators, fixer, selector),
+// built on policy's decode loop (policy.DecodeBatch), and the records,
+// prompts and training sets of its agents. Every model it calls is a
+// Generator: the native policy, its batcher and a remote
+// OpenAI-compatible server (vLLM, llama.cpp, Ollama, `sqlrl serve-model`)
+// all satisfy it, so a pipeline can mix backends per agent.
 //
 // The pipeline splits Text2SQL the way the MATS recipe does, because a
 // small model that writes the right query among K samples more often than
@@ -22,18 +22,13 @@
 package agents
 
 import (
-	"context"
-
 	"github.com/sqlrl/sqlrl/policy"
 )
 
-// Generator writes completions of prompts. *policy.Policy,
-// *policy.Batcher and *Remote satisfy it. Completions of one prompt come
-// in the order sampled; Completion.LogProb is the log-probability under
-// the distribution that sampled (0 when a backend does not report one).
-type Generator interface {
-	Generate(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error)
-}
+// Generator writes completions of prompts (policy.Generator, the
+// interface of policy's decode loop): *policy.Policy, *policy.Batcher and
+// *Remote satisfy it.
+type Generator = policy.Generator
 
 // Validator kinds: what each validator checks of a candidate.
 const (

@@ -262,12 +262,12 @@ func (p *Pipeline) plan(ctx context.Context, recs []*Record, fb *policy.FitBatch
 		}
 		pb = &cp
 	}
-	o := DecodeOptions{Greedy: true, Samples: p.K - 1, Temperature: p.Temperature, TopP: p.TopP, MaxTokens: a.maxTokens(),
+	o := policy.DecodeOptions{Greedy: true, Samples: p.K - 1, Temperature: p.Temperature, TopP: p.TopP, MaxTokens: a.maxTokens(),
 		Seed: p.Seed, Guide: p.Guide && a.Set != SetChat, Words: p.Words}
 	if p.Progress != nil {
 		o.Progress = func(done, total int, _ policy.Stats) { p.Progress(StagePlanner, done, total) }
 	}
-	decoded, _, err := Decode(ctx, a.Gen, pb, o)
+	decoded, _, err := policy.DecodeBatch(ctx, a.Gen, pb, o)
 	if err != nil {
 		return err
 	}
@@ -484,7 +484,7 @@ func (p *Pipeline) call(ctx context.Context, a *Agent, stage string, items []ite
 		}
 		outs, _, err := a.Gen.Generate(ctx, ps, so)
 		if err == nil && len(outs) != len(idx) {
-			err = errAnswerCount
+			err = policy.ErrAnswerCount
 		}
 		if err != nil {
 			return err
@@ -508,7 +508,7 @@ func (p *Pipeline) call(ctx context.Context, a *Agent, stage string, items []ite
 		for i := lo; i < min(lo+chunk, len(items)); i++ {
 			idx = append(idx, i)
 		}
-		if err := isolated(ctx, idx, run, func(i int, err error) { errs[i] = err }); err != nil {
+		if err := policy.Isolated(ctx, idx, run, func(i int, err error) { errs[i] = err }); err != nil {
 			return texts, errs, err
 		}
 	}

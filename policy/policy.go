@@ -1,8 +1,9 @@
 // Package policy is sqlrl's native Text2SQL policy: a tokenizer and a
 // transformer (package nn) saved together in a checkpoint directory, the
 // prompt format they were trained on, batched sampling with a key/value
-// cache, batched scoring of completions for the training losses, and an
-// OpenAI-compatible HTTP server.
+// cache, the decode loop over a batch of fitted questions (DecodeBatch,
+// for any Generator), and batched scoring of completions for the training
+// losses. Its OpenAI-compatible HTTP server is package modelserver.
 //
 // A checkpoint directory holds:
 //

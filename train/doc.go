@@ -11,4 +11,11 @@
 // packed without padding, and identifier-renaming augmentation, with a
 // data order and augmentation drawn from the seed and the epoch so that a
 // resumed run sees the same batches.
+//
+// RL after SFT samples from the policy (or reads offline rollouts),
+// scores the samples with a reward, and applies one of the losses of
+// package loss (KTO, DPO, ORPO, RLOO, GRPO, PPO) through policy's
+// Scorer, micro-batch by micro-batch. The losses themselves are pure
+// math in package loss; the agents' training (validators, fixer,
+// selector) is package agents/agenttrain, built on SFT and RL here.
 package train

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sqlrl/sqlrl/agents"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/policy"
@@ -102,9 +101,9 @@ func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64,
 // when guide is set, guided by the schema each prompt shows and words: the
 // predictions (aligned with exs) and the fitting they were decoded from.
 // The prompts are fitted and decoded as sqlrl generate does
-// (agents.Decode): a question that cannot fit, or fails to decode, gets
+// (policy.DecodeBatch): a question that cannot fit, or fails to decode, gets
 // an empty prediction, scored wrong and counted, and training goes on.
-func devPredict(ctx context.Context, g agents.Generator, fo policy.FitOptions, pr *policy.Prompter, exs []dataset.Example, guide bool, words []string) (*policy.FitBatch, []*dataset.Prediction, error) {
+func devPredict(ctx context.Context, g policy.Generator, fo policy.FitOptions, pr *policy.Prompter, exs []dataset.Example, guide bool, words []string) (*policy.FitBatch, []*dataset.Prediction, error) {
 	fb, err := pr.FitAll(ctx, exs, fo)
 	if err != nil {
 		return nil, nil, err
@@ -114,7 +113,7 @@ func devPredict(ctx context.Context, g agents.Generator, fo policy.FitOptions, p
 		preds[k] = &dataset.Prediction{Index: exs[k].Index, QuestionID: exs[k].QuestionID, DBID: exs[k].DBID}
 	}
 	if len(fb.OK) > 0 {
-		decoded, _, err := agents.Decode(ctx, g, fb, agents.DecodeOptions{Greedy: true, MaxTokens: fo.MaxTokens, Batch: 32, Guide: guide, Words: words})
+		decoded, _, err := policy.DecodeBatch(ctx, g, fb, policy.DecodeOptions{Greedy: true, MaxTokens: fo.MaxTokens, Batch: 32, Guide: guide, Words: words})
 		if err != nil {
 			return nil, nil, fmt.Errorf("train: dev evaluation: %w", err)
 		}

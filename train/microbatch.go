@@ -3,6 +3,7 @@ package train
 import (
 	"slices"
 
+	"github.com/sqlrl/sqlrl/loss"
 	"github.com/sqlrl/sqlrl/policy"
 )
 
@@ -94,9 +95,9 @@ func scoreChunks(sc tokenScorer, seqs []policy.Sequence, spans []span) (*scored,
 			return nil, err
 		}
 		out.lps = append(out.lps, lps...)
-		out.tok = append(out.tok, Float64Tokens(sc.TokenLogProbs())...)
+		out.tok = append(out.tok, loss.Float64Tokens(sc.TokenLogProbs())...)
 		if vs != nil {
-			out.values = append(out.values, Float64Tokens(vs.TokenValues())...)
+			out.values = append(out.values, loss.Float64Tokens(vs.TokenValues())...)
 		}
 	}
 	return out, nil
@@ -104,8 +105,8 @@ func scoreChunks(sc tokenScorer, seqs []policy.Sequence, spans []span) (*scored,
 
 // sliceGrad is g restricted to the sequences [lo, hi), for the Backward
 // of that micro-batch. Stats stay with the whole batch's g.
-func sliceGrad(g LossGrad, s span) LossGrad {
-	out := LossGrad{Loss: g.Loss}
+func sliceGrad(g loss.Grad, s span) loss.Grad {
+	out := loss.Grad{Loss: g.Loss}
 	if g.DSum != nil {
 		out.DSum = g.DSum[s.lo:s.hi]
 	}
@@ -119,4 +120,26 @@ func sliceGrad(g LossGrad, s span) LossGrad {
 		out.DValue = g.DValue[s.lo:s.hi]
 	}
 	return out
+}
+
+// scorerBackward adds g's gradient into the model behind s, which must
+// hold the LogProbs call whose values the loss was computed from.
+// Per-token and per-sequence derivatives are folded into one per-token
+// derivative when both are present. DValue is not the Scorer's and is
+// left to the caller's value head.
+func scorerBackward(g loss.Grad, s *policy.Scorer) error {
+	if g.DTok == nil {
+		return s.Backward(g.DSum, g.DMean)
+	}
+	return s.BackwardTokens(g.TokenGrads())
+}
+
+// valueBackward is scorerBackward for PPO on a policy.ValueScorer: the
+// log-prob derivatives (TokenGrads) and DValue go back in one pass.
+func valueBackward(g loss.Grad, v *policy.ValueScorer) error {
+	var dLogp [][]float32
+	if g.DTok != nil {
+		dLogp = g.TokenGrads()
+	}
+	return v.BackwardTokens(dLogp, loss.Float32Tokens(g.DValue))
 }

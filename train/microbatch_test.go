@@ -3,9 +3,11 @@ package train
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/loss"
 	"github.com/sqlrl/sqlrl/policy"
 )
 
@@ -149,5 +151,68 @@ func TestScoreBatchKeepsTheMaths(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMismatchedSeqsShared: KTO's mismatched pairs put each sample after
+// the next prompt, the same one for the K samples of a prompt, so each
+// group is marked as sharing that prompt (run once by the Scorer); the
+// pairs score the same log-probabilities as when every pair runs its
+// prompt alone.
+func TestMismatchedSeqsShared(t *testing.T) {
+	pol := loadPolicy(t, rlInit(t))
+	const prompts, k = 3, 4
+	r := rand.New(rand.NewPCG(5, 5))
+	V := int32(pol.Model.Cfg.Vocab)
+	var seqs []policy.Sequence
+	var promptOf []int
+	for p := range prompts {
+		pt := make([]int32, 20+p)
+		for i := range pt {
+			pt[i] = r.Int32N(V)
+		}
+		for range k {
+			toks := append([]int32(nil), pt...)
+			for range 3 + r.IntN(5) {
+				toks = append(toks, r.Int32N(V))
+			}
+			seqs = append(seqs, policy.Sequence{Tokens: toks, PromptLen: len(pt), Shared: len(pt) - 1})
+			promptOf = append(promptOf, p)
+		}
+	}
+	item, ok := loss.KTOMismatch(promptOf)
+	if !ok {
+		t.Fatal("no mismatched pairs")
+	}
+	mm := mismatchedSeqs(seqs, item, pol.Model.Cfg.MaxSeq)
+	for i, q := range mm {
+		next := seqs[((i/k+1)%prompts)*k]
+		if !slices.Equal(q.Tokens[:q.PromptLen], next.Tokens[:next.PromptLen]) ||
+			!slices.Equal(q.Tokens[q.PromptLen:], seqs[i].Tokens[seqs[i].PromptLen:]) {
+			t.Fatalf("pair %d: not sample %d after prompt %d", i, i, (i/k+1)%prompts)
+		}
+		if q.Shared != q.PromptLen-1 {
+			t.Errorf("pair %d: %d shared tokens, want %d", i, q.Shared, q.PromptLen-1)
+		}
+	}
+	spans := microBatches(mm, 8)
+	shared, err := scoreChunks(policy.NewScorer(pol.Model), mm, spans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := slices.Clone(mm)
+	for i := range alone {
+		alone[i].Shared = 0
+	}
+	want, err := scoreChunks(policy.NewScorer(pol.Model), alone, spans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range mm {
+		g, w := shared.lps[i].Sum, want.lps[i].Sum
+		// float32 sums over the prompt's positions, another order
+		if math.Abs(g-w) > 1e-4*(1+math.Abs(w)) {
+			t.Errorf("pair %d: log-prob %v shared, %v alone", i, g, w)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/export"
+	"github.com/sqlrl/sqlrl/loss"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/reward"
@@ -341,8 +342,8 @@ func (o *RLOptions) check() error {
 // the algorithm's loss to them:
 //
 //   - kto: desirable iff reward >= KTOThreshold; z0 from each sample
-//     scored under the next different prompt of the batch (KTOMismatch);
-//     λ_D, λ_U by KTOLambdas on the batch's counts;
+//     scored under the next different prompt of the batch (loss.KTOMismatch);
+//     λ_D, λ_U by loss.KTOLambdas on the batch's counts;
 //   - dpo, orpo: the best against the worst sample of each prompt;
 //   - rloo, grpo: leave-one-out / group-normalised advantages;
 //   - ppo: the value head's GAE advantages (the head and its AdamW moments
@@ -619,10 +620,10 @@ type sample struct {
 
 // groupPairs forms one preference pair per prompt of ro (its samples are
 // consecutive): the best against the worst sample (the first on ties), as
-// DPOPairs does for groups of one size; a prompt whose samples all score
+// loss.DPOPairs does for groups of one size; a prompt whose samples all score
 // the same gives none.
-func groupPairs(ro *rollout, rewards []float64) []Pair {
-	var out []Pair
+func groupPairs(ro *rollout, rewards []float64) []loss.Pair {
+	var out []loss.Pair
 	for g := 0; g < len(ro.Samples); {
 		e := g + 1
 		for e < len(ro.Samples) && ro.Samples[e].Prompt == ro.Samples[g].Prompt {
@@ -638,7 +639,7 @@ func groupPairs(ro *rollout, rewards []float64) []Pair {
 			}
 		}
 		if rewards[best] > rewards[worst] {
-			out = append(out, Pair{Chosen: best, Rejected: worst})
+			out = append(out, loss.Pair{Chosen: best, Rejected: worst})
 		}
 		g = e
 	}
@@ -990,7 +991,7 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 			cut++
 		}
 	}
-	ss.Metrics["reward_mean"] = rlMean(rewards)
+	ss.Metrics["reward_mean"] = loss.Mean(rewards)
 	ss.Metrics["share_correct"] = correct / float64(n)
 	ss.Metrics["share_truncated"] = cut / float64(n)
 	if ro.Skipped > 0 {
@@ -1042,10 +1043,10 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 		ss.Metrics["score_s"] += ro.RefS
 	}
 	start = time.Now()
-	var g LossGrad
+	var g loss.Grad
 	switch o.Algo {
 	case AlgoKTO:
-		lab := KTOLabels(rewards, o.KTOThreshold-1e-9)
+		lab := loss.KTOLabels(rewards, o.KTOThreshold-1e-9)
 		for i, s := range ro.Samples {
 			if s.Desirable != nil {
 				lab[i] = *s.Desirable
@@ -1057,11 +1058,11 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 				nD++
 			}
 		}
-		ld, lu := KTOLambdas(nD, n-nD)
+		ld, lu := loss.KTOLambdas(nD, n-nD)
 		ss.Metrics["share_desirable"] = float64(nD) / float64(n)
-		g, err = KTOLoss(KTOConfig{Beta: o.Beta, LambdaD: ld, LambdaU: lu}, sum, refSum, lab, mmPol, mmRef)
+		g, err = loss.KTO(loss.KTOConfig{Beta: o.Beta, LambdaD: ld, LambdaU: lu}, sum, refSum, lab, mmPol, mmRef)
 		if err == nil {
-			err = AddNLL(&g, mean, lab, o.SFTWeight)
+			err = loss.AddNLL(&g, mean, lab, o.SFTWeight)
 		}
 	case AlgoDPO, AlgoORPO:
 		pairs := groupPairs(ro, rewards)
@@ -1072,9 +1073,9 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 			return ss, nil
 		}
 		if o.Algo == AlgoDPO {
-			g, err = DPOLoss(o.Beta, sum, refSum, pairs)
+			g, err = loss.DPO(o.Beta, sum, refSum, pairs)
 		} else {
-			g, err = ORPOLoss(o.ORPOLambda, mean, pairs)
+			g, err = loss.ORPO(o.ORPOLambda, mean, pairs)
 		}
 	case AlgoRLOO:
 		shaped := rewards
@@ -1085,17 +1086,17 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 					oldSum[i] += v
 				}
 			}
-			if shaped, err = PenalizeKL(rewards, oldSum, refSum, o.KLCoef); err != nil {
+			if shaped, err = loss.PenalizeKL(rewards, oldSum, refSum, o.KLCoef); err != nil {
 				return ss, err
 			}
 		}
-		adv, aerr := RLOOAdvantages(shaped, o.K)
+		adv, aerr := loss.RLOOAdvantages(shaped, o.K)
 		if aerr != nil {
 			return ss, aerr
 		}
-		g, err = RLOOLoss(sum, adv)
+		g, err = loss.RLOO(sum, adv)
 	case AlgoGRPO:
-		adv, aerr := GRPOAdvantages(rewards, o.K, 0)
+		adv, aerr := loss.GRPOAdvantages(rewards, o.K, 0)
 		if aerr != nil {
 			return ss, aerr
 		}
@@ -1103,13 +1104,13 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 		if o.KLCoef > 0 {
 			refTok = ro.RefTok
 		}
-		g, err = GRPOLoss(GRPOConfig{ClipEps: o.ClipEps, Beta: o.KLCoef}, newTok, ro.OldTok, refTok, adv)
+		g, err = loss.GRPO(loss.GRPOConfig{ClipEps: o.ClipEps, Beta: o.KLCoef}, newTok, ro.OldTok, refTok, adv)
 	case AlgoPPO:
 		var refTok [][]float64
 		if o.KLCoef > 0 {
 			refTok = ro.RefTok
 		}
-		g, err = PPOLoss(PPOConfig{Gamma: o.Gamma, Lambda: o.Lambda, ClipEps: o.ClipEps, KLCoef: o.KLCoef}, newTok, ro.OldTok, refTok, values, ro.OldValue, rewards)
+		g, err = loss.PPO(loss.PPOConfig{Gamma: o.Gamma, Lambda: o.Lambda, ClipEps: o.ClipEps, KLCoef: o.KLCoef}, newTok, ro.OldTok, refTok, values, ro.OldValue, rewards)
 	}
 	if err != nil {
 		return ss, fmt.Errorf("rl step %d: %w", step, err)
@@ -1155,7 +1156,7 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 // pass on the same weights, so the same values the loss was computed
 // from) just before their Backward. Gradients accumulate; the order of
 // the spans is fixed, so a step is reproducible.
-func (b *rlBase) backward(g LossGrad, seqs []policy.Sequence, spans []span) error {
+func (b *rlBase) backward(g loss.Grad, seqs []policy.Sequence, spans []span) error {
 	last := len(spans) - 1
 	for k := range spans {
 		s := spans[last] // the last span first, then the others in order
@@ -1174,9 +1175,9 @@ func (b *rlBase) backward(g LossGrad, seqs []policy.Sequence, spans []span) erro
 		sg := sliceGrad(g, s)
 		var err error
 		if b.vs != nil {
-			err = sg.BackwardValue(b.vs)
+			err = valueBackward(sg, b.vs)
 		} else {
-			err = sg.Backward(b.sc)
+			err = scorerBackward(sg, b.sc)
 		}
 		if err != nil {
 			return err
@@ -1186,14 +1187,14 @@ func (b *rlBase) backward(g LossGrad, seqs []policy.Sequence, spans []span) erro
 }
 
 // mismatched scores each sample of ro under the next different prompt of
-// the batch (KTOMismatch), under the policy and the reference, for KTO's
+// the batch (loss.KTOMismatch), under the policy and the reference, for KTO's
 // z0; nil, nil when the batch has one prompt.
 func (b *rlBase) mismatched(ro *rollout, seqs []policy.Sequence) (pol, ref []float64, err error) {
 	promptOf := make([]int, len(ro.Samples))
 	for i, s := range ro.Samples {
 		promptOf[i] = s.Prompt
 	}
-	item, ok := KTOMismatch(promptOf)
+	item, ok := loss.KTOMismatch(promptOf)
 	if !ok {
 		return nil, nil, nil
 	}
@@ -1215,7 +1216,7 @@ func (b *rlBase) mismatched(ro *rollout, seqs []policy.Sequence) (pol, ref []flo
 }
 
 // mismatchedSeqs puts each completion i of seqs after the prompt of item
-// promptItem[i] (KTOMismatch), cut at maxSeq tokens. The K samples of a
+// promptItem[i] (loss.KTOMismatch), cut at maxSeq tokens. The K samples of a
 // prompt all take the next prompt's, so consecutive pairs repeat one
 // prompt: they are marked Shared as the samples are (rlBase.seqs), and
 // the Scorer runs that prompt once for them, not K times (the pairs are

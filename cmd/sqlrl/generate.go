@@ -10,7 +10,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/sqlrl/sqlrl/agents"
 	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
@@ -124,7 +123,7 @@ field, a warning on stderr and a count in the summary; the run goes on and
 					}
 				}
 				start := time.Now()
-				do := agents.DecodeOptions{MaxTokens: *maxTok, Batch: *batch, Seed: *seed, Beams: *beams, Guide: *guide, Words: pol.Info.SQLWords,
+				do := policy.DecodeOptions{MaxTokens: *maxTok, Batch: *batch, Seed: *seed, Beams: *beams, Guide: *guide, Words: pol.Info.SQLWords,
 					Progress: func(done, total int, st policy.Stats) {
 						fmt.Fprintf(os.Stderr, "generate: %d/%d questions, %.0f completion tok/s\n", done, total, float64(st.CompletionTokens)/time.Since(start).Seconds())
 					}}
@@ -137,7 +136,7 @@ field, a warning on stderr and a count in the summary; the run goes on and
 					do.Samples, do.Temperature, do.TopP = *n, *temp, *topP
 					do.Greedy = *greedy || *vote
 				}
-				decoded, st, err := agents.Decode(ctx, pol, fb, do)
+				decoded, st, err := policy.DecodeBatch(ctx, pol, fb, do)
 				if err != nil {
 					return err
 				}

@@ -13,13 +13,13 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/agents"
+	"github.com/sqlrl/sqlrl/agents/agenttrain"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/llmclient"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
-	"github.com/sqlrl/sqlrl/train"
 )
 
 const agentSpecHelp = `An agent is a native checkpoint (a directory written by 'sqlrl train', or
@@ -126,7 +126,7 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 				}
 				exs, dbRoot := b.Examples, b.DBRoot
 				if *heldOutOf != "" {
-					sp, err := train.HeldOutBy(*heldOutOf)
+					sp, err := agenttrain.ReadSplit(*heldOutOf)
 					if err != nil {
 						return err
 					}
@@ -397,9 +397,9 @@ to 'sqlrl pipeline run'), OUT/data/{train,val}.jsonl and OUT/report.json.`,
 				if *fold != 0 && *fold != 1 {
 					return usagef("-fold %d: want 0 or 1", *fold)
 				}
-				rep, err := train.Agents(ctx, train.AgentsOptions{Dir: args[0], Rollouts: args[1:], Planner: *planner, Out: *out,
+				rep, err := agenttrain.Train(ctx, agenttrain.Options{Dir: args[0], Rollouts: args[1:], Planner: *planner, Out: *out,
 					Epochs: *epochs, MaxSteps: *maxSteps, LR: *lr, BatchSize: *batch, ValFraction: *val, Fold: *fold, Seed: *seed, Threads: *threads, Progress: os.Stderr,
-					WithPairs: *pairs, Pairs: train.PairsOptions{Samples: *pairSamples, Prompts: *pairPrompts, Steps: *pairSteps, LR: *pairLR}})
+					WithPairs: *pairs, Pairs: agenttrain.PairsOptions{Samples: *pairSamples, Prompts: *pairPrompts, Steps: *pairSteps, LR: *pairLR}})
 				if err != nil {
 					return err
 				}

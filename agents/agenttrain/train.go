@@ -1,4 +1,11 @@
-package train
+// Package agenttrain trains the native agents of package agents (the
+// validators, the fixer and the selector) from scored planner rollouts: one
+// checkpoint fine-tuned from the planner by SFT on examples derived from
+// the rollouts and the gold, then, optionally, validators trained by
+// offline ORPO on preference pairs of their own sampled feedback (the
+// MATS recipe's INDEP and COLLAB labels). It builds on package train's
+// SFT and RL; train itself knows nothing of agents.
+package agenttrain
 
 import (
 	"context"
@@ -16,10 +23,11 @@ import (
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/train"
 )
 
-// AgentsOptions configure Agents.
-type AgentsOptions struct {
+// Options configure Train.
+type Options struct {
 	// Dir is the benchmark whose train split the rollouts' questions
 	// come from (their databases and gold).
 	Dir string
@@ -56,8 +64,8 @@ type AgentsOptions struct {
 	Pairs     PairsOptions
 }
 
-// AgentsReport is what Agents measured.
-type AgentsReport struct {
+// Report is what Train measured.
+type Report struct {
 	Checkpoint string `json:"checkpoint"`
 	// Train and Val count examples per role (validators per kind:
 	// "validator/selection").
@@ -79,16 +87,16 @@ type AgentsReport struct {
 	Preference *PairsReport `json:"preference,omitempty"`
 }
 
-// Agents trains the native validators, fixer and selector: one checkpoint
+// Train trains the native validators, fixer and selector: one checkpoint
 // playing all three roles (the role is in the prompt), fine-tuned from the
 // planner by SFT on examples derived from scored planner rollouts and the
 // gold (agents.BuildTrainingSet: no teacher model), and measured on
 // held-out questions.
 //
-// One model for three roles because a 1.3M-parameter model has little to
-// spare for any of them alone, and the roles share what matters: reading
-// the schema, the question and a query.
-func Agents(ctx context.Context, o AgentsOptions) (*AgentsReport, error) {
+// One model for three roles because a small model has little to spare
+// for any of them alone, and the roles share what matters: reading the
+// schema, the question and a query.
+func Train(ctx context.Context, o Options) (*Report, error) {
 	if o.Epochs <= 0 {
 		o.Epochs = 2
 	}
@@ -143,7 +151,7 @@ func Agents(ctx context.Context, o AgentsOptions) (*AgentsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	fb, err := pr.FitAll(ctx, exs, planner.FitOptions(DevMaxTokens))
+	fb, err := pr.FitAll(ctx, exs, planner.FitOptions(train.DevMaxTokens))
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +171,7 @@ func Agents(ctx context.Context, o AgentsOptions) (*AgentsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &AgentsReport{Train: map[string]int{}, Val: map[string]int{}, Positive: map[string]float64{},
+	rep := &Report{Train: map[string]int{}, Val: map[string]int{}, Positive: map[string]float64{},
 		ValAccuracy: map[string]float64{}, ValBad: map[string]float64{}, Majority: map[string]float64{}}
 	var trainEx, valEx []agents.TrainExample
 	for _, e := range all {
@@ -185,7 +193,7 @@ func Agents(ctx context.Context, o AgentsOptions) (*AgentsReport, error) {
 	if len(trainEx) == 0 {
 		return nil, fmt.Errorf("train agents: the rollouts give no training examples (are they scored? run pipeline run on a split with gold)")
 	}
-	sj, _ := json.Marshal(AgentsSplit{ValFraction: o.ValFraction, Seed: o.Seed, Fold: o.Fold})
+	sj, _ := json.Marshal(Split{ValFraction: o.ValFraction, Seed: o.Seed, Fold: o.Fold})
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -201,16 +209,16 @@ func Agents(ctx context.Context, o AgentsOptions) (*AgentsReport, error) {
 	for _, ex := range exs {
 		dbOf[ex.QuestionID] = ex.DBID
 	}
-	d := &Data{Format: planner.Info.Prompt, SQLWords: planner.Info.SQLWords, Notes: map[string]string{"agents_rollouts": fmt.Sprint(o.Rollouts)}}
+	d := &train.Data{Format: planner.Info.Prompt, SQLWords: planner.Info.SQLWords, Notes: map[string]string{"agents_rollouts": fmt.Sprint(o.Rollouts)}}
 	for _, e := range trainEx {
-		d.Train = append(d.Train, Example{Example: dataset.Example{QuestionID: e.QuestionID, DBID: dbOf[e.QuestionID], SQL: e.Completion}, Prompt: e.Prompt})
+		d.Train = append(d.Train, train.Example{Example: dataset.Example{QuestionID: e.QuestionID, DBID: dbOf[e.QuestionID], SQL: e.Completion}, Prompt: e.Prompt})
 	}
 	// Examples of one question share the planner prompt as their prefix:
 	// keep them together so that a batch computes it once.
 	sort.SliceStable(d.Train, func(i, j int) bool { return d.Train[i].QuestionID < d.Train[j].QuestionID })
-	so := SFTOptions{LoopOptions: LoopOptions{Out: filepath.Join(o.Out, "sft"), Init: o.Planner, Seed: o.Seed, LR: o.LR, Threads: o.Threads, Progress: o.Progress},
+	so := train.SFTOptions{LoopOptions: train.LoopOptions{Out: filepath.Join(o.Out, "sft"), Init: o.Planner, Seed: o.Seed, LR: o.LR, Threads: o.Threads, Progress: o.Progress},
 		Epochs: o.Epochs, MaxSteps: o.MaxSteps, BatchSize: o.BatchSize, Rename: -1}
-	res, err := SFT(ctx, d, so)
+	res, err := train.SFT(ctx, d, so)
 	if err != nil {
 		return nil, err
 	}
@@ -253,21 +261,21 @@ func roleKey(e agents.TrainExample) string {
 	return e.Role
 }
 
-// AgentsSplit says which questions an Agents run held out; it is saved
+// Split says which questions a Train run held out; it is saved
 // beside the run (split.json) so that rollouts can be restricted to them
-// (HeldOutBy).
-type AgentsSplit struct {
+// (ReadSplit).
+type Split struct {
 	ValFraction float64 `json:"val_fraction"`
 	Seed        uint64  `json:"seed"`
 	Fold        int     `json:"fold"`
 }
 
 // HeldOut reports whether the run held question id out of training.
-func (s AgentsSplit) HeldOut(id int) bool { return isHeldOut(id, s.Seed, s.ValFraction, s.Fold) }
+func (s Split) HeldOut(id int) bool { return isHeldOut(id, s.Seed, s.ValFraction, s.Fold) }
 
-// HeldOutBy reads the split of the Agents run in dir.
-func HeldOutBy(dir string) (AgentsSplit, error) {
-	var s AgentsSplit
+// ReadSplit reads the split of the Train run in dir.
+func ReadSplit(dir string) (Split, error) {
+	var s Split
 	b, err := os.ReadFile(filepath.Join(dir, "split.json"))
 	if err != nil {
 		return s, fmt.Errorf("read the agents run's split: %w", err)
@@ -292,7 +300,7 @@ func heldOut(id int, seed uint64, frac float64) bool {
 
 // measureAgents decodes the held-out validator and selector prompts
 // greedily and compares the answers with the derived labels.
-func measureAgents(ctx context.Context, pol *policy.Policy, trainEx, valEx []agents.TrainExample, rep *AgentsReport) error {
+func measureAgents(ctx context.Context, pol *policy.Policy, trainEx, valEx []agents.TrainExample, rep *Report) error {
 	counts := map[string][2]int{}
 	for _, e := range trainEx {
 		c := counts[roleKey(e)]

@@ -1,4 +1,4 @@
-package train
+package loss
 
 import "math"
 
@@ -7,9 +7,9 @@ import "math"
 // gradient, as with a clamp in PyTorch.
 const orpoMaxMean = -1e-6
 
-// rlLog1mExp is log(1 - e^m) for m < 0, accurate at both ends (Mächler
+// log1mExp is log(1 - e^m) for m < 0, accurate at both ends (Mächler
 // 2012): log(-expm1(m)) near 0, log1p(-e^m) far from it.
-func rlLog1mExp(m float64) float64 {
+func log1mExp(m float64) float64 {
 	if m > -math.Ln2 {
 		return math.Log(-math.Expm1(m))
 	}
@@ -20,12 +20,12 @@ func rlLog1mExp(m float64) float64 {
 // derivative with respect to m: 1/(1-p) = -1/expm1(m), 0 past the cap.
 func orpoLogOdds(m float64) (lo, dlo float64) {
 	if m > orpoMaxMean {
-		return orpoMaxMean - rlLog1mExp(orpoMaxMean), 0
+		return orpoMaxMean - log1mExp(orpoMaxMean), 0
 	}
-	return m - rlLog1mExp(m), -1 / math.Expm1(m)
+	return m - log1mExp(m), -1 / math.Expm1(m)
 }
 
-// ORPOLoss is the Odds-Ratio Preference Optimization loss (Hong et al.
+// ORPO is the Odds-Ratio Preference Optimization loss (Hong et al.
 // 2024, "ORPO: Monolithic Preference Optimization without Reference
 // Model"): supervised NLL on the chosen completion plus a log odds-ratio
 // penalty, with no reference model, which is why MATS trains its agents
@@ -41,15 +41,15 @@ func orpoLogOdds(m float64) (lo, dlo float64) {
 // policy's Mean per sequence of the scored batch; pairs index into it. The
 // NLL is the per-token mean of the chosen completion, as in the paper.
 // lambda <= 0 means the paper's 0.1.
-func ORPOLoss(lambda float64, mean []float64, pairs []Pair) (LossGrad, error) {
+func ORPO(lambda float64, mean []float64, pairs []Pair) (Grad, error) {
 	if lambda <= 0 {
 		lambda = 0.1
 	}
 	n := len(mean)
-	if err := rlCheckPairs("orpo", n, pairs); err != nil {
-		return LossGrad{}, err
+	if err := checkPairs("orpo", n, pairs); err != nil {
+		return Grad{}, err
 	}
-	g := LossGrad{DMean: make([]float64, n)}
+	g := Grad{DMean: make([]float64, n)}
 	P := float64(len(pairs))
 	var nll, ratio, acc float64
 	for _, p := range pairs {
@@ -57,9 +57,9 @@ func ORPOLoss(lambda float64, mean []float64, pairs []Pair) (LossGrad, error) {
 		loC, dC := orpoLogOdds(mc)
 		loR, dR := orpoLogOdds(mr)
 		d := loC - loR
-		or := -rlLogSigmoid(d)
+		or := -logSigmoid(d)
 		g.Loss += -mc + lambda*or
-		w := lambda * rlSigmoid(-d) / P
+		w := lambda * sigmoid(-d) / P
 		g.DMean[p.Chosen] += -1/P - w*dC
 		g.DMean[p.Rejected] += w * dR
 		nll -= mc

@@ -1,4 +1,4 @@
-package agents
+package policy
 
 import (
 	"context"
@@ -6,24 +6,22 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/sqlrl/sqlrl/policy"
 )
 
 // scripted answers each prompt with its own text (and N numbered samples),
 // failing any call that holds a prompt containing "boom".
 type scripted struct {
 	calls int
-	seen  []policy.SampleOptions
+	seen  []SampleOptions
 }
 
-func (s *scripted) Generate(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
+func (s *scripted) Generate(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error) {
 	s.calls++
 	s.seen = append(s.seen, o)
-	out := make([][]policy.Completion, len(prompts))
+	out := make([][]Completion, len(prompts))
 	for i, p := range prompts {
 		if strings.Contains(p, "boom") {
-			return nil, policy.Stats{}, errors.New("decoder exploded")
+			return nil, Stats{}, errors.New("decoder exploded")
 		}
 		n := max(o.N, 1)
 		for j := range n {
@@ -31,27 +29,27 @@ func (s *scripted) Generate(ctx context.Context, prompts []string, o policy.Samp
 			if o.Temperature == 0 {
 				txt = p + "/greedy"
 			}
-			out[i] = append(out[i], policy.Completion{Text: txt})
+			out[i] = append(out[i], Completion{Text: txt})
 		}
 	}
-	return out, policy.Stats{CompletionTokens: len(prompts)}, nil
+	return out, Stats{CompletionTokens: len(prompts)}, nil
 }
 
-func fitBatch(prompts ...string) *policy.FitBatch {
-	fb := &policy.FitBatch{Fits: make([]*policy.Fitted, len(prompts)), Errs: make([]error, len(prompts))}
+func fitBatch(prompts ...string) *FitBatch {
+	fb := &FitBatch{Fits: make([]*Fitted, len(prompts)), Errs: make([]error, len(prompts))}
 	for i, p := range prompts {
 		if p == "" {
-			fb.Errs[i] = policy.ErrNoFit
+			fb.Errs[i] = ErrNoFit
 			fb.Failed++
 			continue
 		}
-		fb.Fits[i] = &policy.Fitted{Text: p}
+		fb.Fits[i] = &Fitted{Text: p}
 		fb.OK = append(fb.OK, i)
 	}
 	return fb
 }
 
-func TestDecodeIsolatesFailures(t *testing.T) {
+func TestDecodeBatchIsolatesFailures(t *testing.T) {
 	tests := []struct {
 		name    string
 		prompts []string
@@ -70,8 +68,8 @@ func TestDecodeIsolatesFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &scripted{}
 			var progress []int
-			tc.o.Progress = func(done, total int, _ policy.Stats) { progress = append(progress, done) }
-			out, _, err := Decode(context.Background(), g, fitBatch(tc.prompts...), tc.o)
+			tc.o.Progress = func(done, total int, _ Stats) { progress = append(progress, done) }
+			out, _, err := DecodeBatch(context.Background(), g, fitBatch(tc.prompts...), tc.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,44 +91,44 @@ func TestDecodeIsolatesFailures(t *testing.T) {
 	}
 }
 
-func TestDecodeStopsOnContext(t *testing.T) {
+func TestDecodeBatchStopsOnContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	g := generatorFunc(func(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
-		return nil, policy.Stats{}, ctx.Err()
+	g := generatorFunc(func(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error) {
+		return nil, Stats{}, ctx.Err()
 	})
-	if _, _, err := Decode(ctx, g, fitBatch("a", "b"), DecodeOptions{Greedy: true}); !errors.Is(err, context.Canceled) {
+	if _, _, err := DecodeBatch(ctx, g, fitBatch("a", "b"), DecodeOptions{Greedy: true}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	if _, _, err := Decode(context.Background(), g, fitBatch("a"), DecodeOptions{}); err == nil {
+	if _, _, err := DecodeBatch(context.Background(), g, fitBatch("a"), DecodeOptions{}); err == nil {
 		t.Fatal("no greedy and no samples: want an error")
 	}
 }
 
-type generatorFunc func(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error)
+type generatorFunc func(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error)
 
-func (f generatorFunc) Generate(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
+func (f generatorFunc) Generate(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error) {
 	return f(ctx, prompts, o)
 }
 
-// TestDecodeRetryKeepsSeeds: a question retried alone after its batch
+// TestDecodeBatchRetryKeepsSeeds: a question retried alone after its batch
 // failed samples with the seed it had in the batch (Seed plus its
 // position), so a failure elsewhere does not change its samples.
-func TestDecodeRetryKeepsSeeds(t *testing.T) {
-	g := generatorFunc(func(_ context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
-		out := make([][]policy.Completion, len(prompts))
+func TestDecodeBatchRetryKeepsSeeds(t *testing.T) {
+	g := generatorFunc(func(_ context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error) {
+		out := make([][]Completion, len(prompts))
 		for i, p := range prompts {
 			if strings.Contains(p, "boom") {
-				return nil, policy.Stats{}, errors.New("boom")
+				return nil, Stats{}, errors.New("boom")
 			}
 			// the seed a prompt's samples draw from: the batch's, plus
-			// the prompt's index in it (as policy.Generate seeds them)
-			out[i] = []policy.Completion{{Text: fmt.Sprint(o.Seed + uint64(i))}}
+			// the prompt's index in it (as Policy.Generate seeds them)
+			out[i] = []Completion{{Text: fmt.Sprint(o.Seed + uint64(i))}}
 		}
-		return out, policy.Stats{}, nil
+		return out, Stats{}, nil
 	})
 	for _, prompts := range [][]string{{"a", "b", "c", "d"}, {"a", "b", "boom", "d"}} {
-		out, _, err := Decode(context.Background(), g, fitBatch(prompts...), DecodeOptions{Samples: 1, Temperature: 1, Seed: 10})
+		out, _, err := DecodeBatch(context.Background(), g, fitBatch(prompts...), DecodeOptions{Samples: 1, Temperature: 1, Seed: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package train
+package loss
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // computed from the log-probs at sampling time and is data, not part of
 // the gradient.
 func PenalizeKL(rewards, pol, ref []float64, coef float64) ([]float64, error) {
-	if err := rlCheckLens("kl penalty", len(rewards), len(pol), len(ref)); err != nil {
+	if err := checkLens("kl penalty", len(rewards), len(pol), len(ref)); err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(rewards))
@@ -32,7 +32,7 @@ func PenalizeKL(rewards, pol, ref []float64, coef float64) ([]float64, error) {
 // an unbiased baseline (it does not depend on y_i) that needs no value
 // head.
 func RLOOAdvantages(rewards []float64, k int) ([]float64, error) {
-	if err := rlCheckGroups("rloo", len(rewards), k); err != nil {
+	if err := checkGroups("rloo", len(rewards), k); err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(rewards))
@@ -48,7 +48,7 @@ func RLOOAdvantages(rewards []float64, k int) ([]float64, error) {
 	return out, nil
 }
 
-// RLOOLoss is the REINFORCE loss with given advantages (RLOOAdvantages):
+// RLOO is the REINFORCE loss with given advantages (RLOOAdvantages):
 //
 //	L = -(1/N) Σ_i A_i logπ(y_i|x_i),   dL/dSum_i = -A_i / N
 //
@@ -58,34 +58,23 @@ func RLOOAdvantages(rewards []float64, k int) ([]float64, error) {
 // short wrong answers over long ones (a bias, not a variance reduction).
 // The update is on-policy (no ratio): sum holds the policy's Sum per
 // sequence as just scored.
-func RLOOLoss(sum, adv []float64) (LossGrad, error) {
+func RLOO(sum, adv []float64) (Grad, error) {
 	n := len(sum)
-	if err := rlCheckLens("rloo", n, len(adv)); err != nil {
-		return LossGrad{}, err
+	if err := checkLens("rloo", n, len(adv)); err != nil {
+		return Grad{}, err
 	}
 	if n == 0 {
-		return LossGrad{}, fmt.Errorf("rloo: empty batch")
+		return Grad{}, fmt.Errorf("rloo: empty batch")
 	}
-	g := LossGrad{DSum: make([]float64, n)}
+	g := Grad{DSum: make([]float64, n)}
 	var absA float64
 	for i := range sum {
 		g.Loss -= adv[i] * sum[i] / float64(n)
 		g.DSum[i] = -adv[i] / float64(n)
 		absA += math.Abs(adv[i])
 	}
-	g.Stats = map[string]float64{"adv_abs": absA / float64(n), "logp": rlMean(sum)}
+	g.Stats = map[string]float64{"adv_abs": absA / float64(n), "logp": Mean(sum)}
 	return g, nil
-}
-
-func rlMean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // GRPOAdvantages are group-normalised advantages (Shao et al. 2024,
@@ -98,7 +87,7 @@ func rlMean(xs []float64) float64 {
 // torch.std); eps <= 0 means TRL's 1e-4. A group whose rewards are all
 // equal gets zero advantages: it carries no signal.
 func GRPOAdvantages(rewards []float64, k int, eps float64) ([]float64, error) {
-	if err := rlCheckGroups("grpo", len(rewards), k); err != nil {
+	if err := checkGroups("grpo", len(rewards), k); err != nil {
 		return nil, err
 	}
 	if eps <= 0 {
@@ -107,7 +96,7 @@ func GRPOAdvantages(rewards []float64, k int, eps float64) ([]float64, error) {
 	out := make([]float64, len(rewards))
 	for g := 0; g < len(rewards); g += k {
 		grp := rewards[g : g+k]
-		mean := rlMean(grp)
+		mean := Mean(grp)
 		var ss float64
 		for _, r := range grp {
 			ss += (r - mean) * (r - mean)
@@ -143,7 +132,16 @@ func clipSurrogate(newLp, oldLp, adv, eps float64) (loss, dNew float64, clipped 
 	return -rho * adv, -rho * adv, false
 }
 
-// GRPOLoss is GRPO's per-token loss (Shao et al. 2024): PPO's clipped
+// k3 is Schulman's k3 estimator of KL(π || π_ref) at one token sampled
+// from π, and its derivative with respect to newLp:
+//
+//	x = refLp - newLp,  k3 = e^x - x - 1 >= 0,  dk3/d newLp = 1 - e^x
+func k3(newLp, refLp float64) (kl, dNew float64) {
+	x := refLp - newLp
+	return math.Exp(x) - x - 1, 1 - math.Exp(x)
+}
+
+// GRPO is GRPO's per-token loss (Shao et al. 2024): PPO's clipped
 // ratio without a value head, each token of sample i taking its
 // sequence's advantage adv[i] (GRPOAdvantages), plus β times the k3
 // estimator of KL(π || π_ref) (Schulman 2020), unbiased and always >= 0:
@@ -157,36 +155,36 @@ func clipSurrogate(newLp, oldLp, adv, eps float64) (loss, dNew float64, clipped 
 // one. newLp are the policy's per-token log-probs (TokenLogProbs), oldLp
 // the sampling policy's (nil: on-policy, old = new, so ρ = 1), refLp the
 // reference's (nil only with Beta = 0).
-func GRPOLoss(cfg GRPOConfig, newLp, oldLp, refLp [][]float64, adv []float64) (LossGrad, error) {
+func GRPO(cfg GRPOConfig, newLp, oldLp, refLp [][]float64, adv []float64) (Grad, error) {
 	if cfg.ClipEps <= 0 {
 		cfg.ClipEps = 0.2
 	}
 	n := len(newLp)
-	if err := rlCheckLens("grpo", n, len(adv)); err != nil {
-		return LossGrad{}, err
+	if err := checkLens("grpo", n, len(adv)); err != nil {
+		return Grad{}, err
 	}
 	if oldLp == nil {
 		oldLp = newLp
 	}
 	if refLp == nil && cfg.Beta != 0 {
-		return LossGrad{}, fmt.Errorf("grpo: a KL penalty without reference log-probs")
+		return Grad{}, fmt.Errorf("grpo: a KL penalty without reference log-probs")
 	}
-	if err := rlCheckTokens("grpo", newLp, oldLp); err != nil {
-		return LossGrad{}, err
+	if err := checkTokens("grpo", newLp, oldLp); err != nil {
+		return Grad{}, err
 	}
 	if refLp != nil {
-		if err := rlCheckTokens("grpo", newLp, refLp); err != nil {
-			return LossGrad{}, err
+		if err := checkTokens("grpo", newLp, refLp); err != nil {
+			return Grad{}, err
 		}
 	}
 	if n == 0 {
-		return LossGrad{}, fmt.Errorf("grpo: empty batch")
+		return Grad{}, fmt.Errorf("grpo: empty batch")
 	}
-	g := LossGrad{DTok: make([][]float64, n)}
+	g := Grad{DTok: make([][]float64, n)}
 	var kl, clip, toks, surr float64
 	for i, row := range newLp {
 		if len(row) == 0 {
-			return LossGrad{}, fmt.Errorf("grpo: sequence %d has no tokens", i)
+			return Grad{}, fmt.Errorf("grpo: sequence %d has no tokens", i)
 		}
 		w := 1 / (float64(n) * float64(len(row)))
 		g.DTok[i] = make([]float64, len(row))
@@ -197,11 +195,10 @@ func GRPOLoss(cfg GRPOConfig, newLp, oldLp, refLp [][]float64, adv []float64) (L
 				clip++
 			}
 			if refLp != nil {
-				x := refLp[i][t] - lp
-				k3 := math.Exp(x) - x - 1
-				l += cfg.Beta * k3
-				d += cfg.Beta * (1 - math.Exp(x))
-				kl += k3 * w
+				k, dk := k3(lp, refLp[i][t])
+				l += cfg.Beta * k
+				d += cfg.Beta * dk
+				kl += k * w
 			}
 			g.Loss += l * w
 			g.DTok[i][t] = d * w
@@ -212,7 +209,7 @@ func GRPOLoss(cfg GRPOConfig, newLp, oldLp, refLp [][]float64, adv []float64) (L
 	return g, nil
 }
 
-func rlCheckTokens(what string, a, b [][]float64) error {
+func checkTokens(what string, a, b [][]float64) error {
 	if len(a) != len(b) {
 		return fmt.Errorf("%s: inputs of %d and %d sequences", what, len(a), len(b))
 	}

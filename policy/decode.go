@@ -1,13 +1,19 @@
-package agents
+package policy
 
 import (
 	"context"
 	"errors"
-
-	"github.com/sqlrl/sqlrl/policy"
 )
 
-// DecodeOptions configure Decode.
+// Generator writes completions of prompts: *Policy, *Batcher and a remote
+// OpenAI-compatible client satisfy it. Completions of one prompt come in
+// the order sampled; Completion.LogProb is the log-probability under the
+// distribution that sampled (0 when a backend does not report one).
+type Generator interface {
+	Generate(ctx context.Context, prompts []string, o SampleOptions) ([][]Completion, Stats, error)
+}
+
+// DecodeOptions configure DecodeBatch.
 type DecodeOptions struct {
 	// Greedy decodes each question once at temperature 0 (a beam search
 	// of width Beams when Beams > 1): the candidate to trust most.
@@ -26,24 +32,24 @@ type DecodeOptions struct {
 	// into Generate calls by failures.
 	Seed uint64
 	// Guide constrains every completion to the schema its prompt shows
-	// (policy.FitBatch.Guides) with Words as the SQL vocabulary. A remote
+	// (FitBatch.Guides) with Words as the SQL vocabulary. A remote
 	// backend ignores constraints.
 	Guide bool
 	Words []string
 	// Chunk is the number of questions per Generate call (default 128);
 	// Progress, when set, is called after each.
 	Chunk    int
-	Progress func(done, total int, st policy.Stats)
+	Progress func(done, total int, st Stats)
 }
 
 // Decoded is one question's completions.
 type Decoded struct {
 	// Greedy is the greedy (or beam) decode; nil unless asked for.
-	Greedy *policy.Completion
+	Greedy *Completion
 	// Samples are the sampled completions, in order.
-	Samples []policy.Completion
+	Samples []Completion
 	// Err is set when the question got no completions: its prompt did not
-	// fit (policy.FitBatch.Errs) or decoding it failed. A question's
+	// fit (FitBatch.Errs) or decoding it failed. A question's
 	// failure is its own; the others are decoded.
 	Err error
 }
@@ -60,14 +66,14 @@ func (d *Decoded) Best() string {
 	return ""
 }
 
-// Decode writes the completions of every question of fb (aligned with the
-// batch's questions) with g. A Generate call that fails is retried one
+// DecodeBatch writes the completions of every question of fb (aligned
+// with the batch's questions) with g. A Generate call that fails is retried one
 // question at a time, so that only the questions that fail on their own
 // are lost (recorded in Decoded.Err); only the context's end stops the
 // run. This is the loop of `sqlrl generate`, of dev evaluation during
-// training and of the pipeline's planner, so that all three decode a
+// training and of the agent pipeline's planner, so that all three decode a
 // question the same way.
-func Decode(ctx context.Context, g Generator, fb *policy.FitBatch, o DecodeOptions) ([]Decoded, policy.Stats, error) {
+func DecodeBatch(ctx context.Context, g Generator, fb *FitBatch, o DecodeOptions) ([]Decoded, Stats, error) {
 	if o.Batch <= 0 {
 		o.Batch = 32
 	}
@@ -81,11 +87,11 @@ func Decode(ctx context.Context, g Generator, fb *policy.FitBatch, o DecodeOptio
 	for i, e := range fb.Errs {
 		out[i].Err = e
 	}
-	var st policy.Stats
+	var st Stats
 	if !o.Greedy && o.Samples <= 0 {
-		return out, st, errors.New("agents: decode: neither a greedy decode nor samples asked for")
+		return out, st, errors.New("policy: decode: neither a greedy decode nor samples asked for")
 	}
-	var constrain func(int) policy.Constraint
+	var constrain func(int) Constraint
 	if o.Guide {
 		constrain = fb.Guides(o.Words)
 	}
@@ -99,22 +105,22 @@ func Decode(ctx context.Context, g Generator, fb *policy.FitBatch, o DecodeOptio
 	decode := func(idx []int) error {
 		prompts := fb.Prompts(idx)
 		seed := o.Seed + uint64(pos[idx[0]])
-		var con func(int) policy.Constraint
+		var con func(int) Constraint
 		if constrain != nil {
-			con = func(k int) policy.Constraint { return constrain(idx[k]) }
+			con = func(k int) Constraint { return constrain(idx[k]) }
 		}
-		var samples, greedy [][]policy.Completion
+		var samples, greedy [][]Completion
 		var err error
 		if o.Samples > 0 {
-			var s policy.Stats
-			so := policy.SampleOptions{N: o.Samples, Temperature: o.Temperature, TopP: o.TopP, MaxTokens: o.MaxTokens, Batch: o.Batch, Seed: seed, Constrain: con}
+			var s Stats
+			so := SampleOptions{N: o.Samples, Temperature: o.Temperature, TopP: o.TopP, MaxTokens: o.MaxTokens, Batch: o.Batch, Seed: seed, Constrain: con}
 			samples, s, err = g.Generate(ctx, prompts, so)
 			st.PromptTokens += s.PromptTokens
 			st.CompletionTokens += s.CompletionTokens
 		}
 		if err == nil && o.Greedy {
-			var s policy.Stats
-			so := policy.SampleOptions{N: 1, MaxTokens: o.MaxTokens, Batch: o.Batch, Constrain: con, Beams: o.Beams}
+			var s Stats
+			so := SampleOptions{N: 1, MaxTokens: o.MaxTokens, Batch: o.Batch, Constrain: con, Beams: o.Beams}
 			greedy, s, err = g.Generate(ctx, prompts, so)
 			if o.Samples <= 0 {
 				st.PromptTokens += s.PromptTokens
@@ -122,7 +128,7 @@ func Decode(ctx context.Context, g Generator, fb *policy.FitBatch, o DecodeOptio
 			st.CompletionTokens += s.CompletionTokens
 		}
 		if err == nil && ((samples != nil && len(samples) != len(idx)) || (greedy != nil && len(greedy) != len(idx))) {
-			err = errAnswerCount
+			err = ErrAnswerCount
 		}
 		if err != nil {
 			return err
@@ -142,7 +148,7 @@ func Decode(ctx context.Context, g Generator, fb *policy.FitBatch, o DecodeOptio
 	ok := fb.OK
 	for lo := 0; lo < len(ok); lo += o.Chunk {
 		hi := min(lo+o.Chunk, len(ok))
-		if err := isolated(ctx, ok[lo:hi], decode, func(i int, err error) { out[i].Err = err }); err != nil {
+		if err := Isolated(ctx, ok[lo:hi], decode, func(i int, err error) { out[i].Err = err }); err != nil {
 			return out, st, err
 		}
 		if o.Progress != nil {
@@ -152,15 +158,15 @@ func Decode(ctx context.Context, g Generator, fb *policy.FitBatch, o DecodeOptio
 	return out, st, nil
 }
 
-// errAnswerCount is a generator's failure to answer every prompt asked.
-var errAnswerCount = errors.New("agents: the generator answered a different number of prompts than asked")
+// ErrAnswerCount is a generator's failure to answer every prompt asked.
+var ErrAnswerCount = errors.New("policy: the generator answered a different number of prompts than asked")
 
-// isolated runs run on idx together and, when that fails for a reason
+// Isolated runs run on idx together and, when that fails for a reason
 // other than ctx's end, on each index alone, so that only the indexes that
 // fail on their own are lost (fail records them): one bad prompt must not
-// cost its whole batch. Only ctx's end is returned. Decode and every agent
-// stage call through it.
-func isolated(ctx context.Context, idx []int, run func(idx []int) error, fail func(i int, err error)) error {
+// cost its whole batch. Only ctx's end is returned. DecodeBatch and every
+// agent stage call through it.
+func Isolated(ctx context.Context, idx []int, run func(idx []int) error, fail func(i int, err error)) error {
 	err := run(idx)
 	switch {
 	case err == nil:
@@ -172,7 +178,7 @@ func isolated(ctx context.Context, idx []int, run func(idx []int) error, fail fu
 		return nil
 	}
 	for _, i := range idx {
-		if err := isolated(ctx, []int{i}, run, fail); err != nil {
+		if err := Isolated(ctx, []int{i}, run, fail); err != nil {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package train
+package loss
 
 import (
 	"math/rand/v2"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestDPOLossByHand(t *testing.T) {
+func TestDPOByHand(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		pol, ref []float64
@@ -34,36 +34,36 @@ func TestDPOLossByHand(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := DPOLoss(0, tc.pol, tc.ref, tc.pairs)
+			g, err := DPO(0, tc.pol, tc.ref, tc.pairs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !rlNear(g.Loss, tc.loss, 1e-6) {
+			if !near(g.Loss, tc.loss, 1e-6) {
 				t.Errorf("loss %.9g, want %.9g", g.Loss, tc.loss)
 			}
-			rlNearAll(t, "DSum", g.DSum, tc.dSum, 1e-6)
+			nearAll(t, "DSum", g.DSum, tc.dSum, 1e-6)
 		})
 	}
 }
 
-func TestDPOLossFiniteDifference(t *testing.T) {
+func TestDPOFiniteDifference(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	pol, ref := rlRand(r, 5, -40, -5), rlRand(r, 5, -40, -5)
+	pol, ref := uniform(r, 5, -40, -5), uniform(r, 5, -40, -5)
 	pairs := []Pair{{0, 1}, {2, 3}, {4, 1}, {2, 0}}
-	g, err := DPOLoss(0.3, pol, ref, pairs)
+	g, err := DPO(0.3, pol, ref, pairs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	loss := func() float64 {
-		g, _ := DPOLoss(0.3, pol, ref, pairs)
+		g, _ := DPO(0.3, pol, ref, pairs)
 		return g.Loss
 	}
-	rlCheckFD(t, "dpo", loss, rlPtrs(pol), g.DSum)
+	checkFD(t, "dpo", loss, ptrs(pol), g.DSum)
 }
 
-func TestDPOLossErrors(t *testing.T) {
+func TestDPOErrors(t *testing.T) {
 	for _, pairs := range [][]Pair{nil, {{0, 0}}, {{0, 2}}, {{-1, 1}}} {
-		if _, err := DPOLoss(0, []float64{1, 2}, []float64{1, 2}, pairs); err == nil {
+		if _, err := DPO(0, []float64{1, 2}, []float64{1, 2}, pairs); err == nil {
 			t.Errorf("pairs %v accepted", pairs)
 		}
 	}

@@ -1,4 +1,4 @@
-package train
+package agenttrain
 
 import (
 	"bufio"
@@ -10,10 +10,14 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/agents"
+	"github.com/sqlrl/sqlrl/bench"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/internal/policytest"
+	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 func TestFeedbackLabels(t *testing.T) {
@@ -58,16 +62,15 @@ func TestPreferencePairs(t *testing.T) {
 	}
 }
 
-// TestAgentsTrainsOnDerivedExamples runs planner rollouts of a scripted
+// TestTrainOnDerivedExamples runs planner rollouts of a scripted
 // planner (the gold for some questions, a wrong or a failing query for
-// others) on the tiny benchmark's train split, then train.Agents on them:
+// others) on the tiny benchmark's train split, then Train on them:
 // every role gets examples, the held-out split is by question, and the
 // checkpoint it writes loads.
-func TestAgentsTrainsOnDerivedExamples(t *testing.T) {
+func TestTrainOnDerivedExamples(t *testing.T) {
 	ctx := context.Background()
-	d := loadTiny(t)
 	dir := tinyBench(t)
-	planner := tinyPolicy(t, d, 768)
+	planner := tinyPlanner(t, dir)
 	plannerDir := filepath.Join(t.TempDir(), "planner")
 	if err := planner.Save(plannerDir); err != nil {
 		t.Fatal(err)
@@ -83,7 +86,7 @@ func TestAgentsTrainsOnDerivedExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fb, err := pr.FitAll(ctx, exs, planner.FitOptions(DevMaxTokens))
+	fb, err := pr.FitAll(ctx, exs, planner.FitOptions(train.DevMaxTokens))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +130,7 @@ func TestAgentsTrainsOnDerivedExamples(t *testing.T) {
 	}
 
 	out := t.TempDir()
-	rep, err := Agents(ctx, AgentsOptions{Dir: dir, Rollouts: []string{rollouts}, Planner: plannerDir, Out: out, MaxSteps: 2, BatchSize: 4, ValFraction: 0.3, Seed: 1})
+	rep, err := Train(ctx, Options{Dir: dir, Rollouts: []string{rollouts}, Planner: plannerDir, Out: out, MaxSteps: 2, BatchSize: 4, ValFraction: 0.3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,9 +176,50 @@ func TestAgentsTrainsOnDerivedExamples(t *testing.T) {
 	if err := agents.SaveRecords(bad, recs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Agents(ctx, AgentsOptions{Dir: dir, Rollouts: []string{bad}, Planner: plannerDir, Out: t.TempDir(), MaxSteps: 1}); err == nil || !strings.Contains(err.Error(), "another benchmark") {
+	if _, err := Train(ctx, Options{Dir: dir, Rollouts: []string{bad}, Planner: plannerDir, Out: t.TempDir(), MaxSteps: 1}); err == nil || !strings.Contains(err.Error(), "another benchmark") {
 		t.Errorf("rollouts with another gold: %v", err)
 	}
+}
+
+// tinyBench generates the benchmark generator's "tiny" preset once.
+func tinyBench(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("generates a benchmark")
+	}
+	dir := filepath.Join(os.TempDir(), "sqlrl-agenttrain-test-bench")
+	if _, err := os.Stat(filepath.Join(dir, "dev.json")); err != nil {
+		os.RemoveAll(dir)
+		if _, err := bench.Generate(context.Background(), bench.Options{Preset: "tiny", Seed: 1, Out: dir}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// tinyPlanner returns an untrained planner (a context of 768 tokens) with
+// a tokenizer trained on the prompts and SQL of the benchmark's first
+// training questions: what agent training reads of a planner is its
+// tokenizer, context and prompt format, not what its weights learnt.
+func tinyPlanner(t *testing.T, dir string) *policy.Policy {
+	t.Helper()
+	d, err := train.LoadBench(train.BenchOptions{Dir: dir, Seed: 1, Format: policy.Format{Kind: policy.FormatCompact, Types: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	var corpus []string
+	for _, ex := range d.Train[:48] {
+		p, err := d.TrainPrompter.Prompt(context.Background(), ex.Example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		corpus = append(corpus, p, ex.SQL)
+	}
+	p := policytest.New(t, policytest.Options{Corpus: corpus, Vocab: 400, Preset: "custom",
+		Config: nn.Config{Dim: 32, Layers: 1, Heads: 2, Hidden: 64, MaxSeq: 768}, Format: d.Format, Seed: 1})
+	p.Info.SQLWords = d.SQLWords
+	return p
 }
 
 type generatorFunc func(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error)
@@ -184,10 +228,10 @@ func (f generatorFunc) Generate(ctx context.Context, prompts []string, o policy.
 	return f(ctx, prompts, o)
 }
 
-// TestAgentsSplitFolds: the two folds of a 0.5 split hold out
+// TestSplitFolds: the two folds of a 0.5 split hold out
 // complementary halves, and a run's split reads back from its folder.
-func TestAgentsSplitFolds(t *testing.T) {
-	a, b := AgentsSplit{ValFraction: 0.5, Seed: 3}, AgentsSplit{ValFraction: 0.5, Seed: 3, Fold: 1}
+func TestSplitFolds(t *testing.T) {
+	a, b := Split{ValFraction: 0.5, Seed: 3}, Split{ValFraction: 0.5, Seed: 3, Fold: 1}
 	n := 0
 	for id := range 1000 {
 		if a.HeldOut(id) == b.HeldOut(id) {
@@ -204,11 +248,11 @@ func TestAgentsSplitFolds(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "split.json"), []byte(`{"val_fraction":0.5,"seed":3,"fold":1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := HeldOutBy(dir)
+	got, err := ReadSplit(dir)
 	if err != nil || got != b {
-		t.Errorf("HeldOutBy = %+v, %v; want %+v", got, err, b)
+		t.Errorf("ReadSplit = %+v, %v; want %+v", got, err, b)
 	}
-	if _, err := HeldOutBy(t.TempDir()); err == nil {
+	if _, err := ReadSplit(t.TempDir()); err == nil {
 		t.Error("a folder without split.json: want an error")
 	}
 }

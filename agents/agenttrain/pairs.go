@@ -1,4 +1,4 @@
-package train
+package agenttrain
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 // Validator preference labels: how a sampled validator feedback is judged
@@ -26,7 +27,7 @@ const (
 	PairsCollab = "collab"
 )
 
-// PairsOptions configure the preference phase of Agents.
+// PairsOptions configure the preference phase of Train.
 type PairsOptions struct {
 	// Samples per validator prompt, at temperature 1 (default 4);
 	// Prompts is the number of training validator prompts sampled
@@ -117,7 +118,7 @@ func preferencePairs(set []*sampled, kind string, val bool) []pair {
 // agentPairs samples feedbacks of the SFT'd validators, labels them both
 // ways, trains one validator per labelling by offline ORPO and measures
 // every model on every kind of held-out pair.
-func agentPairs(ctx context.Context, o AgentsOptions, sftCk string, recs map[int]*agents.Record, qs map[int]agents.TrainingQuestion,
+func agentPairs(ctx context.Context, o Options, sftCk string, recs map[int]*agents.Record, qs map[int]agents.TrainingQuestion,
 	guide func(qid int) policy.Constraint, trainEx, valEx []agents.TrainExample, sc *eval.Scorer, ts agents.Templates, logf func(string, ...any)) (*PairsReport, error) {
 	po := o.Pairs
 	if po.Samples <= 0 {
@@ -209,7 +210,7 @@ func agentPairs(ctx context.Context, o AgentsOptions, sftCk string, recs map[int
 	if guide != nil {
 		con = func(k int) policy.Constraint { return guide(jobs[k].qid) }
 	}
-	fixes, _, err := pol.Generate(ctx, fixPrompts, policy.SampleOptions{MaxTokens: DevMaxTokens, Batch: 32, Constrain: con})
+	fixes, _, err := pol.Generate(ctx, fixPrompts, policy.SampleOptions{MaxTokens: train.DevMaxTokens, Batch: 32, Constrain: con})
 	if err != nil {
 		return nil, fmt.Errorf("train agents: fixer: %w", err)
 	}
@@ -255,12 +256,12 @@ func agentPairs(ctx context.Context, o AgentsOptions, sftCk string, recs map[int
 		// Offline ORPO on the pairs: each prompt a group of two labelled
 		// samples (train.RL's offline rollouts file).
 		file := filepath.Join(o.Out, "data", "pairs-"+kind+".jsonl")
-		d := &Data{Format: pol.Info.Prompt, SQLWords: pol.Info.SQLWords, HoldoutAugment: 1, Notes: map[string]string{"pairs": kind}}
+		d := &train.Data{Format: pol.Info.Prompt, SQLWords: pol.Info.SQLWords, HoldoutAugment: 1, Notes: map[string]string{"pairs": kind}}
 		if err := nn.WriteFileAtomic(file, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetEscapeHTML(false)
 			for k, p := range trp {
-				d.Holdout = append(d.Holdout, Example{Prompt: p.prompt})
+				d.Holdout = append(d.Holdout, train.Example{Prompt: p.prompt})
 				d.Holdout[k].QuestionID = k
 				for _, x := range []struct {
 					c  string
@@ -276,8 +277,8 @@ func agentPairs(ctx context.Context, o AgentsOptions, sftCk string, recs map[int
 			return nil, err
 		}
 		logf("agents pairs: ORPO on %d %s pairs", len(trp), kind)
-		res, err := RL(ctx, d, RLOptions{Algo: AlgoORPO, OfflineFile: file, Steps: po.Steps, Prompts: po.Batch,
-			LoopOptions: LoopOptions{Init: sftCk, Out: filepath.Join(o.Out, "validator-"+kind), LR: po.LR, Seed: o.Seed, Threads: o.Threads, Progress: o.Progress, EvalEvery: -1}})
+		res, err := train.RL(ctx, d, train.RLOptions{Algo: train.AlgoORPO, OfflineFile: file, Steps: po.Steps, Prompts: po.Batch,
+			LoopOptions: train.LoopOptions{Init: sftCk, Out: filepath.Join(o.Out, "validator-"+kind), LR: po.LR, Seed: o.Seed, Threads: o.Threads, Progress: o.Progress, EvalEvery: -1}})
 		if err != nil {
 			return nil, fmt.Errorf("train agents: ORPO on %s pairs: %w", kind, err)
 		}

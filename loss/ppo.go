@@ -1,4 +1,4 @@
-package train
+package loss
 
 import (
 	"fmt"
@@ -90,7 +90,7 @@ func GAE(rewards, values []float64, gamma, lambda float64) (adv, ret []float64) 
 	return adv, ret
 }
 
-// PPOLoss is Proximal Policy Optimization's loss (Schulman et al. 2017,
+// PPO is Proximal Policy Optimization's loss (Schulman et al. 2017,
 // "Proximal Policy Optimization Algorithms") for a language model, with
 // a value head and GAE advantages:
 //
@@ -112,20 +112,20 @@ func GAE(rewards, values []float64, gamma, lambda float64) (adv, ret []float64) 
 // value head's outputs now and oldValues at rollout time (for GAE and the
 // value clip), rewards one scalar per sequence. DTok is d L / d newLp,
 // DValue d L / d values.
-func PPOLoss(cfg PPOConfig, newLp, oldLp, refLp, values, oldValues [][]float64, rewards []float64) (LossGrad, error) {
+func PPO(cfg PPOConfig, newLp, oldLp, refLp, values, oldValues [][]float64, rewards []float64) (Grad, error) {
 	cfg = cfg.withDefaults()
 	n := len(newLp)
-	if err := rlCheckLens("ppo", n, len(rewards)); err != nil {
-		return LossGrad{}, err
+	if err := checkLens("ppo", n, len(rewards)); err != nil {
+		return Grad{}, err
 	}
 	for _, in := range [][][]float64{oldLp, values, oldValues} {
-		if err := rlCheckTokens("ppo", newLp, in); err != nil {
-			return LossGrad{}, err
+		if err := checkTokens("ppo", newLp, in); err != nil {
+			return Grad{}, err
 		}
 	}
 	if cfg.KLCoef != 0 {
-		if err := rlCheckTokens("ppo", newLp, refLp); err != nil {
-			return LossGrad{}, err
+		if err := checkTokens("ppo", newLp, refLp); err != nil {
+			return Grad{}, err
 		}
 	}
 	adv, ret := make([][]float64, n), make([][]float64, n)
@@ -143,7 +143,7 @@ func PPOLoss(cfg PPOConfig, newLp, oldLp, refLp, values, oldValues [][]float64, 
 		ntok += float64(len(r))
 	}
 	if ntok == 0 {
-		return LossGrad{}, fmt.Errorf("ppo: no tokens")
+		return Grad{}, fmt.Errorf("ppo: no tokens")
 	}
 	var advMean, advSq float64
 	for _, a := range adv {
@@ -165,7 +165,7 @@ func PPOLoss(cfg PPOConfig, newLp, oldLp, refLp, values, oldValues [][]float64, 
 			}
 		}
 	}
-	g := LossGrad{DTok: make([][]float64, n), DValue: make([][]float64, n)}
+	g := Grad{DTok: make([][]float64, n), DValue: make([][]float64, n)}
 	var pol, val, ent, clip, akl, retSum float64
 	for i, row := range newLp {
 		g.DTok[i] = make([]float64, len(row))

@@ -1,4 +1,4 @@
-package train
+package loss
 
 import "fmt"
 
@@ -14,7 +14,7 @@ import "fmt"
 // as SFT examples do (rejection-sampling fine-tuning inside the online
 // loop) while KTO keeps pushing the failures down. A batch with no
 // desirable sample adds nothing.
-func AddNLL(g *LossGrad, mean []float64, keep []bool, w float64) error {
+func AddNLL(g *Grad, mean []float64, keep []bool, w float64) error {
 	if len(mean) != len(keep) {
 		return fmt.Errorf("nll: %d means for %d labels", len(mean), len(keep))
 	}

@@ -1,4 +1,4 @@
-package train
+package loss
 
 import "fmt"
 
@@ -6,7 +6,7 @@ import "fmt"
 // over Rejected.
 type Pair struct{ Chosen, Rejected int }
 
-// DPOLoss is the Direct Preference Optimization loss (Rafailov et al. 2023,
+// DPO is the Direct Preference Optimization loss (Rafailov et al. 2023,
 // "Direct Preference Optimization: Your Language Model is Secretly a Reward
 // Model"):
 //
@@ -18,26 +18,26 @@ type Pair struct{ Chosen, Rejected int }
 // pol and ref are the Sums of the scored batch, pairs index into it (a
 // sequence may appear in several pairs; its DSum accumulates). beta <= 0
 // means the usual 0.1.
-func DPOLoss(beta float64, pol, ref []float64, pairs []Pair) (LossGrad, error) {
+func DPO(beta float64, pol, ref []float64, pairs []Pair) (Grad, error) {
 	if beta <= 0 {
 		beta = 0.1
 	}
 	n := len(pol)
-	if err := rlCheckLens("dpo", n, len(ref)); err != nil {
-		return LossGrad{}, err
+	if err := checkLens("dpo", n, len(ref)); err != nil {
+		return Grad{}, err
 	}
-	if err := rlCheckPairs("dpo", n, pairs); err != nil {
-		return LossGrad{}, err
+	if err := checkPairs("dpo", n, pairs); err != nil {
+		return Grad{}, err
 	}
-	g := LossGrad{DSum: make([]float64, n)}
+	g := Grad{DSum: make([]float64, n)}
 	P := float64(len(pairs))
 	var acc, margin, rc, rr float64
 	for _, p := range pairs {
 		c := pol[p.Chosen] - ref[p.Chosen]
 		r := pol[p.Rejected] - ref[p.Rejected]
 		d := beta * (c - r)
-		g.Loss -= rlLogSigmoid(d)
-		w := beta * rlSigmoid(-d) / P
+		g.Loss -= logSigmoid(d)
+		w := beta * sigmoid(-d) / P
 		g.DSum[p.Chosen] -= w
 		g.DSum[p.Rejected] += w
 		if d > 0 {
@@ -55,7 +55,7 @@ func DPOLoss(beta float64, pol, ref []float64, pairs []Pair) (LossGrad, error) {
 	return g, nil
 }
 
-func rlCheckPairs(what string, n int, pairs []Pair) error {
+func checkPairs(what string, n int, pairs []Pair) error {
 	if len(pairs) == 0 {
 		return fmt.Errorf("%s: no pairs", what)
 	}
@@ -73,7 +73,7 @@ func rlCheckPairs(what string, n int, pairs []Pair) error {
 // first one on ties), as online DPO does. A group whose samples all score
 // the same carries no preference and gives no pair.
 func DPOPairs(rewards []float64, k int) ([]Pair, error) {
-	if err := rlCheckGroups("dpo pairs", len(rewards), k); err != nil {
+	if err := checkGroups("dpo pairs", len(rewards), k); err != nil {
 		return nil, err
 	}
 	var out []Pair
@@ -94,7 +94,7 @@ func DPOPairs(rewards []float64, k int) ([]Pair, error) {
 	return out, nil
 }
 
-func rlCheckGroups(what string, n, k int) error {
+func checkGroups(what string, n, k int) error {
 	if k < 2 || n%k != 0 {
 		return fmt.Errorf("%s: %d samples are not groups of %d (need k >= 2)", what, n, k)
 	}
