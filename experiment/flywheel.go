@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -93,11 +94,13 @@ func flywheelAdditions(r *RLConfig) { r.Rename, r.Guided, r.Replay = 0.9, true, 
 func flywheelRecipe() Preset {
 	return Preset{
 		Name: "flywheel",
-		SFT: SFTConfig{Preset: "small", Vocab: 2048, Epochs: 16, Batch: 16, LR: 2e-3,
-			EvalEvery: -1, DevSplit: "dev"},
-		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Pool: PoolFor(0.75, 0.5), Augment: 4, Reward: "gate",
-			Steps: 200, Prompts: 8, K: 4, Temperature: 1, MaxTokens: train.DevMaxTokens, Beta: 0.1, LR: 5e-5,
-			EvalEvery: 50, EvalN: 50, DevSplit: "dev"},
+		SFT: SFTConfig{Preset: "small", VocabSize: 2048, Epochs: 16, BatchSize: 16,
+			LoopConfig: train.LoopConfig{LR: 2e-3, EvalEvery: -1}, Split: train.Split{DevSplit: "dev"}},
+		RL: RLConfig{Algorithm: train.Algorithm{Algo: "kto", Online: true, Steps: 200, Beta: 0.1},
+			Split:      train.Split{On: "holdout", Fraction: 0.75, Pool: PoolFor(0.75, 0.5), Augment: 4, DevSplit: "dev"},
+			Sampling:   train.Sampling{Prompts: 8, K: 4, Temperature: 1, MaxTokens: train.DevMaxTokens},
+			LoopConfig: train.LoopConfig{LR: 5e-5, EvalEvery: 50, EvalN: 50},
+			Reward:     reward.Config{Kind: "gate"}},
 		EvalN: 0,
 		Seeds: []uint64{1},
 	}
@@ -156,7 +159,7 @@ func FlywheelQuick() Preset {
 // bundled benchmark's train split.
 func sftSteps(c SFTConfig, fraction float64) int {
 	share := int(math.Round(trainQuestions * fraction))
-	n := c.Epochs * ((share + c.Batch - 1) / c.Batch)
+	n := c.Epochs * ((share + c.BatchSize - 1) / c.BatchSize)
 	if c.MaxSteps > 0 {
 		n = min(n, c.MaxSteps)
 	}
@@ -553,17 +556,17 @@ func (fr *FlywheelReport) Markdown() []byte {
 	var b bytes.Buffer
 	p := fr.Preset
 	writeHeader(&b, "The flywheel: SFT-75, then online KTO on the 25% holdout", fr.Command, fr.Machine, p, fr.Seeds, fr.Splits)
-	fmt.Fprintf(&b, "1. SFT-75: model %s, vocab %d, %d epochs", modelText(p.SFT), p.SFT.Vocab, p.SFT.Epochs)
+	fmt.Fprintf(&b, "1. SFT-75: model %s, vocab %d, %d epochs", modelText(p.SFT), p.SFT.VocabSize, p.SFT.Epochs)
 	if p.SFT.MaxSteps > 0 {
 		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)
 	}
-	fmt.Fprintf(&b, ", batch %d, lr %g, on %g%% of the train split (the share `sqlrl data prepare` cuts).\n", p.SFT.Batch, p.SFT.LR, 100*p.RL.Fraction)
+	fmt.Fprintf(&b, ", batch %d, lr %g, on %g%% of the train split (the share `sqlrl data prepare` cuts).\n", p.SFT.BatchSize, p.SFT.LR, 100*p.RL.Fraction)
 	on := p.RL.On
 	if h := HeldOutShare(p.RL); h > 0 {
 		on = fmt.Sprintf("%g%% of the holdout (the other %g%% is the split heldout: questions neither SFT nor KTO saw, on their databases)", 100*(1-h), 100*h)
 	}
 	fmt.Fprintf(&b, "2. Online %s on the %s, x%d schema-order shuffles, reward %s (analytic judge; SQL that fails to execute scores %g): %d steps of %d prompts x K=%d, temperature %g, %d tokens, beta %g, lr %g",
-		strings.ToUpper(p.RL.Algo), on, p.RL.Augment, p.RL.Reward, p.RL.ErrorValue, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
+		strings.ToUpper(p.RL.Algo), on, p.RL.Augment, p.RL.Reward.Kind, p.RL.Reward.ErrorValue, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
 	if p.RL.Rename > 0 {
 		fmt.Fprintf(&b, "; each schema name of a sampled prompt renamed with probability %g, afresh every step, as SFT renames (rename)", p.RL.Rename)
 		if p.RL.RenameFamilies {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -56,10 +57,13 @@ func Quick() Preset {
 	m := MicroModel
 	return Preset{
 		Name: "quick",
-		SFT: SFTConfig{Preset: "tiny", Model: &m, Vocab: 400, Epochs: 1, MaxSteps: 3, Batch: 4, LR: 3e-3,
-			EvalEvery: -1, EvalN: 4, DevSplit: "dev"},
-		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Augment: 4, Reward: "gate",
-			Steps: 2, Prompts: 2, K: 2, Temperature: 1, MaxTokens: 24, Beta: 0.1, LR: 1e-4, EvalEvery: 1, EvalN: 2, DevSplit: "dev"},
+		SFT: SFTConfig{Preset: "tiny", Model: &m, VocabSize: 400, Epochs: 1, MaxSteps: 3, BatchSize: 4,
+			LoopConfig: train.LoopConfig{LR: 3e-3, EvalEvery: -1, EvalN: 4}, Split: train.Split{DevSplit: "dev"}},
+		RL: RLConfig{Algorithm: train.Algorithm{Algo: "kto", Online: true, Steps: 2, Beta: 0.1},
+			Split:      train.Split{On: "holdout", Fraction: 0.75, Augment: 4, DevSplit: "dev"},
+			Sampling:   train.Sampling{Prompts: 2, K: 2, Temperature: 1, MaxTokens: 24},
+			LoopConfig: train.LoopConfig{LR: 1e-4, EvalEvery: 1, EvalN: 2},
+			Reward:     reward.Config{Kind: "gate"}},
 		EvalN:  4,
 		Seeds:  []uint64{1},
 		Budget: "quick: micro model (d32 L1), 3 SFT steps, 2 RL steps of 2 prompts x K=2, 4 dev questions: about a minute on 2 cores",
@@ -102,14 +106,17 @@ func Quick() Preset {
 func Full() Preset {
 	return Preset{
 		Name: "full",
-		SFT: SFTConfig{Preset: "tiny", Vocab: 2048, Epochs: 6, Batch: 16, LR: 2e-3,
-			EvalEvery: -1, EvalN: 30, DevSplit: "dev"},
+		SFT: SFTConfig{Preset: "tiny", VocabSize: 2048, Epochs: 6, BatchSize: 16,
+			LoopConfig: train.LoopConfig{LR: 2e-3, EvalEvery: -1, EvalN: 30}, Split: train.Split{DevSplit: "dev"}},
 		// RL draws from half the holdout (Pool 0.875); the other half is
 		// the split "heldout", on which every model that never saw it is
 		// evaluated too: RL on the holdout generalises to unseen questions
 		// of its own databases before it does to renamed ones (docs/rl.md).
-		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Pool: 0.875, Augment: 4, Reward: "gate",
-			Steps: 30, Prompts: 8, K: 4, Temperature: 1, MaxTokens: train.DevMaxTokens, Beta: 0.1, LR: 2e-5, EvalEvery: 15, EvalN: 30, DevSplit: "dev"},
+		RL: RLConfig{Algorithm: train.Algorithm{Algo: "kto", Online: true, Steps: 30, Beta: 0.1},
+			Split:      train.Split{On: "holdout", Fraction: 0.75, Pool: 0.875, Augment: 4, DevSplit: "dev"},
+			Sampling:   train.Sampling{Prompts: 8, K: 4, Temperature: 1, MaxTokens: train.DevMaxTokens},
+			LoopConfig: train.LoopConfig{LR: 2e-5, EvalEvery: 15, EvalN: 30},
+			Reward:     reward.Config{Kind: "gate"}},
 		EvalN: 100,
 		Seeds: []uint64{1, 2, 3},
 		Budget: "full, per seed on 2 cores: SFT-75 + SFT-100 (tiny, 6 epochs, 0.17 s/step) ~5.6 min; 10 online RL runs " +
@@ -237,8 +244,8 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 			func() armDef { a := okto; a.label = "holdout x4"; return a }(),
 		}},
 		"reward": {"Execution, judge, or both?", []armDef{
-			{key: "reward_exec", label: "execution only", start: "sft75", rl: func(r *RLConfig) { r.Reward = "binary" }},
-			{key: "reward_judge", label: "judge only", start: "sft75", rl: func(r *RLConfig) { r.Reward = "judge" }},
+			{key: "reward_exec", label: "execution only", start: "sft75", rl: func(r *RLConfig) { r.Reward.Kind = "binary" }},
+			{key: "reward_judge", label: "judge only", start: "sft75", rl: func(r *RLConfig) { r.Reward.Kind = "judge" }},
 			func() armDef { a := okto; a.label = "hybrid (gate)"; return a }(),
 		}},
 		"final": {"Does SFT-75 + OKTO-25 beat SFT on all the data?", []armDef{
@@ -312,7 +319,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	models0 := slices.Clone(pl.Runs)
 	for _, m := range models0 {
 		for _, split := range splits {
-			ev := &EvalConfig{Split: split, N: p.EvalN, Guide: true, Decoder: decoderKey()}
+			ev := &EvalConfig{EvalConfig: train.EvalConfig{Split: split, N: p.EvalN, Guide: true}, Decoder: decoderKey()}
 			if split == train.DevHeldOut {
 				if !heldOutUnseen(m, p.RL) {
 					continue

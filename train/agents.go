@@ -208,8 +208,8 @@ func Agents(ctx context.Context, o AgentsOptions) (*AgentsReport, error) {
 	// Examples of one question share the planner prompt as their prefix:
 	// keep them together so that a batch computes it once.
 	sort.SliceStable(d.Train, func(i, j int) bool { return d.Train[i].QuestionID < d.Train[j].QuestionID })
-	so := SFTOptions{LoopOptions: LoopOptions{Out: filepath.Join(o.Out, "sft"), Init: o.Planner, Seed: o.Seed, LR: o.LR, Threads: o.Threads, Progress: o.Progress},
-		Epochs: o.Epochs, MaxSteps: o.MaxSteps, BatchSize: o.BatchSize, Rename: -1}
+	so := SFTOptions{Run: Run{Out: filepath.Join(o.Out, "sft"), Init: o.Planner, Seed: o.Seed, Threads: o.Threads, Progress: o.Progress},
+		SFTConfig: SFTConfig{LoopConfig: LoopConfig{LR: o.LR}, Epochs: o.Epochs, MaxSteps: o.MaxSteps, BatchSize: o.BatchSize, SFTRenaming: SFTRenaming{Rename: -1}}}
 	res, err := SFT(ctx, d, so)
 	if err != nil {
 		return nil, err

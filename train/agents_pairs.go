@@ -276,8 +276,9 @@ func agentPairs(ctx context.Context, o AgentsOptions, sftCk string, recs map[int
 			return nil, err
 		}
 		logf("agents pairs: ORPO on %d %s pairs", len(trp), kind)
-		res, err := RL(ctx, d, RLOptions{Algo: AlgoORPO, OfflineFile: file, Steps: po.Steps, Prompts: po.Batch,
-			LoopOptions: LoopOptions{Init: sftCk, Out: filepath.Join(o.Out, "validator-"+kind), LR: po.LR, Seed: o.Seed, Threads: o.Threads, Progress: o.Progress, EvalEvery: -1}})
+		res, err := RL(ctx, d, RLOptions{OfflineFile: file,
+			RLConfig: RLConfig{Algorithm: Algorithm{Algo: AlgoORPO, Steps: po.Steps}, Sampling: Sampling{Prompts: po.Batch}, LoopConfig: LoopConfig{LR: po.LR, EvalEvery: -1}},
+			Run:      Run{Init: sftCk, Out: filepath.Join(o.Out, "validator-"+kind), Seed: o.Seed, Threads: o.Threads, Progress: o.Progress}})
 		if err != nil {
 			return nil, fmt.Errorf("train agents: ORPO on %s pairs: %w", kind, err)
 		}

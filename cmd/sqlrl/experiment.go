@@ -151,15 +151,12 @@ questions kept out are evaluated as one more split,
 "heldout": questions neither SFT nor KTO saw, on the databases both trained
 on. Beside the benchmark's dev databases (renamed, or of other domains),
 it tells what KTO learnt about its own databases from what carries over to
-others. KTO on all of the holdout (-heldout 0) measured the same dev EX as
-on half of it, from the same 24-epoch starts over three seeds (docs/rl.md).
+others.
 
 -sft100 adds SFT on all of train, for the recipe's headline (SFT-75 +
 OKTO >= SFT-100); -sft100-kto adds the same KTO from SFT-100 on train's own
 questions too: the two ways to spend the holdout's gold SQL side by side
 (SFT on it, then KTO on questions SFT saw; or KTO on it without its gold).
-On three seeds KTO from SFT-100 gained as much as from SFT-75 and made the
-best models measured (docs/rl.md, "KTO from SFT-100").
 
 -kto-rounds R runs KTO R times from SFT-75: each round after the first
 starts from the model of the round before and takes it as its frozen
@@ -174,9 +171,7 @@ checkpoint (Ctrl-C and the same command again is safe), and a changed -kto-*
 flag redoes KTO and the evaluations, not SFT.
 
 Cost on 2 cores with the defaults, on the bundled benchmark: ` + def.Budget + `.
--kto-steps 400 gained more on dev over three seeds (docs/rl.md has the
-figures), but its budget, printed at the start, is over the main job's 30
-minutes: a flag, not the default.
+Results of other settings are in docs/rl.md.
 
 -quick (a micro model, a few steps, 30 dev questions) runs it all in seconds:
 it tests the machinery, not the recipe.`,
@@ -184,7 +179,7 @@ it tests the machinery, not the recipe.`,
 			quick := fs.Bool("quick", false, "micro model, a few steps, a few dev questions: the whole flywheel in seconds")
 			out := fs.String("out", "", "output directory (default out/flywheel, out/flywheel-quick with -quick)")
 			seeds := fs.String("seeds", "", "comma-separated seeds (default 1)")
-			sftEpochs := fs.Int("sft-epochs", def.SFT.Epochs, "SFT-75's (and SFT-100's) epochs (24 measured above 16 on dev and heldout over three seeds, SFT-75 + KTO too: docs/rl.md); a changed value trains SFT and everything after it anew")
+			sftEpochs := fs.Int("sft-epochs", def.SFT.Epochs, "SFT-75's (and SFT-100's) epochs; a changed value trains SFT and everything after it anew")
 			steps := fs.Int("kto-steps", def.RL.Steps, "KTO optimizer steps")
 			lr := fs.Float64("kto-lr", def.RL.LR, "KTO peak learning rate")
 			beta := fs.Float64("kto-beta", def.RL.Beta, "KTO beta")
@@ -195,14 +190,14 @@ it tests the machinery, not the recipe.`,
 			evalEvery := fs.Int("kto-eval-every", def.RL.EvalEvery, "dev EX during KTO every N steps (-1: never)")
 			evalN := fs.Int("kto-eval-n", def.RL.EvalN, "dev questions per evaluation during KTO")
 			heldOut := fs.Float64("heldout", experiment.HeldOutShare(def.RL), "share of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
-			goldUnsolved := fs.Float64("kto-gold-unsolved", def.RL.GoldUnsolved, "add to every KTO step the SFT loss of the gold SQL of each prompt none of whose samples was correct, at this weight (train kto -gold-unsolved; 0: none, the recipe; measured at 1: no gain over plain KTO, docs/rl.md)")
-			replay := fs.Int("replay", def.RL.Replay, "add to every KTO step the SFT loss of this many renamed examples of the SFT share (train kto -replay; 0: the recipe's plain KTO; docs/rl.md)")
+			goldUnsolved := fs.Float64("kto-gold-unsolved", def.RL.GoldUnsolved, "add to every KTO step the SFT loss of the gold SQL of each prompt none of whose samples was correct, at this weight (train kto -gold-unsolved; 0: none, the recipe)")
+			replay := fs.Int("replay", def.RL.Replay, "add to every KTO step the SFT loss of this many renamed examples of the SFT share (train kto -replay; 0: the recipe's plain KTO)")
 			guided := fs.Bool("guided", def.RL.Guided, "sample KTO's completions under the schema guide, as evaluation decodes, scored under the guide's renormalised distribution (train kto -guided; -guided=false: unguided, as the recipe)")
 			rename := fs.Float64("rename", def.RL.Rename, "rename each schema name of a sampled KTO prompt with this probability, afresh every step, as SFT renames (train kto -rename; 0: the training databases' own names, as the recipe)")
 			families := fs.Bool("rename-families", false, "rename KTO prompts' names word by word, one drawn word per word of the schema, so that names sharing a word keep sharing one (order_id, order_date -> zub_id, zub_date; train kto -rename-families)")
 			merge := fs.Float64("merge", 0, "also evaluate the KTO run merged back towards its SFT-75 start, SFT-75 + M x (KTO - SFT-75) (WiSE-FT; 0: not; 0.5 halfway), as the arm okto_merged, checked as KTO is")
 			sft100 := fs.Bool("sft100", false, "also train SFT on all of train (same recipe, a third more steps) and evaluate it: the recipe's headline, SFT-75 + OKTO >= SFT-100")
-			errorValue := fs.Float64("error-value", def.RL.ErrorValue, "gate reward of SQL that fails to execute (every measurement in docs/ used 0; train kto and reward serve default to -1); KTO's labels do not depend on it")
+			errorValue := fs.Float64("error-value", def.RL.Reward.ErrorValue, "gate reward of SQL that fails to execute (train kto and reward serve default to -1); KTO's labels do not depend on it")
 			sft100KTO := fs.Bool("sft100-kto", false, "also run the same KTO from SFT-100 on train's own questions and evaluate it (implies -sft100): the other use of the holdout's gold SQL, SFT-100 + OKTO against SFT-75 + OKTO")
 			rounds := fs.Int("kto-rounds", 1, "rounds of KTO from SFT-75: each round after the first is the same KTO from the model of the round before, which is also its frozen reference (iterated KTO), each round evaluated as the arm okto_rN")
 			threads := fs.Int("threads", 2, "threads")
@@ -235,7 +230,7 @@ it tests the machinery, not the recipe.`,
 					"heldout":           func() { p.RL.Pool = experiment.PoolFor(p.RL.Fraction, *heldOut) },
 					"sft100":            func() { p.SFT100 = *sft100 },
 					"sft100-kto":        func() { p.SFT100KTO = *sft100KTO },
-					"error-value":       func() { p.RL.ErrorValue = *errorValue },
+					"error-value":       func() { p.RL.Reward.ErrorValue = *errorValue },
 					"merge":             func() { p.Merge = *merge },
 					"kto-rounds":        func() { p.Rounds = *rounds },
 					"replay":            func() { p.RL.Replay = *replay },

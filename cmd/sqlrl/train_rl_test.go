@@ -75,7 +75,7 @@ func TestTrainRLCommands(t *testing.T) {
 		{"another split", "kto", []string{"-init", init, "-sft-fraction", "0.5"}, "RL must not cut a holdout with questions SFT trained on"},
 		{"reward server down", "kto", []string{"-init", init, "-reward-url", downURL}, "is not answering"},
 		{"offline ppo", "ppo", []string{"-init", init, "-online=false", "-offline", roll}, "online only"},
-		{"unknown reward", "kto", []string{"-init", init, "-reward", "vibes"}, `-reward "vibes"`},
+		{"unknown reward", "kto", []string{"-init", init, "-reward", "vibes"}, `unknown reward "vibes"`},
 		{"no init", "kto", nil, "-init and -out are required"},
 		{"init not a checkpoint", "kto", []string{"-init", dir}, "-init"},
 	} {
