@@ -106,6 +106,31 @@ func flywheelRecipe() Preset {
 	}
 }
 
+// CheckFlywheel refuses flywheel settings that cannot run, before any
+// work.
+func (p Preset) CheckFlywheel() error {
+	r := p.RL
+	switch {
+	case r.Steps < 1 || r.Prompts < 1 || r.K < 1 || r.MaxTokens < 1 || !(r.LR > 0) || !(r.Beta > 0) || !(r.Temperature > 0):
+		return fmt.Errorf("KTO's steps, prompts, k, max tokens, learning rate, beta and temperature must be positive")
+	case !(r.GoldUnsolved >= 0):
+		return fmt.Errorf("gold for unsolved prompts at weight %v: want 0 or more", r.GoldUnsolved)
+	case r.Replay < 0:
+		return fmt.Errorf("replay of %d examples: want 0 or more", r.Replay)
+	case !(r.Rename >= 0 && r.Rename <= 1):
+		return fmt.Errorf("rename probability %v: want one in [0, 1]", r.Rename)
+	case r.RenameFamilies && r.Rename == 0:
+		return fmt.Errorf("renaming by word families renames KTO's prompts: it needs a rename probability above 0")
+	case p.SFT.Epochs < 1:
+		return fmt.Errorf("SFT epochs %d: want 1 or more", p.SFT.Epochs)
+	case !(p.Merge >= 0 && p.Merge <= 2):
+		return fmt.Errorf("merge %v: want 0 (no merge) or a share in (0, 2] of the way from SFT-75 to KTO", p.Merge)
+	case r.EvalEvery > 0 && r.EvalN < 1:
+		return fmt.Errorf("KTO's evaluations during training need 1 or more dev questions")
+	}
+	return nil
+}
+
 // FlywheelStudies runs the OKTO studies at the flywheel's settings (sqlrl
 // experiment okto -preset flywheel): the small model SFT-75 of the main
 // job is the studies' SFT-75, so an experiment directory shared with
