@@ -5,9 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
@@ -179,11 +176,11 @@ func (c *rlCmd) data(ctx context.Context, args []string) (*train.Data, string, e
 		return nil, "", err
 	}
 	// the split SFT trained on: RL on its holdout must cut the same
-	fraction, sseed, pool, err := initSplit(info, c.set["sft-fraction"], c.frac, c.set["split-seed"], c.splitSeed)
+	fraction, sseed, pool, err := train.StartSplit(info.Notes, c.frac, c.set["sft-fraction"], c.splitSeed, c.set["split-seed"])
 	if err != nil {
-		return nil, "", err
+		return nil, "", usagef("%v", err)
 	}
-	if d := info.Notes["data"]; d != "" && !samePath(d, args[0]) {
+	if d := info.Notes["data"]; d != "" && !train.SameBench(d, args[0]) {
 		fmt.Fprintf(os.Stderr, "warning: -init trained on %s, RL reads %s\n", d, args[0])
 	}
 	c.o.Fraction, c.o.Pool = fraction, pool
@@ -213,39 +210,6 @@ func initInfo(dir string) (*policy.Info, error) {
 		return nil, fmt.Errorf("-init: %w", err)
 	}
 	return &p.Info, nil
-}
-
-// initSplit returns the SFT fraction and split seed RL must cut the train
-// split with: the -init run's, which a flag may repeat but not lower (the
-// holdout would then hold questions SFT trained on). A larger fraction
-// is rlFraction (train.BenchOptions.RLFraction): RL draws from a part of
-// that run's holdout, the rest unseen by both, to measure on.
-func initSplit(info *policy.Info, fracSet bool, frac float64, seedSet bool, seed uint64) (f float64, s uint64, rlFraction float64, err error) {
-	f, s = dataset.DefaultSFTFraction, uint64(1)
-	if v, ok := info.Notes["sft_fraction"]; ok {
-		if x, err := strconv.ParseFloat(v, 64); err == nil {
-			f = x
-		}
-		switch {
-		case fracSet && frac < f:
-			return 0, 0, 0, usagef("-sft-fraction %v: the -init run trained on a %v share; RL must not cut a holdout with questions SFT trained on", frac, f)
-		case fracSet && frac > f && f < 1:
-			rlFraction = frac
-		}
-	} else if fracSet {
-		f = frac
-	}
-	if v, ok := info.Notes["split_seed"]; ok {
-		if x, err := strconv.ParseUint(v, 10, 64); err == nil {
-			s = x
-		}
-		if seedSet && seed != s {
-			return 0, 0, 0, usagef("-split-seed %d: the -init run's split seed is %d; RL must cut the split as SFT did", seed, s)
-		}
-	} else if seedSet {
-		s = seed
-	}
-	return f, s, rlFraction, nil
 }
 
 // questionsData loads the data of an offline run on a question file
@@ -278,7 +242,7 @@ func questionsData(ctx context.Context, args []string, questions, dbRoot, initDi
 		if err := checkSplit(args[0], trainSplit); err != nil {
 			return nil, err
 		}
-		fraction, sseed, _, err := initSplit(info, false, 0, false, 0)
+		fraction, sseed, _, err := train.StartSplit(info.Notes, 0, false, 0, false)
 		if err != nil {
 			return nil, err
 		}
@@ -292,27 +256,4 @@ func questionsData(ctx context.Context, args []string, questions, dbRoot, initDi
 		return nil, err
 	}
 	return data, nil
-}
-
-// samePath reports whether recorded, a benchmark path as a run recorded
-// it (relative to wherever that run was started), may name dir: the same
-// directory from here, or, for a relative record, a path dir ends with.
-func samePath(recorded, dir string) bool {
-	if filepath.Clean(recorded) == filepath.Clean(dir) {
-		return true
-	}
-	if a, err := os.Stat(recorded); err == nil {
-		if b, err := os.Stat(dir); err == nil && os.SameFile(a, b) {
-			return true
-		}
-	}
-	if filepath.IsAbs(recorded) {
-		return false
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return false
-	}
-	rel := string(filepath.Separator) + filepath.Clean(recorded)
-	return strings.HasSuffix(abs, rel)
 }

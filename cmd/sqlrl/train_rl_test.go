@@ -216,22 +216,3 @@ func TestTrainKTOOnFeedbackExport(t *testing.T) {
 		})
 	}
 }
-
-func TestSamePath(t *testing.T) {
-	wd, _ := os.Getwd()
-	for _, c := range []struct {
-		recorded, dir string
-		want          bool
-	}{
-		{"data/bench", "data/bench/", true},
-		{"data/bench", filepath.Join("/elsewhere", "data", "bench"), true},
-		{".", wd, true},
-		{"data/bench", "/elsewhere/bench", false},
-		{"/abs/data/bench", "/other/data/bench", false},
-		{"bench", "/x/mybench", false},
-	} {
-		if got := samePath(c.recorded, c.dir); got != c.want {
-			t.Errorf("samePath(%q, %q) = %v, want %v", c.recorded, c.dir, got, c.want)
-		}
-	}
-}
