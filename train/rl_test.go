@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -108,6 +109,12 @@ func TestRLOnlineAlgos(t *testing.T) {
 			}
 			if slices.Equal(init, weightsOf(t, out)) {
 				t.Error("the weights did not move")
+			}
+			// the run records its settings, defaults filled in
+			var rec RLConfig
+			if b, err := os.ReadFile(filepath.Join(out, SettingsFile)); err != nil || json.Unmarshal(b, &rec) != nil ||
+				rec.Algo != algo || rec.Steps != 3 || rec.K != 2 || rec.Beta != 0.1 {
+				t.Errorf("recorded settings %+v (%v)", rec, err)
 			}
 			lines := readLogLines(t, out)
 			if len(lines) != 3 {
