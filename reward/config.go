@@ -70,17 +70,18 @@ type JudgeConfig struct {
 	Fallback string `json:"fallback,omitempty"`
 }
 
-// New builds the judge c describes.
+// New builds the judge c describes; its errors name the flags of
+// Config.Flags.
 func (c JudgeConfig) New() (Judge, error) {
 	switch c.Kind {
 	case "", JudgeAnalytic:
 		return Analytic{}, nil
 	case JudgeLLM:
 	default:
-		return nil, fmt.Errorf("judge %q: want %s or %s", c.Kind, JudgeAnalytic, JudgeLLM)
+		return nil, fmt.Errorf("-judge %q: want %s or %s", c.Kind, JudgeAnalytic, JudgeLLM)
 	}
 	if c.URL == "" || c.Model == "" {
-		return nil, fmt.Errorf("the llm judge needs an API URL and a model")
+		return nil, fmt.Errorf("-judge llm needs -judge-url (or $OPENAI_BASE_URL) and -judge-model")
 	}
 	key := c.Key
 	if key == "" {
@@ -95,7 +96,7 @@ func (c JudgeConfig) New() (Judge, error) {
 	default:
 		p, err := strconv.ParseFloat(fb, 64)
 		if err != nil || p < 0 || p > MaxPoints {
-			return nil, fmt.Errorf("judge fallback %q: want analytic, error or points 0..50", fb)
+			return nil, fmt.Errorf("-judge-fallback %q: want analytic, error or points 0..50", fb)
 		}
 		j.Fallback = FixedGrade(p)
 	}
