@@ -152,43 +152,18 @@ func (c *rlCmd) run(ctx context.Context, args []string) error {
 // the directory of the databases their rewards are scored over.
 func (c *rlCmd) data(ctx context.Context, args []string) (*train.Data, string, error) {
 	if c.questions != "" || c.root != "" {
-		if c.sampleOnly {
-			return nil, "", usagef("-questions: -sample-only is not available; sample a split's holdout instead")
-		}
-		data, err := questionsData(ctx, args, c.questions, c.root, c.o.Init, c.trainSplit, c.o.DevSplit, c.set)
-		if err != nil {
-			return nil, "", err
-		}
-		if c.set["augment"] {
-			// schema-order shuffles of each question, as a holdout's
-			data.HoldoutAugment = c.o.Augment
-		}
-		return data, c.root, nil
+		data, err := c.questionsData(ctx, args)
+		return data, c.root, err
 	}
 	if len(args) != 1 {
 		return nil, "", usagef("want one BENCH_DIR argument, got %d", len(args))
 	}
-	if err := checkSplit(args[0], c.trainSplit); err != nil {
-		return nil, "", err
-	}
-	info, err := initInfo(c.o.Init)
+	data, notes, err := c.bench(args[0], c.set["sft-fraction"], c.set["split-seed"])
 	if err != nil {
 		return nil, "", err
 	}
-	// the split SFT trained on: RL on its holdout must cut the same
-	fraction, sseed, pool, err := train.StartSplit(info.Notes, c.frac, c.set["sft-fraction"], c.splitSeed, c.set["split-seed"])
-	if err != nil {
-		return nil, "", usagef("%v", err)
-	}
-	if d := info.Notes["data"]; d != "" && !train.SameBench(d, args[0]) {
+	if d := notes["data"]; d != "" && !train.SameBench(d, args[0]) {
 		fmt.Fprintf(os.Stderr, "warning: -init trained on %s, RL reads %s\n", d, args[0])
-	}
-	c.o.Fraction, c.o.Pool = fraction, pool
-	bo := c.o.Split.Bench(args[0], sseed, info.Prompt)
-	bo.TrainSplit = c.trainSplit
-	data, err := train.LoadBench(bo)
-	if err != nil {
-		return nil, "", err
 	}
 	var dbRoot string
 	if c.o.Online || c.sampleOnly {
@@ -202,58 +177,72 @@ func (c *rlCmd) data(ctx context.Context, args []string) (*train.Data, string, e
 	return data, dbRoot, nil
 }
 
-// initInfo reads the -init checkpoint's info (its prompt format and the
-// notes of the data it trained on).
-func initInfo(dir string) (*policy.Info, error) {
-	p, err := policy.Load(dir)
-	if err != nil {
-		return nil, fmt.Errorf("-init: %w", err)
+// bench loads dir's train split cut as the -init run's (-sft-fraction and
+// -split-seed may repeat or, for the fraction, raise it) and its dev split.
+func (c *rlCmd) bench(dir string, fracSet, seedSet bool) (*train.Data, map[string]string, error) {
+	if err := checkSplit(dir, c.trainSplit); err != nil {
+		return nil, nil, err
 	}
-	return &p.Info, nil
+	p, err := policy.Load(c.o.Init)
+	if err != nil {
+		return nil, nil, fmt.Errorf("-init: %w", err)
+	}
+	info := p.Info
+	fraction, sseed, pool, err := train.StartSplit(info.Notes, c.frac, fracSet, c.splitSeed, seedSet)
+	if err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	c.o.Fraction, c.o.Pool = fraction, pool
+	bo := c.o.Split.Bench(dir, sseed, info.Prompt)
+	bo.TrainSplit = c.trainSplit
+	data, err := train.LoadBench(bo)
+	return data, info.Notes, err
 }
 
-// questionsData loads the data of an offline run on a question file
-// (-questions, -db-root; train.Data.UseQuestions): the questions of a
-// feedback export, which no split holds. BENCH_DIR is optional: given, its
-// dev split is loaded for the run's dev evaluation (its train split is cut
-// as -init's, but RL draws nothing from it). Flags that shape a split's
-// pool or an online reward are refused rather than ignored.
-func questionsData(ctx context.Context, args []string, questions, dbRoot, initDir, trainSplit, devSplit string, set map[string]bool) (*train.Data, error) {
-	if len(args) > 1 {
+// questionsData loads the data of a run on a question file (-questions,
+// -db-root; train.Data.UseQuestions): the questions of a feedback export,
+// which no split holds. BENCH_DIR is optional: given, its dev split is
+// evaluated during the run. Flags that shape a split's pool or an online
+// reward are refused rather than ignored.
+func (c *rlCmd) questionsData(ctx context.Context, args []string) (*train.Data, error) {
+	switch {
+	case c.sampleOnly:
+		return nil, usagef("-questions: -sample-only is not available; sample a split's holdout instead")
+	case len(args) > 1:
 		return nil, usagef("-questions: want at most one BENCH_DIR argument (for its dev split), got %d", len(args))
-	}
-	if questions == "" || dbRoot == "" {
+	case c.questions == "" || c.root == "":
 		return nil, usagef("-questions and -db-root go together: the questions' prompts are rendered over the databases of -db-root")
 	}
 	for _, name := range []string{"rl-on", "sft-fraction", "split-seed", "reward-url", "rollouts-out"} {
-		if set[name] {
+		if c.set[name] {
 			return nil, usagef("-%s: -questions takes its prompts from the file, with no split, and scores them in process", name)
 		}
 	}
-	if st, err := os.Stat(dbRoot); err != nil || !st.IsDir() {
-		return nil, usagef("-db-root %s is not a directory", dbRoot)
+	if st, err := os.Stat(c.root); err != nil || !st.IsDir() {
+		return nil, usagef("-db-root %s is not a directory", c.root)
 	}
-	info, err := initInfo(initDir)
-	if err != nil {
-		return nil, err
-	}
-	data := &train.Data{Format: info.Prompt, Notes: map[string]string{}}
-	if len(args) == 1 && devSplit != "-" {
-		if err := checkSplit(args[0], trainSplit); err != nil {
-			return nil, err
-		}
-		fraction, sseed, _, err := train.StartSplit(info.Notes, 0, false, 0, false)
+	var data *train.Data
+	if len(args) == 1 && c.o.DevSplit != "-" {
+		augment := c.o.Augment
+		c.o.Augment = 0 // a split's holdout is not used
+		d, _, err := c.bench(args[0], false, false)
 		if err != nil {
 			return nil, err
 		}
-		if data, err = train.LoadBench(train.BenchOptions{Dir: args[0], TrainSplit: trainSplit, SFTFraction: fraction, Seed: sseed,
-			DevSplit: devSplit, Format: info.Prompt}); err != nil {
-			return nil, err
+		data, c.o.Augment = d, augment
+	} else {
+		p, err := policy.Load(c.o.Init)
+		if err != nil {
+			return nil, fmt.Errorf("-init: %w", err)
 		}
+		data = &train.Data{Format: p.Info.Prompt, Notes: map[string]string{}}
 	}
-	if err := data.UseQuestions(ctx, questions, dbRoot); err != nil {
+	if err := data.UseQuestions(ctx, c.questions, c.root); err != nil {
 		data.Close()
 		return nil, err
+	}
+	if c.set["augment"] {
+		data.HoldoutAugment = c.o.Augment // schema-order shuffles of each question, as a holdout's
 	}
 	return data, nil
 }
