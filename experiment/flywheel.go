@@ -70,9 +70,9 @@ const (
 // online KTO with the hybrid gate reward on half the 25% holdout x4, the
 // other half kept as the split "heldout", and a greedy guided evaluation
 // of every question of every split. KTO's rate and steps (5e-5, 200) are
-// the ones measured to lift the held-out questions (docs/rl.md), where
-// train.RLOptions' defaults (2e-5, 100) barely move the policy. KTO
-// samples as flywheelAdditions says, not as the recipe does.
+// above train.DefaultRLConfig's (2e-5, 100), which barely move the policy
+// (docs/rl.md). KTO samples as flywheelAdditions says, not as the recipe
+// does.
 // One seed: the flywheel is the product, the studies measure the spread.
 func Flywheel() Preset {
 	p := flywheelRecipe()

@@ -71,38 +71,10 @@ func Quick() Preset {
 }
 
 // Full is the default, sized to finish within about two hours on 2 cores
-// with 3 seeds and one dev split (each further split adds 13 evaluations a
-// seed, ~5 min). Costs measured on the bundled small benchmark (bench
-// generate --preset small: 3000 train questions, so 2250 SFT-75 and 750
-// holdout) on a 2-core amd64 machine shared with other jobs, preset tiny
-// (d128 L2, 0.93M parameters):
-//
-//	SFT step (batch 16)                         0.17 s
-//	online RL step (8 prompts x K=4, 64 tokens)  3.5 s  (sampling 0.7-1.1, scoring 1.1, update 0.2-0.4, reward < 0.01)
-//	greedy dev evaluation, 100 questions          24 s  (an untrained model: every answer 256 tokens; an upper bound)
-//
-// RL samples up to the evaluation's 256 tokens (train.DevMaxTokens): at
-// the 64 of the first measurements 37% of the tiny SFT-75's samples were
-// cut, and 94% of train's moderate and 92% of its challenging golds could
-// not be written (docs/rl.md, "The sampling budget"). 15 steps of `train
-// kto` from a 6-epoch tiny SFT-75, 64 and 256 tokens alternately, twice:
-// median step 0.61 and 0.73 s against 0.87 and 1.01 s, x 1.4.
-//
-// Per seed:
-//
-//	SFT-75 + SFT-100: 6 epochs x (141 + 188) steps x 0.17 s    ~  5.6 min
-//	10 online RL runs x 30 steps x 3 s x 1.4                    ~ 21   min
-//	offline KTO: K=4 samples of 1500 prompts, then 30 steps     ~  5   min
-//	13 + 11 final evaluations x 100 questions x ~0.24 s         ~  9   min
-//	in-run dev EX: 11 RL runs x 2 x 30 questions                ~  2.6 min
-//	                                                            ~ 43   min
-//
-// 3 seeds: ~130 min, an upper bound: the study at 256 tokens took 47 min
-// wall for 3 seeds (41 min of run time) alone on the machine, where the
-// per-step figures above were measured beside other jobs. The small preset (0.3 s per SFT step, 16 epochs for
-// its 47% EX) would take 2 SFT runs x 16 x 329 x 0.3 s = 53 min a seed on
-// SFT alone, which is why the full study trains tiny for 6 epochs: its SFT
-// start is weaker than the recipe's, the comparisons hold between arms.
+// with 3 seeds and one dev split, on the bundled small benchmark: preset
+// tiny for 6 epochs (the small preset's SFT alone would take about that
+// long a seed), RL sampling up to the evaluation's token budget. Budget
+// spells out the arithmetic; the measured costs behind it are in docs.
 func Full() Preset {
 	return Preset{
 		Name: "full",
