@@ -145,7 +145,7 @@ func (c *Config) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&j.URL, "judge-url", j.URL, "llm judge: OpenAI-compatible API root, e.g. http://localhost:8000/v1 (default $OPENAI_BASE_URL)")
 	fs.StringVar(&j.Model, "judge-model", j.Model, "llm judge: model name (default $SQLRL_JUDGE_MODEL)")
 	fs.StringVar(&j.Key, "judge-key", j.Key, "llm judge: API key (default $OPENAI_API_KEY; prefer the variable: flags show in ps)")
-	fs.DurationVar(&j.Timeout, "judge-timeout", j.Timeout, "llm judge: time limit per attempt")
+	fs.DurationVar(&j.Timeout, "judge-timeout", j.Timeout, "llm judge: time limit per attempt; all attempts also end in time for the fallback to answer before the request's deadline")
 	fs.IntVar(&j.Retries, "judge-retries", j.Retries, "llm judge: attempts after the first (exponential backoff)")
 	fs.StringVar(&j.Fallback, "judge-fallback", j.Fallback, "llm judge: when it fails: analytic, error (fail the request), or fixed points 0..50")
 	fs.IntVar(&j.Concurrency, "judge-concurrency", j.Concurrency, "llm judge: requests in flight to the judge server")
