@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 // Kinds of run.
@@ -26,7 +26,7 @@ const (
 )
 
 // Config is everything that decides what one run computes. Its canonical
-// JSON (json.Marshal of the struct: fixed field order, no maps) is hashed
+// JSON (MarshalJSON: fixed field order, no maps) is hashed
 // into the run's directory name, so that the same config always lands in
 // the same directory (a rerun finds its result or its checkpoints) and any
 // change of setting, data or starting point gets a new one.
@@ -58,96 +58,21 @@ type MergeConfig struct {
 	Alpha float64 `json:"alpha"`
 }
 
-// SFTConfig is one supervised run.
-type SFTConfig struct {
-	// Fraction of the train split SFT trains on: 0.75 (the recipe) or 1.
-	Fraction float64 `json:"fraction"`
-	// Preset names the model (nn.Presets); Model, when set, replaces it
-	// (the quick preset's micro model).
-	Preset    string     `json:"preset"`
-	Model     *nn.Config `json:"model,omitempty"`
-	Vocab     int        `json:"vocab"`
-	Epochs    int        `json:"epochs"`
-	MaxSteps  int        `json:"max_steps,omitempty"`
-	Batch     int        `json:"batch"`
-	LR        float64    `json:"lr"`
-	EvalEvery int        `json:"eval_every"`
-	EvalN     int        `json:"eval_n"`
-	// DevSplit is evaluated during training (the curves); the final
-	// numbers come from eval runs on every split.
-	DevSplit string `json:"dev_split"`
-}
+// SFTConfig is one supervised run: train's settings, the SFT share
+// (Fraction) and the split evaluated during training (DevSplit) included.
+type SFTConfig = train.SFTConfig
 
-// RLConfig is one reinforcement-learning run from an SFT checkpoint.
-type RLConfig struct {
-	Algo   string `json:"algo"` // kto dpo orpo ppo rloo grpo
-	Online bool   `json:"online"`
-	// On is "holdout" (the share SFT did not see) or "train" (the SFT
-	// share: RL on seen data).
-	On string `json:"on"`
-	// Fraction is the SFT share of the split (the parent's), which
-	// decides what the holdout is.
-	Fraction float64 `json:"fraction"`
-	// Pool, above Fraction, is the SFT share at which RL cuts its pool
-	// instead: RL draws from that part of the holdout, and the rest is
-	// the "heldout" split (train.DevHeldOut), evaluated like a dev split:
-	// unseen questions on the databases SFT and RL trained on. 0: the
-	// whole holdout (the recipe).
-	Pool float64 `json:"pool,omitempty"`
-	// Augment is prompts per holdout question (schema-order shuffles, the
-	// original included): 1 or 4.
-	Augment     int     `json:"augment"`
-	Reward      string  `json:"reward"` // reward.Kinds()
-	Steps       int     `json:"steps"`
-	Prompts     int     `json:"prompts"`
-	K           int     `json:"k"`
-	Temperature float64 `json:"temperature"`
-	MaxTokens   int     `json:"max_tokens"`
-	Beta        float64 `json:"beta"`
-	LR          float64 `json:"lr"`
-	EvalEvery   int     `json:"eval_every"`
-	EvalN       int     `json:"eval_n"`
-	DevSplit    string  `json:"dev_split"`
-	// Replay adds to every RL step the SFT loss of this many renamed
-	// examples of the SFT share (train.RLOptions.Replay, weight 1); 0,
-	// the recipe, leaves the config's ID as it was before the option.
-	Replay int `json:"replay,omitempty"`
-	// Guided samples under the schema guide, each token scored under the
-	// guide's renormalised distribution (train.RLOptions.Guided); false,
-	// the recipe, leaves the config's ID as it was before the option.
-	Guided bool `json:"guided,omitempty"`
-	// Rename > 0 renames each schema name of a sampled prompt with this
-	// probability, afresh every step, as SFT renames its examples
-	// (train.RLOptions.Rename); 0, the recipe, leaves the config's ID as
-	// it was before the option.
-	Rename float64 `json:"rename,omitempty"`
-	// RenameFamilies renames word by word, so that names sharing a word
-	// keep sharing one (train.RLOptions.RenameFamilies); false leaves the
-	// config's ID as it was before the option.
-	RenameFamilies bool `json:"rename_families,omitempty"`
-	// ErrorValue is the gate reward's value for SQL that fails to execute
-	// (reward.Config.ErrorValue). Every preset and every measurement in
-	// docs/ used 0, which leaves the config's ID as it was before the
-	// option; `train kto` and `reward serve` default to -1, as MATS's
-	// pairs rank an error below a wrong result. KTO's labels do not
-	// depend on it (desirable needs a result match), the advantages of
-	// PPO, RLOO and GRPO do.
-	ErrorValue float64 `json:"error_value,omitempty"`
-	// GoldUnsolved, above 0, adds to each step the SFT loss of the gold
-	// SQL of the prompts none of whose samples was correct, at this weight
-	// (train.RLOptions.GoldUnsolved); 0, the recipe, leaves the config's
-	// ID as it was before the option.
-	GoldUnsolved float64 `json:"gold_unsolved,omitempty"`
-}
+// RLConfig is one reinforcement-learning run from an SFT checkpoint:
+// train's settings. Split.On is "holdout" (the share SFT did not see) or
+// "train"; Split.Fraction is the parent's SFT share; Split.Pool, above it,
+// cuts RL's pool there and leaves the rest as the split "heldout".
+type RLConfig = train.RLConfig
 
-// EvalConfig is the final greedy, guided evaluation of a model on a split.
+// EvalConfig is the final greedy, guided evaluation of a model on a split
+// (train.EvalConfig; HeldOut is RL's pool share for the split
+// train.DevHeldOut).
 type EvalConfig struct {
-	Split string `json:"split"`
-	N     int    `json:"n"` // questions (0: all)
-	Guide bool   `json:"guide"`
-	// HeldOut is RL's pool share (RLConfig.Pool) for the split
-	// train.DevHeldOut.
-	HeldOut float64 `json:"held_out,omitempty"`
+	train.EvalConfig
 	// Decoder is policy.DecodeVersion when above 1 (version 1 hashes as
 	// the configs written before the field), so that a change of the
 	// guide redoes the evaluations cached under the old one.
@@ -171,26 +96,27 @@ func (c Config) Canonical() []byte {
 	b, err := json.Marshal(c)
 	if err != nil {
 		// Only a NaN or infinite setting makes Marshal fail; Go's own
-		// rendering of the struct is as deterministic.
-		// (pointers are followed, never printed).
-		var sft SFTConfig
-		var rl RLConfig
+		// rendering of the layout is as deterministic (pointers are
+		// followed, never printed).
+		w := c.toJSON()
+		var sft sftJSON
+		var rl rlJSON
 		var ev EvalConfig
 		var mg MergeConfig
-		if c.Merge != nil {
-			mg = *c.Merge
+		if w.SFT != nil {
+			sft = *w.SFT
 		}
-		if c.SFT != nil {
-			sft = *c.SFT
+		if w.RL != nil {
+			rl = *w.RL
 		}
-		if c.RL != nil {
-			rl = *c.RL
+		if w.Eval != nil {
+			ev = *w.Eval
 		}
-		if c.Eval != nil {
-			ev = *c.Eval
+		if w.Merge != nil {
+			mg = *w.Merge
 		}
-		c.SFT, c.RL, c.Eval, c.Merge = nil, nil, nil, nil
-		return fmt.Appendf(nil, "%+v|%+v|%+v|%+v|%+v", c, sft, rl, ev, mg)
+		w.SFT, w.RL, w.Eval, w.Merge = nil, nil, nil, nil
+		return fmt.Appendf(nil, "%+v|%+v|%+v|%+v|%+v", w, sft, rl, ev, mg)
 	}
 	return b
 }

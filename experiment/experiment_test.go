@@ -191,7 +191,7 @@ func TestConfigIDErrorValue(t *testing.T) {
 		t.Errorf("canonical config %s names error_value at 0", c.Canonical())
 	}
 	r2 := r
-	r2.ErrorValue = -1
+	r2.Reward.ErrorValue = -1
 	c.RL = &r2
 	if c.ID() == id {
 		t.Errorf("error value -1 left the ID %s", id)

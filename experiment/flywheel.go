@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -69,9 +70,9 @@ const (
 // online KTO with the hybrid gate reward on half the 25% holdout x4, the
 // other half kept as the split "heldout", and a greedy guided evaluation
 // of every question of every split. KTO's rate and steps (5e-5, 200) are
-// the ones measured to lift the held-out questions (docs/rl.md), where
-// train.RLOptions' defaults (2e-5, 100) barely move the policy. KTO
-// samples as flywheelAdditions says, not as the recipe does.
+// above train.DefaultRLConfig's (2e-5, 100), which barely move the policy
+// (docs/rl.md). KTO samples as flywheelAdditions says, not as the recipe
+// does.
 // One seed: the flywheel is the product, the studies measure the spread.
 func Flywheel() Preset {
 	p := flywheelRecipe()
@@ -93,14 +94,41 @@ func flywheelAdditions(r *RLConfig) { r.Rename, r.Guided, r.Replay = 0.9, true, 
 func flywheelRecipe() Preset {
 	return Preset{
 		Name: "flywheel",
-		SFT: SFTConfig{Preset: "small", Vocab: 2048, Epochs: 16, Batch: 16, LR: 2e-3,
-			EvalEvery: -1, DevSplit: "dev"},
-		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Pool: PoolFor(0.75, 0.5), Augment: 4, Reward: "gate",
-			Steps: 200, Prompts: 8, K: 4, Temperature: 1, MaxTokens: train.DevMaxTokens, Beta: 0.1, LR: 5e-5,
-			EvalEvery: 50, EvalN: 50, DevSplit: "dev"},
+		SFT: SFTConfig{Preset: "small", VocabSize: 2048, Epochs: 16, BatchSize: 16,
+			LoopConfig: train.LoopConfig{LR: 2e-3, EvalEvery: -1}, Split: train.Split{DevSplit: "dev"}},
+		RL: RLConfig{Algorithm: train.Algorithm{Algo: "kto", Online: true, Steps: 200, Beta: 0.1},
+			Split:      train.Split{On: "holdout", Fraction: 0.75, Pool: PoolFor(0.75, 0.5), Augment: 4, DevSplit: "dev"},
+			Sampling:   train.Sampling{Prompts: 8, K: 4, Temperature: 1, MaxTokens: train.DevMaxTokens},
+			LoopConfig: train.LoopConfig{LR: 5e-5, EvalEvery: 50, EvalN: 50},
+			Reward:     reward.Config{Kind: "gate"}},
 		EvalN: 0,
 		Seeds: []uint64{1},
 	}
+}
+
+// CheckFlywheel refuses flywheel settings that cannot run, before any
+// work.
+func (p Preset) CheckFlywheel() error {
+	r := p.RL
+	switch {
+	case r.Steps < 1 || r.Prompts < 1 || r.K < 1 || r.MaxTokens < 1 || !(r.LR > 0) || !(r.Beta > 0) || !(r.Temperature > 0):
+		return fmt.Errorf("KTO's steps, prompts, k, max tokens, learning rate, beta and temperature must be positive")
+	case !(r.GoldUnsolved >= 0):
+		return fmt.Errorf("gold for unsolved prompts at weight %v: want 0 or more", r.GoldUnsolved)
+	case r.Replay < 0:
+		return fmt.Errorf("replay of %d examples: want 0 or more", r.Replay)
+	case !(r.Rename >= 0 && r.Rename <= 1):
+		return fmt.Errorf("rename probability %v: want one in [0, 1]", r.Rename)
+	case r.RenameFamilies && r.Rename == 0:
+		return fmt.Errorf("renaming by word families renames KTO's prompts: it needs a rename probability above 0")
+	case p.SFT.Epochs < 1:
+		return fmt.Errorf("SFT epochs %d: want 1 or more", p.SFT.Epochs)
+	case !(p.Merge >= 0 && p.Merge <= 2):
+		return fmt.Errorf("merge %v: want 0 (no merge) or a share in (0, 2] of the way from SFT-75 to KTO", p.Merge)
+	case r.EvalEvery > 0 && r.EvalN < 1:
+		return fmt.Errorf("KTO's evaluations during training need 1 or more dev questions")
+	}
+	return nil
 }
 
 // FlywheelStudies runs the OKTO studies at the flywheel's settings (sqlrl
@@ -156,7 +184,7 @@ func FlywheelQuick() Preset {
 // bundled benchmark's train split.
 func sftSteps(c SFTConfig, fraction float64) int {
 	share := int(math.Round(trainQuestions * fraction))
-	n := c.Epochs * ((share + c.Batch - 1) / c.Batch)
+	n := c.Epochs * ((share + c.BatchSize - 1) / c.BatchSize)
 	if c.MaxSteps > 0 {
 		n = min(n, c.MaxSteps)
 	}
@@ -553,17 +581,17 @@ func (fr *FlywheelReport) Markdown() []byte {
 	var b bytes.Buffer
 	p := fr.Preset
 	writeHeader(&b, "The flywheel: SFT-75, then online KTO on the 25% holdout", fr.Command, fr.Machine, p, fr.Seeds, fr.Splits)
-	fmt.Fprintf(&b, "1. SFT-75: model %s, vocab %d, %d epochs", modelText(p.SFT), p.SFT.Vocab, p.SFT.Epochs)
+	fmt.Fprintf(&b, "1. SFT-75: model %s, vocab %d, %d epochs", modelText(p.SFT), p.SFT.VocabSize, p.SFT.Epochs)
 	if p.SFT.MaxSteps > 0 {
 		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)
 	}
-	fmt.Fprintf(&b, ", batch %d, lr %g, on %g%% of the train split (the share `sqlrl data prepare` cuts).\n", p.SFT.Batch, p.SFT.LR, 100*p.RL.Fraction)
+	fmt.Fprintf(&b, ", batch %d, lr %g, on %g%% of the train split (the share `sqlrl data prepare` cuts).\n", p.SFT.BatchSize, p.SFT.LR, 100*p.RL.Fraction)
 	on := p.RL.On
 	if h := HeldOutShare(p.RL); h > 0 {
 		on = fmt.Sprintf("%g%% of the holdout (the other %g%% is the split heldout: questions neither SFT nor KTO saw, on their databases)", 100*(1-h), 100*h)
 	}
 	fmt.Fprintf(&b, "2. Online %s on the %s, x%d schema-order shuffles, reward %s (analytic judge; SQL that fails to execute scores %g): %d steps of %d prompts x K=%d, temperature %g, %d tokens, beta %g, lr %g",
-		strings.ToUpper(p.RL.Algo), on, p.RL.Augment, p.RL.Reward, p.RL.ErrorValue, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
+		strings.ToUpper(p.RL.Algo), on, p.RL.Augment, p.RL.Reward.Kind, p.RL.Reward.ErrorValue, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
 	if p.RL.Rename > 0 {
 		fmt.Fprintf(&b, "; each schema name of a sampled prompt renamed with probability %g, afresh every step, as SFT renames (rename)", p.RL.Rename)
 		if p.RL.RenameFamilies {

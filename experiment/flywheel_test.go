@@ -48,7 +48,7 @@ func TestFlywheelPlanAndReport(t *testing.T) {
 	}
 	// The KTO run is the recipe's: online KTO on the holdout x4, gate.
 	rl := d.Plan.Runs[1].Config.RL
-	if rl == nil || rl.Algo != "kto" || !rl.Online || rl.On != "holdout" || rl.Augment != 4 || rl.Reward != "gate" || rl.Fraction != 0.75 || rl.Pool != 0.875 {
+	if rl == nil || rl.Algo != "kto" || !rl.Online || rl.On != "holdout" || rl.Augment != 4 || rl.Reward.Kind != "gate" || rl.Fraction != 0.75 || rl.Pool != 0.875 {
 		t.Errorf("KTO run: %+v; want online kto on half the holdout x4, gate, after SFT on 0.75", rl)
 	}
 	fr := d.Flywheel

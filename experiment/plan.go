@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -56,10 +57,13 @@ func Quick() Preset {
 	m := MicroModel
 	return Preset{
 		Name: "quick",
-		SFT: SFTConfig{Preset: "tiny", Model: &m, Vocab: 400, Epochs: 1, MaxSteps: 3, Batch: 4, LR: 3e-3,
-			EvalEvery: -1, EvalN: 4, DevSplit: "dev"},
-		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Augment: 4, Reward: "gate",
-			Steps: 2, Prompts: 2, K: 2, Temperature: 1, MaxTokens: 24, Beta: 0.1, LR: 1e-4, EvalEvery: 1, EvalN: 2, DevSplit: "dev"},
+		SFT: SFTConfig{Preset: "tiny", Model: &m, VocabSize: 400, Epochs: 1, MaxSteps: 3, BatchSize: 4,
+			LoopConfig: train.LoopConfig{LR: 3e-3, EvalEvery: -1, EvalN: 4}, Split: train.Split{DevSplit: "dev"}},
+		RL: RLConfig{Algorithm: train.Algorithm{Algo: "kto", Online: true, Steps: 2, Beta: 0.1},
+			Split:      train.Split{On: "holdout", Fraction: 0.75, Augment: 4, DevSplit: "dev"},
+			Sampling:   train.Sampling{Prompts: 2, K: 2, Temperature: 1, MaxTokens: 24},
+			LoopConfig: train.LoopConfig{LR: 1e-4, EvalEvery: 1, EvalN: 2},
+			Reward:     reward.Config{Kind: "gate"}},
 		EvalN:  4,
 		Seeds:  []uint64{1},
 		Budget: "quick: micro model (d32 L1), 3 SFT steps, 2 RL steps of 2 prompts x K=2, 4 dev questions: about a minute on 2 cores",
@@ -67,49 +71,24 @@ func Quick() Preset {
 }
 
 // Full is the default, sized to finish within about two hours on 2 cores
-// with 3 seeds and one dev split (each further split adds 13 evaluations a
-// seed, ~5 min). Costs measured on the bundled small benchmark (bench
-// generate --preset small: 3000 train questions, so 2250 SFT-75 and 750
-// holdout) on a 2-core amd64 machine shared with other jobs, preset tiny
-// (d128 L2, 0.93M parameters):
-//
-//	SFT step (batch 16)                         0.17 s
-//	online RL step (8 prompts x K=4, 64 tokens)  3.5 s  (sampling 0.7-1.1, scoring 1.1, update 0.2-0.4, reward < 0.01)
-//	greedy dev evaluation, 100 questions          24 s  (an untrained model: every answer 256 tokens; an upper bound)
-//
-// RL samples up to the evaluation's 256 tokens (train.DevMaxTokens): at
-// the 64 of the first measurements 37% of the tiny SFT-75's samples were
-// cut, and 94% of train's moderate and 92% of its challenging golds could
-// not be written (docs/rl.md, "The sampling budget"). 15 steps of `train
-// kto` from a 6-epoch tiny SFT-75, 64 and 256 tokens alternately, twice:
-// median step 0.61 and 0.73 s against 0.87 and 1.01 s, x 1.4.
-//
-// Per seed:
-//
-//	SFT-75 + SFT-100: 6 epochs x (141 + 188) steps x 0.17 s    ~  5.6 min
-//	10 online RL runs x 30 steps x 3 s x 1.4                    ~ 21   min
-//	offline KTO: K=4 samples of 1500 prompts, then 30 steps     ~  5   min
-//	13 + 11 final evaluations x 100 questions x ~0.24 s         ~  9   min
-//	in-run dev EX: 11 RL runs x 2 x 30 questions                ~  2.6 min
-//	                                                            ~ 43   min
-//
-// 3 seeds: ~130 min, an upper bound: the study at 256 tokens took 47 min
-// wall for 3 seeds (41 min of run time) alone on the machine, where the
-// per-step figures above were measured beside other jobs. The small preset (0.3 s per SFT step, 16 epochs for
-// its 47% EX) would take 2 SFT runs x 16 x 329 x 0.3 s = 53 min a seed on
-// SFT alone, which is why the full study trains tiny for 6 epochs: its SFT
-// start is weaker than the recipe's, the comparisons hold between arms.
+// with 3 seeds and one dev split, on the bundled small benchmark: preset
+// tiny for 6 epochs (the small preset's SFT alone would take about that
+// long a seed), RL sampling up to the evaluation's token budget. Budget
+// spells out the arithmetic; the measured costs behind it are in docs.
 func Full() Preset {
 	return Preset{
 		Name: "full",
-		SFT: SFTConfig{Preset: "tiny", Vocab: 2048, Epochs: 6, Batch: 16, LR: 2e-3,
-			EvalEvery: -1, EvalN: 30, DevSplit: "dev"},
+		SFT: SFTConfig{Preset: "tiny", VocabSize: 2048, Epochs: 6, BatchSize: 16,
+			LoopConfig: train.LoopConfig{LR: 2e-3, EvalEvery: -1, EvalN: 30}, Split: train.Split{DevSplit: "dev"}},
 		// RL draws from half the holdout (Pool 0.875); the other half is
 		// the split "heldout", on which every model that never saw it is
 		// evaluated too: RL on the holdout generalises to unseen questions
 		// of its own databases before it does to renamed ones (docs/rl.md).
-		RL: RLConfig{Algo: "kto", Online: true, On: "holdout", Fraction: 0.75, Pool: 0.875, Augment: 4, Reward: "gate",
-			Steps: 30, Prompts: 8, K: 4, Temperature: 1, MaxTokens: train.DevMaxTokens, Beta: 0.1, LR: 2e-5, EvalEvery: 15, EvalN: 30, DevSplit: "dev"},
+		RL: RLConfig{Algorithm: train.Algorithm{Algo: "kto", Online: true, Steps: 30, Beta: 0.1},
+			Split:      train.Split{On: "holdout", Fraction: 0.75, Pool: 0.875, Augment: 4, DevSplit: "dev"},
+			Sampling:   train.Sampling{Prompts: 8, K: 4, Temperature: 1, MaxTokens: train.DevMaxTokens},
+			LoopConfig: train.LoopConfig{LR: 2e-5, EvalEvery: 15, EvalN: 30},
+			Reward:     reward.Config{Kind: "gate"}},
 		EvalN: 100,
 		Seeds: []uint64{1, 2, 3},
 		Budget: "full, per seed on 2 cores: SFT-75 + SFT-100 (tiny, 6 epochs, 0.17 s/step) ~5.6 min; 10 online RL runs " +
@@ -237,8 +216,8 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 			func() armDef { a := okto; a.label = "holdout x4"; return a }(),
 		}},
 		"reward": {"Execution, judge, or both?", []armDef{
-			{key: "reward_exec", label: "execution only", start: "sft75", rl: func(r *RLConfig) { r.Reward = "binary" }},
-			{key: "reward_judge", label: "judge only", start: "sft75", rl: func(r *RLConfig) { r.Reward = "judge" }},
+			{key: "reward_exec", label: "execution only", start: "sft75", rl: func(r *RLConfig) { r.Reward.Kind = "binary" }},
+			{key: "reward_judge", label: "judge only", start: "sft75", rl: func(r *RLConfig) { r.Reward.Kind = "judge" }},
 			func() armDef { a := okto; a.label = "hybrid (gate)"; return a }(),
 		}},
 		"final": {"Does SFT-75 + OKTO-25 beat SFT on all the data?", []armDef{
@@ -312,7 +291,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	models0 := slices.Clone(pl.Runs)
 	for _, m := range models0 {
 		for _, split := range splits {
-			ev := &EvalConfig{Split: split, N: p.EvalN, Guide: true, Decoder: decoderKey()}
+			ev := &EvalConfig{EvalConfig: train.EvalConfig{Split: split, N: p.EvalN, Guide: true}, Decoder: decoderKey()}
 			if split == train.DevHeldOut {
 				if !heldOutUnseen(m, p.RL) {
 					continue

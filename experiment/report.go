@@ -365,17 +365,17 @@ func (rep *Report) Markdown() []byte {
 	var b bytes.Buffer
 	p := rep.Preset
 	writeHeader(&b, "OKTO studies", rep.Command, rep.Machine, p, rep.Seeds, rep.Splits)
-	fmt.Fprintf(&b, "- SFT: model %s, vocab %d, %d epochs", modelText(p.SFT), p.SFT.Vocab, p.SFT.Epochs)
+	fmt.Fprintf(&b, "- SFT: model %s, vocab %d, %d epochs", modelText(p.SFT), p.SFT.VocabSize, p.SFT.Epochs)
 	if p.SFT.MaxSteps > 0 {
 		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)
 	}
-	fmt.Fprintf(&b, ", batch %d, lr %g.\n", p.SFT.Batch, p.SFT.LR)
+	fmt.Fprintf(&b, ", batch %d, lr %g.\n", p.SFT.BatchSize, p.SFT.LR)
 	on := fmt.Sprintf("the %s (SFT share %g)", p.RL.On, p.RL.Fraction)
 	if h := HeldOutShare(p.RL); h > 0 {
 		on = fmt.Sprintf("%g%% of the holdout (SFT share %g; the other %g%% is the split heldout, evaluated for the models that never saw it: SFT-75 and RL on the holdout)", 100*(1-h), p.RL.Fraction, 100*h)
 	}
 	fmt.Fprintf(&b, "- RL (the recipe's run; each study changes one setting): %s, online %v, on %s, x%d, reward %s; %d steps of %d prompts x K=%d, temperature %g, %d tokens, beta %g, lr %g.\n",
-		p.RL.Algo, p.RL.Online, on, p.RL.Augment, p.RL.Reward, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
+		p.RL.Algo, p.RL.Online, on, p.RL.Augment, p.RL.Reward.Kind, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
 	fmt.Fprintf(&b, "- Final evaluation: greedy, schema-guided, %s per model and split.\n", questions(p.EvalN))
 	fmt.Fprintf(&b, "- Budget: %s.\n\n", p.Budget)
 	fmt.Fprintf(&b, "Every cell is dev EX in points: mean ± sample std [min-max] over the seeds that finished (n).\n\n")

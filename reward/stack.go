@@ -3,9 +3,11 @@ package reward
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -52,6 +54,43 @@ type StackOptions struct {
 	// sqlexec.DefaultMaxResultBytes. A larger result scores as an error
 	// (result_too_large).
 	MaxResultBytes int
+}
+
+// DefaultStackOptions are the stack the commands build unless told
+// otherwise: DefaultConfig's reward and the scorer's defaults.
+func DefaultStackOptions() StackOptions {
+	o := StackOptions{Reward: DefaultConfig()}.withDefaults()
+	o.ConnsPerDB, o.Workers = 0, 0 // 2 x CPUs where it runs
+	return o
+}
+
+// Flags declares the scorer's limits on fs, o's values their defaults.
+// The reward's flags are Config.Flags; DBRoot is the command's to set.
+func (o *StackOptions) Flags(fs *flag.FlagSet) {
+	fs.DurationVar(&o.QueryTimeout, "query-timeout", o.QueryTimeout, "time limit for a completion and its gold together (BIRD: 30s)")
+	fs.IntVar(&o.ConnsPerDB, "conns-per-db", o.ConnsPerDB, "concurrent queries per database (default: 2 x CPUs)")
+	fs.Var(mibValue{&o.MaxResultBytes}, "max-result-mib", "largest query result in MiB of memory (larger scores as an error)")
+	fs.IntVar(&o.CacheEntries, "cache-entries", o.CacheEntries, "entries each cache (results, verdicts, scores) holds before it starts afresh")
+	fs.BoolVar(&o.NoMemo, "no-memo", o.NoMemo, "do not remember scores of repeated completions")
+}
+
+// mibValue is a byte count set in MiB.
+type mibValue struct{ p *int }
+
+func (v mibValue) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return fmt.Sprint(*v.p >> 20)
+}
+
+func (v mibValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q: want a whole number of MiB", s)
+	}
+	*v.p = n << 20
+	return nil
 }
 
 // withDefaults fills the zero fields with their defaults.

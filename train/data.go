@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -373,4 +375,63 @@ func (d *Data) useHeldOut(dbRoot string, heldOut []dataset.Example) error {
 	}
 	d.Notes["dev_split"] = DevHeldOut
 	return nil
+}
+
+// StartSplit returns how an RL run must cut the train split its start
+// trained on: the SFT fraction and split seed of the start's notes
+// (LoadBench's). A fraction or seed given may repeat them; a larger
+// fraction is returned as pool (BenchOptions.RLFraction): RL then draws
+// from that part of the start's holdout, the rest unseen by both. A
+// smaller fraction or another seed is refused: the holdout would hold
+// questions SFT trained on. Without notes, the given values or the
+// defaults are taken.
+func StartSplit(notes map[string]string, frac float64, fracSet bool, seed uint64, seedSet bool) (fraction float64, splitSeed uint64, pool float64, err error) {
+	fraction, splitSeed = dataset.DefaultSFTFraction, 1
+	if v, ok := notes["sft_fraction"]; ok {
+		if x, err := strconv.ParseFloat(v, 64); err == nil {
+			fraction = x
+		}
+		switch {
+		case fracSet && frac < fraction:
+			return 0, 0, 0, fmt.Errorf("SFT fraction %v: the start trained on a %v share; RL must not cut a holdout with questions SFT trained on", frac, fraction)
+		case fracSet && frac > fraction && fraction < 1:
+			pool = frac
+		}
+	} else if fracSet {
+		fraction = frac
+	}
+	if v, ok := notes["split_seed"]; ok {
+		if x, err := strconv.ParseUint(v, 10, 64); err == nil {
+			splitSeed = x
+		}
+		if seedSet && seed != splitSeed {
+			return 0, 0, 0, fmt.Errorf("split seed %d: the start's is %d; RL must cut the split as SFT did", seed, splitSeed)
+		}
+	} else if seedSet {
+		splitSeed = seed
+	}
+	return fraction, splitSeed, pool, nil
+}
+
+// SameBench reports whether recorded, a benchmark path as a run recorded
+// it (relative to wherever that run was started), may name dir: the same
+// directory from here, or, for a relative record, a path dir ends with.
+func SameBench(recorded, dir string) bool {
+	if filepath.Clean(recorded) == filepath.Clean(dir) {
+		return true
+	}
+	if a, err := os.Stat(recorded); err == nil {
+		if b, err := os.Stat(dir); err == nil && os.SameFile(a, b) {
+			return true
+		}
+	}
+	if filepath.IsAbs(recorded) {
+		return false
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	rel := string(filepath.Separator) + filepath.Clean(recorded)
+	return strings.HasSuffix(abs, rel)
 }

@@ -22,75 +22,48 @@ import (
 // lives, the optimizer and its learning-rate schedule, checkpoints, dev
 // evaluation and logging. An objective's options embed them (SFTOptions).
 type LoopOptions struct {
-	// Out is the run directory: checkpoints step-NNNNNN/, "latest", and
-	// train_log.jsonl.
-	Out string
-	// Init, when set, is a policy checkpoint (or a run directory, whose
-	// latest checkpoint is taken) whose weights start the run instead of
-	// the objective's fresh policy: RL starts from an SFT checkpoint. Its
-	// path and step are part of the run's fingerprint, so a resumed run
-	// continues from the same starting point.
-	Init string
-	// Seed drives the objective's randomness and the sample of dev
-	// questions.
-	Seed uint64
-	// LR is the peak learning rate (required; SFT's default is 2e-3),
-	// reached after Warmup steps (default 5% of the run) and decayed along
-	// a cosine to LR*MinLRFrac (default 0.1).
-	LR, MinLRFrac float64
-	Warmup        int
-	WeightDecay   float64 // default 0.1
-	Clip          float64 // gradient norm clip, default 1
-	// SaveEvery steps a checkpoint is written (default 200) and the last
-	// Keep (default 2) are kept.
-	SaveEvery, Keep int
-	// EvalEvery steps (0: only at the end; negative: never) the policy
-	// decodes EvalN dev questions greedily (default 100; 0 means all) and
-	// scores them by execution.
-	EvalEvery, EvalN int
-	// NoGuide decodes dev questions without the schema guide
-	// (sqlparse.Guide) that `sqlrl generate` applies by default.
-	NoGuide bool
-	// Restart ignores an existing checkpoint in Out instead of resuming.
-	Restart bool
-	// Threads for the engine (default 2).
-	Threads int
-	// Progress receives a line per LogEvery steps (default 20) and each
-	// evaluation.
-	Progress io.Writer
-	LogEvery int
-	// StopAfter > 0 makes the run return ErrStopped right after that step,
-	// without saving: a simulated kill, for tests.
-	StopAfter int
+	Run
+	LoopConfig
+	// Settings, when set, are the objective's (RLConfig, SFTConfig),
+	// recorded in Out as SettingsFile once the run has started.
+	Settings any
 }
 
 // ErrStopped is returned by a run stopped by LoopOptions.StopAfter.
 var ErrStopped = errors.New("train: stopped (StopAfter)")
 
 func (o *LoopOptions) defaults() {
-	if o.MinLRFrac == 0 {
-		o.MinLRFrac = 0.1
+	o.Run.defaults()
+	o.LoopConfig.defaults()
+}
+
+func (c *LoopConfig) defaults() {
+	if c.MinLRFrac == 0 {
+		c.MinLRFrac = 0.1
 	}
-	if o.WeightDecay == 0 {
-		o.WeightDecay = 0.1
+	if c.WeightDecay == 0 {
+		c.WeightDecay = 0.1
 	}
-	if o.Clip == 0 {
-		o.Clip = 1
+	if c.Clip == 0 {
+		c.Clip = 1
 	}
-	if o.SaveEvery == 0 {
-		o.SaveEvery = 200
+	if c.EvalN == 0 {
+		c.EvalN = 100
 	}
-	if o.Keep == 0 {
-		o.Keep = 2
+}
+
+func (r *Run) defaults() {
+	if r.SaveEvery == 0 {
+		r.SaveEvery = 200
 	}
-	if o.EvalN == 0 {
-		o.EvalN = 100
+	if r.Keep == 0 {
+		r.Keep = 2
 	}
-	if o.Threads == 0 {
-		o.Threads = 2
+	if r.Threads == 0 {
+		r.Threads = 2
 	}
-	if o.LogEvery == 0 {
-		o.LogEvery = 20
+	if r.LogEvery == 0 {
+		r.LogEvery = 20
 	}
 }
 
@@ -257,6 +230,11 @@ func Loop(ctx context.Context, d *Data, o LoopOptions, obj Objective) (*Result, 
 	}
 	if err := r.init(ctx); err != nil {
 		return nil, err
+	}
+	if o.Settings != nil {
+		if err := recordSettings(o.Out, o.Settings); err != nil {
+			return nil, err
+		}
 	}
 	return r.loop(ctx)
 }

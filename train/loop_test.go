@@ -107,7 +107,7 @@ func savedPolicy(t *testing.T, dir string, step int64) {
 }
 
 func quadOptions(out, init string) LoopOptions {
-	return LoopOptions{Out: out, Init: init, Seed: 1, LR: 1e-2, SaveEvery: 3, Threads: 1, EvalEvery: -1}
+	return LoopOptions{Run: Run{Out: out, Init: init, Seed: 1, SaveEvery: 3, Threads: 1}, LoopConfig: LoopConfig{LR: 1e-2, EvalEvery: -1}}
 }
 
 func readLogLines(t *testing.T, dir string) []LogLine {
@@ -235,7 +235,7 @@ func TestLoopRefuses(t *testing.T) {
 		{"no init and no fresh policy", quadOptions("", ""), &quadObjective{steps: 2, empty: -1}, "LoopOptions.Init"},
 		{"init is not a checkpoint", quadOptions("", filepath.Join(tmp, "nothing")), &quadObjective{steps: 2, empty: -1}, "not a checkpoint"},
 		{"objective claims a loop key", quadOptions("", init), &quadObjective{steps: 2, empty: -1, fpKey: "lr"}, `"lr"`},
-		{"no learning rate", LoopOptions{Init: init}, &quadObjective{steps: 2, empty: -1}, "learning rate"},
+		{"no learning rate", LoopOptions{Run: Run{Init: init}}, &quadObjective{steps: 2, empty: -1}, "learning rate"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.o.Out = filepath.Join(tmp, fmt.Sprint("run", i))

@@ -89,7 +89,7 @@ func TestScoreBatchKeepsTheMaths(t *testing.T) {
 		grads, hgrad []float32
 	}
 	run := func(algo string, scoreBatch int) result {
-		o := RLOptions{LoopOptions: LoopOptions{Init: init, Seed: 3}, Algo: algo, Online: true, K: k, ScoreBatch: scoreBatch}
+		o := RLOptions{Run: Run{Init: init, Seed: 3}, RLConfig: RLConfig{Algorithm: Algorithm{Algo: algo, Online: true, ScoreBatch: scoreBatch}, Sampling: Sampling{K: k}}}
 		o.defaults()
 		b := &rlBase{d: d, o: o, pool: pool, ref: ref, logf: t.Logf}
 		if err := b.start(pol); err != nil {

@@ -44,14 +44,14 @@ func newOffline(ctx context.Context, d *Data, o RLOptions, pool []RLPrompt, ref 
 					o.OfflineFile, r.Line, r.QuestionID, r.Variant, len(pool), q)
 			}
 			return nil, fmt.Errorf("%s: line %d: question %d variant %d is not among the %d RL prompts (%s, x%d schema orders): another split or augmentation?",
-				o.OfflineFile, r.Line, r.QuestionID, r.Variant, len(pool), o.RLOn, d.HoldoutAugment)
+				o.OfflineFile, r.Line, r.QuestionID, r.Variant, len(pool), o.On, d.HoldoutAugment)
 		}
 		s := sample{Prompt: pi, Completion: r.Completion, Desirable: r.Label}
 		switch {
 		case r.Reward != nil:
 			s.Reward = *r.Reward
 		case *r.Label:
-			s.Reward = o.CorrectLevel
+			s.Reward = o.correctLevel()
 		}
 		if r.Label != nil && r.Reward != nil {
 			s.Desirable = r.Label
@@ -119,7 +119,7 @@ func (t *offline) Step(ctx context.Context, step int64) (StepStats, error) {
 // SampleRollouts writes a rollouts file for offline RL: K completions of
 // every RL prompt from the Init policy (o.Init), sampled as an online step
 // samples them (unguided, temperature o.Temperature) and scored by
-// o.Reward, one line each: question_id, variant, completion, reward,
+// o.RewardSource, one line each: question_id, variant, completion, reward,
 // correct. It returns the number of lines.
 func SampleRollouts(ctx context.Context, d *Data, o RLOptions, path string) (int, error) {
 	o.Online = true
@@ -127,7 +127,7 @@ func SampleRollouts(ctx context.Context, d *Data, o RLOptions, path string) (int
 	if err := o.check(); err != nil {
 		return 0, err
 	}
-	pool, err := d.RLPrompts(ctx, o.RLOn)
+	pool, err := d.RLPrompts(ctx, o.On)
 	if err != nil {
 		return 0, err
 	}
@@ -142,7 +142,7 @@ func SampleRollouts(ctx context.Context, d *Data, o RLOptions, path string) (int
 	if err := checkInit(pol, d, pool); err != nil {
 		return 0, fmt.Errorf("init %s: %w", initCk, err)
 	}
-	if h, ok := o.Reward.(HealthChecker); ok {
+	if h, ok := o.RewardSource.(HealthChecker); ok {
 		if err := h.Health(ctx); err != nil {
 			return 0, err
 		}

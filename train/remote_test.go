@@ -74,14 +74,14 @@ func TestRLRefusesBadInput(t *testing.T) {
 	}{
 		{"empty holdout", func(d *Data, o *RLOptions) { d.Holdout = nil }, "no holdout questions: -sft-fraction 1 leaves none; use -rl-on train"},
 		{"other prompt format", func(d *Data, o *RLOptions) { d.Format = policy.Format{Kind: policy.FormatCompact} }, "the policy expects prompts"},
-		{"reward server down", func(d *Data, o *RLOptions) { o.Reward = rewardserver.NewClient(downURL) }, "is not answering"},
+		{"reward server down", func(d *Data, o *RLOptions) { o.RewardSource = rewardserver.NewClient(downURL) }, "is not answering"},
 		{"no init", func(d *Data, o *RLOptions) { o.Init = "" }, "starts from an SFT checkpoint"},
 		{"init not a checkpoint", func(d *Data, o *RLOptions) { o.Init = t.TempDir() }, "init"},
 		{"offline ppo", func(d *Data, o *RLOptions) { o.Algo, o.Online, o.OfflineFile = AlgoPPO, false, "x.jsonl" }, "online only"},
 		{"offline without file", func(d *Data, o *RLOptions) { o.Online = false }, "rollouts file"},
 		{"dpo with one sample", func(d *Data, o *RLOptions) { o.Algo, o.K = AlgoDPO, 1 }, "want >= 2"},
 		{"unknown algo", func(d *Data, o *RLOptions) { o.Algo = "sft" }, "unknown RL algorithm"},
-		{"bad rl-on", func(d *Data, o *RLOptions) { o.RLOn = "dev" }, `RL on "dev"`},
+		{"bad rl-on", func(d *Data, o *RLOptions) { o.On = "dev" }, `RL on "dev"`},
 		{"rename text and families", func(d *Data, o *RLOptions) { o.Rename, o.RenameText, o.RenameFamilies = 0.9, true, true }, "not both"},
 		{"families without renaming", func(d *Data, o *RLOptions) { o.RenameFamilies = true }, "need a rename probability"},
 	}

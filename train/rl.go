@@ -53,150 +53,38 @@ type HealthChecker interface {
 	Health(ctx context.Context) error
 }
 
-// RLOptions configure RL from execution feedback after SFT.
-//
-// LoopOptions.Init (the SFT run or checkpoint) is required: it starts the
-// policy and is the frozen reference. LR defaults to 2e-5, a hundredth
-// of SFT's peak (2e-3 from scratch): RL fine-tunes the SFT weights on one
-// scalar per completion, a far noisier signal than SFT's per-token
-// targets, and KL to the reference must stay small for KTO's implied
-// reward to mean anything. It is a starting point, not a tuned value: the
-// OKTO studies (package experiment) are where it gets measured.
+// RLOptions configure RL from execution feedback after SFT: the settings
+// (RLConfig), where the run lives (Run) and where its rewards come from.
+// Run.Init (the SFT run or checkpoint) is required: it starts the policy
+// and is the frozen reference.
 type RLOptions struct {
-	LoopOptions
-	// Algo is one of Algos.
-	Algo string
-	// Online samples from the current policy at every step; false trains
-	// on OfflineFile (export.ReadRollouts' format), for OfflineAlgos.
-	Online      bool
+	Run
+	RLConfig
+	// OfflineFile is the rollouts file an offline run trains on
+	// (export.ReadRollouts' format).
 	OfflineFile string
-	// Steps is the number of optimizer steps (default 100).
-	Steps int
-	// Prompts per step (B, default 8) and samples per prompt (K, default
-	// 4; at least 2 for dpo, orpo, rloo and grpo, whose signal compares
-	// samples of one prompt).
-	Prompts, K int
-	// Temperature of sampling (default 1). Only 1 is on-policy: the loss
-	// scores the samples under the model's own distribution, which is the
-	// one that sampled them only at temperature 1. That matters to the
-	// policy-gradient losses (PPO, RLOO, GRPO), whose estimates assume it;
-	// KTO, DPO and ORPO take the samples as labelled data, so a lower
-	// temperature changes only which samples they learn from (nearer the
-	// greedy answer that evaluation decodes).
-	Temperature float64
-	// MaxTokens bounds each completion (default DevMaxTokens, the budget
-	// evaluation decodes with). A sample cut at the budget is scored as
-	// the SQL it is (it fails) and labelled like any failure, so a budget
-	// below the evaluation's turns every correct answer longer than it
-	// into a negative: at 128 tokens, 44% of the bundled benchmark's
-	// challenging train golds, which KTO could only learn against
-	// (docs/rl.md, "The sampling budget": the labels changed, dev EX did
-	// not measurably). The share of samples cut is logged
-	// (share_truncated).
-	MaxTokens int
-	// Guided samples online under the schema guide, as dev evaluation
-	// and `sqlrl generate` decode, so that the samples are the queries
-	// guided decoding chooses between (real tables and columns, complete
-	// SQL) rather than the unguided model's name and syntax errors, which
-	// the guide removes at evaluation anyway. Each token is scored under
-	// the model's distribution renormalised over the tokens the guide let
-	// the sampler draw from (policy.Completion.Support), the distribution
-	// that drew it, so every algorithm stays on-policy. (Scoring guided
-	// samples under the unguided distribution, as an earlier build did,
-	// is off-policy, and measured to go wrong: KTO moved probability to
-	// the tokens the guide refuses, never sampled and so never pushed
-	// back; docs/rl.md.) KTO's mismatched pairs (z0) score each sample
-	// under another prompt with its own supports, so that z0 estimates the
-	// KL of the same renormalised distributions the implied rewards
-	// compare.
-	Guided bool
-	// Rename > 0 renames the schema's names in each sampled prompt, as
-	// SFT's augmentation does (each name, or with RenameText each word of
-	// the names, question and evidence included, with probability
-	// Rename), drawn afresh at every step; the samples are mapped back to
-	// the database's names before they are scored, and a sample that
-	// writes a name the prompt no longer shows fails. Without it, RL
-	// rewards the policy for writing the holdout databases' names, which
-	// it can learn by heart: the opposite of what SFT's renaming taught
-	// (copy the names the prompt shows), and what dev's renamed or unseen
-	// schemas punish. Benchmark data only.
-	Rename     float64
-	RenameText bool
-	// RenameFamilies renames word by word rather than name by name, one
-	// drawn word per word of the schema's names, so that an entity's
-	// table and columns keep sharing a word (order_id, order_date ->
-	// zub_id, zub_date), the question kept as it is.
-	RenameFamilies bool
-	// RLOn is RLOnHoldout (default) or RLOnTrain: where the prompts come
-	// from. The number of schema orders per question is
-	// Data.HoldoutAugment.
-	RLOn string
-	// Beta is KTO's and DPO's β (default 0.1).
-	Beta float64
-	// ORPOLambda weighs ORPO's odds-ratio term (default 0.1).
-	ORPOLambda float64
-	// SFTWeight, above 0, adds to KTO the mean token NLL of the batch's
-	// desirable samples times SFTWeight (AddNLL): the correct samples
-	// also teach as SFT examples. 0 (default): KTO alone.
-	SFTWeight float64
-	// Replay, above 0, adds to every step the SFT loss of this many
-	// examples of the SFT share, renamed as SFT renames them, times
-	// ReplayWeight (default 1): PPO-ptx's mix, to keep what SFT's
-	// renaming taught (replay). Benchmark data only.
-	Replay       int
-	ReplayWeight float64
-	// GoldUnsolved, above 0, adds to a step the SFT loss of the gold SQL
-	// of each of its prompts none of whose K samples was correct, under
-	// the prompt those samples saw (renamed as they were), times
-	// GoldUnsolved: the mean token NLL over the golds' tokens. Why: a
-	// prompt whose samples all fail gives KTO only negatives, which push
-	// probability away from what the policy wrote without saying where
-	// to put it; the answer is in the data RL already reads (the reward
-	// compares with it). It is ReLIFT's interleaving (Ma et al. 2025:
-	// fine-tune on the gold solutions of the questions RL fails at),
-	// done within the step. Online only; it uses the holdout's gold SQL
-	// for the questions the policy cannot yet answer, which plain online
-	// KTO uses only through the reward. Measured at weight 1 over three
-	// seeds: -1.2 dev EX against plain KTO from the same starts, no seed
-	// significant (docs/rl.md, "gold for the unsolved prompts").
-	GoldUnsolved float64
-	// KLCoef is the KL-to-reference coefficient of PPO (per-token reward
-	// penalty, default 0.05), GRPO (k3 penalty, default 0.04) and RLOO
-	// (reward shaping, default 0); negative means none.
-	KLCoef float64
-	// CorrectLevel is the reward a correct completion gets under the
-	// chosen reward (default 1: every kind but a sum of weights that
-	// differ from 1 gives a result match 1). KTOThreshold (default
-	// CorrectLevel) makes a sample desirable when its reward reaches it.
-	CorrectLevel, KTOThreshold float64
-	// ClipEps is PPO's and GRPO's ratio clip (default 0.2); Epochs is the
-	// number of updates PPO and GRPO make on one batch of samples (default
-	// 1: on-policy), its log-probs and values recorded before the first.
-	ClipEps float64
-	Epochs  int
-	// Gamma and Lambda are PPO's discount and GAE parameter (defaults 1
-	// and 0.95); ValueLR is the value head's learning rate (default 1e-3,
-	// it learns from scratch), following the policy's schedule shape.
-	Gamma, Lambda, ValueLR float64
-	// Reward scores completions; RewardName names it in the fingerprint
-	// and logs (the command's -reward).
-	Reward     RewardSource
-	RewardName string
-	// ScoreBatch is the number of sequences per forward pass when a step
-	// is scored (default DefaultScoreBatch; a prompt's samples are kept
-	// together): the policy, the reference and KTO's mismatched pairs run
-	// micro-batch by micro-batch, and the policy's gradient is accumulated
-	// over its micro-batches, each forwarded again for its Backward once the
-	// loss's derivatives are known. The loss is the same function of the
-	// same log-probs; only float rounding depends on it, so it is part of
-	// the fingerprint. A batch of at most ScoreBatch sequences runs in one
-	// pass, without the re-forward.
-	ScoreBatch int
+	// RewardSource scores completions; RewardName names it in the
+	// fingerprint and logs (default RLConfig.Reward's kind, or "custom").
+	RewardSource RewardSource
+	RewardName   string
 	// RolloutsOut, when set, receives every scored sample of an online
 	// run (export.ReadRollouts' format, plus step), which offline runs
 	// can train on. It is appended to: a resumed run repeats the samples
 	// of the steps after its checkpoint (the same ones, with their step).
 	RolloutsOut string
+}
+
+// loop is the loop's share of o.
+func (o *RLOptions) loop() LoopOptions {
+	return LoopOptions{Run: o.Run, LoopConfig: o.LoopConfig, Settings: o.RLConfig}
+}
+
+// correctLevel is the reward of a correct completion under o's reward.
+func (o *RLOptions) correctLevel() float64 {
+	if o.Reward.Kind == "" {
+		return 1
+	}
+	return o.Reward.CorrectLevel()
 }
 
 func (o *RLOptions) defaults() {
@@ -221,8 +109,8 @@ func (o *RLOptions) defaults() {
 	if o.MaxTokens == 0 {
 		o.MaxTokens = DevMaxTokens
 	}
-	if o.RLOn == "" {
-		o.RLOn = RLOnHoldout
+	if o.On == "" {
+		o.On = RLOnHoldout
 	}
 	if o.Beta == 0 {
 		o.Beta = 0.1
@@ -241,11 +129,8 @@ func (o *RLOptions) defaults() {
 	if o.KLCoef < 0 {
 		o.KLCoef = 0
 	}
-	if o.CorrectLevel == 0 {
-		o.CorrectLevel = 1
-	}
 	if o.KTOThreshold == 0 {
-		o.KTOThreshold = o.CorrectLevel
+		o.KTOThreshold = o.correctLevel()
 	}
 	if o.ClipEps == 0 {
 		o.ClipEps = 0.2
@@ -264,6 +149,9 @@ func (o *RLOptions) defaults() {
 	}
 	if o.RewardName == "" {
 		o.RewardName = "custom"
+		if o.Reward.Kind != "" {
+			o.RewardName = o.Reward.Kind
+		}
 	}
 	if o.ScoreBatch == 0 {
 		o.ScoreBatch = DefaultScoreBatch
@@ -293,7 +181,7 @@ func (o *RLOptions) check() error {
 		if o.OfflineFile == "" {
 			return errors.New("train: offline RL needs a rollouts file")
 		}
-	} else if o.Reward == nil {
+	} else if o.RewardSource == nil {
 		return errors.New("train: online RL needs a reward")
 	}
 	if o.K < 1 || o.Prompts < 1 || o.Steps < 1 || o.MaxTokens < 1 || o.Temperature <= 0 || o.Epochs < 1 || o.ScoreBatch < 1 {
@@ -338,7 +226,7 @@ func (o *RLOptions) check() error {
 // Step s draws o.Prompts prompts (schema variants included) from the pool
 // with a generator seeded by (Seed, s), samples K completions of each
 // from the CURRENT policy, seeded by (Seed, s) too, so a resumed run
-// repeats the killed one's samples, scores them with o.Reward, and applies
+// repeats the killed one's samples, scores them with o.RewardSource, and applies
 // the algorithm's loss to them:
 //
 //   - kto: desirable iff reward >= KTOThreshold; z0 from each sample
@@ -370,7 +258,7 @@ func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
-	pool, err := d.RLPrompts(ctx, o.RLOn)
+	pool, err := d.RLPrompts(ctx, o.On)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +276,7 @@ func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 	if err := checkInit(ref, d, pool); err != nil {
 		return nil, fmt.Errorf("init %s: %w", initCk, err)
 	}
-	if h, ok := o.Reward.(HealthChecker); ok && o.Online {
+	if h, ok := o.RewardSource.(HealthChecker); ok && o.Online {
 		if err := h.Health(ctx); err != nil {
 			return nil, err
 		}
@@ -401,7 +289,7 @@ func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 			return nil, err
 		}
 	}
-	return Loop(ctx, d, o.LoopOptions, obj)
+	return Loop(ctx, d, o.loop(), obj)
 }
 
 // checkInit refuses a reference (the Init checkpoint) that was trained on
@@ -447,7 +335,7 @@ func (b *rlBase) fingerprint() map[string]string {
 	f := map[string]string{
 		"algo": o.Algo, "online": fmt.Sprint(o.Online), "steps": fmt.Sprint(o.Steps), "prompts": fmt.Sprint(o.Prompts),
 		"k": fmt.Sprint(o.K), "temperature": fmt.Sprint(o.Temperature), "max_tokens": fmt.Sprint(o.MaxTokens),
-		"rl_on": o.RLOn, "augment": fmt.Sprint(b.d.HoldoutAugment), "pool": fmt.Sprint(len(b.pool)),
+		"rl_on": o.On, "augment": fmt.Sprint(b.d.HoldoutAugment), "pool": fmt.Sprint(len(b.pool)),
 		"beta": fmt.Sprint(o.Beta), "orpo_lambda": fmt.Sprint(o.ORPOLambda), "kl_coef": fmt.Sprint(o.KLCoef),
 		"kto_threshold": fmt.Sprint(o.KTOThreshold), "clip_eps": fmt.Sprint(o.ClipEps), "epochs": fmt.Sprint(o.Epochs),
 		"gamma": fmt.Sprint(o.Gamma), "gae_lambda": fmt.Sprint(o.Lambda), "value_lr": fmt.Sprint(o.ValueLR),
@@ -718,7 +606,7 @@ func (t *online) Fingerprint() map[string]string { return t.fingerprint() }
 
 func (t *online) String() string {
 	return fmt.Sprintf("online %s on %d %s prompts (x%d schema orders), %d prompts x %d samples a step, reward %s",
-		t.o.Algo, len(t.pool), t.o.RLOn, t.d.HoldoutAugment, t.o.Prompts, t.o.K, t.o.RewardName)
+		t.o.Algo, len(t.pool), t.o.On, t.d.HoldoutAugment, t.o.Prompts, t.o.K, t.o.RewardName)
 }
 
 func (t *online) Start(ctx context.Context, p *policy.Policy) error {
@@ -830,7 +718,7 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 			for k, c := range comps[i] {
 				cs[k] = renameSQL(c.Text, back[i])
 			}
-			scores[i], errs[i] = o.Reward.ScoreGroup(ctx, reward.Sample{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, GoldSQL: ex.SQL}, cs)
+			scores[i], errs[i] = o.RewardSource.ScoreGroup(ctx, reward.Sample{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, GoldSQL: ex.SQL}, cs)
 		}()
 	}
 	wg.Wait()

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -69,12 +70,14 @@ func rlStack(t *testing.T) *reward.Stack {
 
 func rlOptions(t *testing.T, algo, out string, src RewardSource) RLOptions {
 	return RLOptions{
-		LoopOptions: LoopOptions{Out: out, Init: rlInit(t), Seed: 3, LR: 1e-3, SaveEvery: 2, EvalEvery: -1},
-		Algo:        algo, Online: true, Steps: 3, Prompts: 2, K: 2, MaxTokens: 12, Reward: src, RewardName: "arctic",
-		// a step's 4 samples in two micro-batches (and KTO's 4 mismatched
-		// pairs in 3 + 1), so that every RL test, exact resume included,
-		// runs the micro-batched scoring and backward
-		ScoreBatch: 3,
+		Run: Run{Out: out, Init: rlInit(t), Seed: 3, SaveEvery: 2},
+		RLConfig: RLConfig{LoopConfig: LoopConfig{LR: 1e-3, EvalEvery: -1},
+			// a step's 4 samples in two micro-batches (and KTO's 4
+			// mismatched pairs in 3 + 1), so that every RL test, exact
+			// resume included, runs the micro-batched scoring and backward
+			Algorithm: Algorithm{Algo: algo, Online: true, Steps: 3, ScoreBatch: 3},
+			Sampling:  Sampling{Prompts: 2, K: 2, MaxTokens: 12}},
+		RewardSource: src, RewardName: "arctic",
 	}
 }
 
@@ -106,6 +109,12 @@ func TestRLOnlineAlgos(t *testing.T) {
 			}
 			if slices.Equal(init, weightsOf(t, out)) {
 				t.Error("the weights did not move")
+			}
+			// the run records its settings, defaults filled in
+			var rec RLConfig
+			if b, err := os.ReadFile(filepath.Join(out, SettingsFile)); err != nil || json.Unmarshal(b, &rec) != nil ||
+				rec.Algo != algo || rec.Steps != 3 || rec.K != 2 || rec.Beta != 0.1 {
+				t.Errorf("recorded settings %+v (%v)", rec, err)
 			}
 			lines := readLogLines(t, out)
 			if len(lines) != 3 {
@@ -199,7 +208,7 @@ func TestSampledLogProbsAreScored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &rlBase{d: d, o: RLOptions{MaxTokens: 20}, pool: pool[:3], ref: pol, logf: t.Logf}
+	b := &rlBase{d: d, o: RLOptions{RLConfig: RLConfig{Sampling: Sampling{MaxTokens: 20}}}, pool: pool[:3], ref: pol, logf: t.Logf}
 	if err := b.start(pol); err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +466,7 @@ func TestRLTruncatedSamples(t *testing.T) {
 	}
 	eot := pol.Tok.EOT()
 	for _, max := range []int{3, 40} {
-		b := &rlBase{d: d, o: RLOptions{MaxTokens: max, K: 4, Temperature: 1, Reward: rlStack(t)}, pool: pool[:4], ref: pol, logf: t.Logf}
+		b := &rlBase{d: d, o: RLOptions{RLConfig: RLConfig{Sampling: Sampling{MaxTokens: max, K: 4, Temperature: 1}}, RewardSource: rlStack(t)}, pool: pool[:4], ref: pol, logf: t.Logf}
 		if err := b.start(pol); err != nil {
 			t.Fatal(err)
 		}
@@ -563,7 +572,7 @@ func TestRLRenamedPrompt(t *testing.T) {
 		dbNames[p.DBID] = schemaNamesOf(p.Text)
 	}
 	rec := &recordingReward{in: src}
-	o.Reward, o.Guided, o.Steps, o.Prompts, o.K, o.MaxTokens = rec, true, 2, 4, 4, 48
+	o.RewardSource, o.Guided, o.Steps, o.Prompts, o.K, o.MaxTokens = rec, true, 2, 4, 4, 48
 	o.RolloutsOut = filepath.Join(t.TempDir(), "rollouts.jsonl")
 	if _, err := RL(context.Background(), d, o); err != nil {
 		t.Fatal(err)

@@ -14,61 +14,16 @@ import (
 	"github.com/sqlrl/sqlrl/tokenizer"
 )
 
-// SFTOptions configure SFT: the loop's settings (LoopOptions.Seed drives
-// initialisation, data order and augmentation; LR defaults to 2e-3) and
-// the model, the data's cut and its augmentation.
+// SFTOptions configure SFT: its settings (SFTConfig) and where the run
+// lives (Run.Seed drives initialisation, data order and augmentation).
 type SFTOptions struct {
-	LoopOptions
-	// Preset names the model size (nn.Presets); Model, when set, replaces
-	// it (its Vocab is filled in). Both are ignored when LoopOptions.Init
-	// starts the run from a checkpoint.
-	Preset string
-	Model  *nn.Config
-	// VocabSize of the tokenizer trained on the training data (default
-	// 2048).
-	VocabSize int
-	// Epochs over the training data (default 16); MaxSteps > 0 stops
-	// earlier.
-	Epochs   int
-	MaxSteps int
-	// BatchSize is sequences per step (default 16).
-	BatchSize int
-	// Rename is the share of training examples whose schema names are
-	// renamed at random (default 1; negative: none), RenameEach the
-	// probability that each name of such an example is (default 0.9).
-	// Compact data only.
-	Rename, RenameEach float64
-	// RenameText renames words rather than names: each word of the
-	// schema's names is replaced by one drawn word everywhere it occurs,
-	// names, descriptions, question and evidence (renameText), so that
-	// the question keeps naming its tables and columns; RenameEach is
-	// then the probability per word. Without it, renamed names share no
-	// words with the question, which teaches the model to ignore the
-	// question's words: what bench v2's held-out domains and BIRD test.
-	RenameText bool
-	// RenameFamilies renames the names' words rather than whole names,
-	// one drawn word per word everywhere in the schema, the question kept
-	// (renameFamilies): an entity's table and columns keep sharing a
-	// word, as the bundled benchmark's renamed dev schemas do (purchase,
-	// purchase_line, purchase_date), where name by name gives them
-	// unrelated words. RenameEach is then the probability per word. Not
-	// with RenameText, which renames the question's words too. Measured
-	// on the bundled benchmark it costs SFT-75 about 16 points of dev EX
-	// (docs/rl.md), and as much with RenameEach 0.37 (as many words kept
-	// as name by name keeps parts): why is open. An option to study, not
-	// a default.
-	RenameFamilies bool
-	// PromptLoss > 0 adds the prompt tokens' NLL, weighted by it, to the
-	// completion's (normalised by completion tokens): a denser signal that
-	// teaches copying (evidence repeats schema names and question values)
-	// sooner. 0 is completion-only SFT.
-	PromptLoss float64
-	// Group puts up to this many questions on one database in a row, with
-	// one draw of renamed names, so that their batch computes the schema
-	// part of their prompts once (nn.Batch.Prefix): the schema is most of
-	// a compact prompt, so a step costs about a third. 1 trains each
-	// question on its own draw, as before groups; default 8.
-	Group int
+	Run
+	SFTConfig
+}
+
+// loop is the loop's share of o.
+func (o *SFTOptions) loop() LoopOptions {
+	return LoopOptions{Run: o.Run, LoopConfig: o.LoopConfig, Settings: o.SFTConfig}
 }
 
 // DefaultRenameEach is SFT's probability that each schema name of a
@@ -77,7 +32,8 @@ type SFTOptions struct {
 const DefaultRenameEach = 0.9
 
 func (o *SFTOptions) defaults() {
-	o.LoopOptions.defaults()
+	o.Run.defaults()
+	o.LoopConfig.defaults()
 	if o.Preset == "" {
 		o.Preset = "tiny"
 	}
@@ -116,7 +72,7 @@ func SFT(ctx context.Context, d *Data, o SFTOptions) (*Result, error) {
 		return nil, err
 	}
 	t := newSFT(d, o)
-	res, err := Loop(ctx, d, o.LoopOptions, t)
+	res, err := Loop(ctx, d, o.loop(), t)
 	if err != nil {
 		return nil, err
 	}

@@ -50,9 +50,10 @@ func loadTiny(t *testing.T) *Data {
 
 func tinyOptions(out string) SFTOptions {
 	return SFTOptions{
-		LoopOptions: LoopOptions{Out: out, Seed: 7, SaveEvery: 3, EvalEvery: -1, LR: 3e-3},
-		Model:       &nn.Config{Dim: 32, Layers: 2, Heads: 2, Hidden: 64, MaxSeq: 1024, PrevToken: true, Copy: true}, VocabSize: 400,
-		Epochs: 2, BatchSize: 8,
+		Run: Run{Out: out, Seed: 7, SaveEvery: 3},
+		SFTConfig: SFTConfig{LoopConfig: LoopConfig{EvalEvery: -1, LR: 3e-3},
+			Model: &nn.Config{Dim: 32, Layers: 2, Heads: 2, Hidden: 64, MaxSeq: 1024, PrevToken: true, Copy: true}, VocabSize: 400,
+			Epochs: 2, BatchSize: 8},
 	}
 }
 

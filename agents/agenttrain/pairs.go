@@ -277,8 +277,9 @@ func agentPairs(ctx context.Context, o Options, sftCk string, recs map[int]*agen
 			return nil, err
 		}
 		logf("agents pairs: ORPO on %d %s pairs", len(trp), kind)
-		res, err := train.RL(ctx, d, train.RLOptions{Algo: train.AlgoORPO, OfflineFile: file, Steps: po.Steps, Prompts: po.Batch,
-			LoopOptions: train.LoopOptions{Init: sftCk, Out: filepath.Join(o.Out, "validator-"+kind), LR: po.LR, Seed: o.Seed, Threads: o.Threads, Progress: o.Progress, EvalEvery: -1}})
+		res, err := train.RL(ctx, d, train.RLOptions{OfflineFile: file,
+			RLConfig: train.RLConfig{Algorithm: train.Algorithm{Algo: train.AlgoORPO, Steps: po.Steps}, Sampling: train.Sampling{Prompts: po.Batch}, LoopConfig: train.LoopConfig{LR: po.LR, EvalEvery: -1}},
+			Run:      train.Run{Init: sftCk, Out: filepath.Join(o.Out, "validator-"+kind), Seed: o.Seed, Threads: o.Threads, Progress: o.Progress}})
 		if err != nil {
 			return nil, fmt.Errorf("train agents: ORPO on %s pairs: %w", kind, err)
 		}

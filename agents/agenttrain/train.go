@@ -216,8 +216,8 @@ func Train(ctx context.Context, o Options) (*Report, error) {
 	// Examples of one question share the planner prompt as their prefix:
 	// keep them together so that a batch computes it once.
 	sort.SliceStable(d.Train, func(i, j int) bool { return d.Train[i].QuestionID < d.Train[j].QuestionID })
-	so := train.SFTOptions{LoopOptions: train.LoopOptions{Out: filepath.Join(o.Out, "sft"), Init: o.Planner, Seed: o.Seed, LR: o.LR, Threads: o.Threads, Progress: o.Progress},
-		Epochs: o.Epochs, MaxSteps: o.MaxSteps, BatchSize: o.BatchSize, Rename: -1}
+	so := train.SFTOptions{Run: train.Run{Out: filepath.Join(o.Out, "sft"), Init: o.Planner, Seed: o.Seed, Threads: o.Threads, Progress: o.Progress},
+		SFTConfig: train.SFTConfig{LoopConfig: train.LoopConfig{LR: o.LR}, Epochs: o.Epochs, MaxSteps: o.MaxSteps, BatchSize: o.BatchSize, SFTRenaming: train.SFTRenaming{Rename: -1}}}
 	res, err := train.SFT(ctx, d, so)
 	if err != nil {
 		return nil, err

@@ -111,7 +111,7 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 	}
 	var rep experiment.FlywheelReport
 	readJSONFile(t, filepath.Join(out, "report.json"), &rep)
-	if rep.Preset.RL.Steps != 3 || rep.Preset.RL.Algo != "kto" || rep.Preset.RL.Reward != "gate" || rep.Preset.RL.Augment != 4 {
+	if rep.Preset.RL.Steps != 3 || rep.Preset.RL.Algo != "kto" || rep.Preset.RL.Reward.Kind != "gate" || rep.Preset.RL.Augment != 4 {
 		t.Errorf("KTO settings %+v; want -kto-steps 3 over the quick preset, kto, gate, x4", rep.Preset.RL)
 	}
 	if len(rep.Tables) == 0 || len(rep.Tables) != len(rep.Splits) {

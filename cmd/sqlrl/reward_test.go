@@ -42,10 +42,10 @@ func TestRewardServeFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"reward", "serve", "--reward", "nope"}, `--reward "nope"`},
-		{[]string{"reward", "serve", "--judge", "llm"}, "--judge llm needs --judge-url"},
-		{[]string{"reward", "serve", "--judge", "oracle"}, `--judge "oracle"`},
-		{[]string{"reward", "serve", "--judge", "llm", "--judge-url", "http://x/v1", "--judge-model", "m", "--judge-fallback", "99"}, "--judge-fallback"},
+		{[]string{"reward", "serve", "--reward", "nope"}, `unknown reward "nope"`},
+		{[]string{"reward", "serve", "--judge", "llm"}, "-judge llm needs -judge-url"},
+		{[]string{"reward", "serve", "--judge", "oracle"}, `-judge "oracle"`},
+		{[]string{"reward", "serve", "--judge", "llm", "--judge-url", "http://x/v1", "--judge-model", "m", "--judge-fallback", "99"}, "-judge-fallback"},
 		{[]string{"reward", "serve", "extra"}, `unexpected argument "extra"`},
 	}
 	for _, tt := range tests {
