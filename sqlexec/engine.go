@@ -247,28 +247,59 @@ type pool struct {
 	mu   sync.Mutex
 	idle []*conn
 	// abandoned counts connections whose query run gave up waiting for
-	// (SQLite did not stop in time); each holds its slot until SQLite
-	// returns. closed tells them to close their connection then, rather
-	// than put it back.
-	abandoned int
-	closed    bool
+	// (SQLite did not stop in time); each stays busy until SQLite returns.
+	// The first cap(sem) of them give their slot back at once, so that the
+	// requests after them get a fresh connection rather than wait behind
+	// a statement nobody waits for; past that, holding counts those that
+	// keep their slot, so at most twice MaxConnsPerDB statements run on a
+	// database. closed tells them to close their connection when SQLite
+	// returns, rather than put it back.
+	abandoned, holding int
+	closed             bool
+}
+
+// abandon takes c, whose statement run no longer waits for, out of the
+// pool's bound while SQLite finishes: its slot is freed now unless
+// cap(sem) abandoned statements already run, and c rejoins the pool (or is
+// closed) once wait returns.
+func (p *pool) abandon(c *conn, wait func()) {
+	p.mu.Lock()
+	p.abandoned++
+	hold := p.abandoned > cap(p.sem)
+	if hold {
+		p.holding++
+	}
+	p.mu.Unlock()
+	if !hold {
+		<-p.sem
+	}
+	go func() {
+		wait()
+		p.release(c, hold)
+	}()
 }
 
 // release is how an abandoned query's connection leaves the pool once
 // SQLite has returned: back to idle, or closed if the engine was closed
-// meanwhile (Close does not wait for abandoned queries).
-func (p *pool) release(c *conn) {
+// meanwhile (Close does not wait for abandoned queries) or the idle list
+// is full. held says whether it still held a slot.
+func (p *pool) release(c *conn, held bool) {
 	p.mu.Lock()
 	p.abandoned--
-	closed := p.closed
-	if !closed {
+	if held {
+		p.holding--
+	}
+	keep := !p.closed && len(p.idle) < cap(p.sem)
+	if keep {
 		p.idle = append(p.idle, c)
 	}
 	p.mu.Unlock()
-	if closed {
+	if !keep {
 		c.close()
 	}
-	<-p.sem
+	if held {
+		<-p.sem
+	}
 }
 
 func (e *SQLite) pool(db string) (*pool, error) {
@@ -371,9 +402,11 @@ func (e *SQLite) QueryRows(ctx context.Context, db, sql string, fn func(cols []s
 // SQLite 3.40's printf with a huge %c precision loops for seconds). If the
 // query has not returned abandonAfter past the end of the context, run
 // answers with the context's class (timeout or canceled), stops handing
-// rows to fn, and leaves the connection's pool slot held until SQLite
-// finishes the step and sees the interrupt: the background work stays
-// within MaxConnsPerDB per database and within the length limits.
+// rows to fn, and hands the connection's pool slot to the next query while
+// SQLite finishes the step and sees the interrupt (pool.abandon): a
+// request never waits behind a statement nobody waits for, and the
+// background work stays within MaxConnsPerDB more statements per database
+// and within the length limits.
 func (e *SQLite) run(ctx context.Context, db, sql string, fn func([]string, []Value) bool) (*Result, error) {
 	if e.opts.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -419,13 +452,7 @@ func (e *SQLite) run(ctx context.Context, db, sql string, fn func([]string, []Va
 			if g != nil {
 				g.close()
 			}
-			p.mu.Lock()
-			p.abandoned++
-			p.mu.Unlock()
-			go func() {
-				<-done
-				p.release(c)
-			}()
+			p.abandon(c, func() { <-done })
 			return nil, ctxError(ctx, "and SQLite did not stop within "+abandonAfter.String()+" (its connection stays busy until it does)")
 		}
 	}
@@ -580,7 +607,7 @@ func (e *SQLite) Close() error {
 		p.mu.Unlock()
 		for n := 0; ; n++ {
 			p.mu.Lock()
-			need := cap(p.sem) - p.abandoned
+			need := cap(p.sem) - p.holding
 			p.mu.Unlock()
 			if n >= need {
 				break

@@ -104,3 +104,38 @@ func TestLimitsAreConfigurable(t *testing.T) {
 		t.Errorf("under the default: %v %v", res, err)
 	}
 }
+
+// TestAbandonedQueryFreesItsSlot replays issue 39's printf runaway: a
+// statement SQLite cannot interrupt (printf's %c copy is one step) is
+// abandoned at its deadline, and the next query on the same database gets a
+// connection at once instead of waiting behind it until its own deadline.
+// The pool stays bounded: once as many abandoned statements as MaxConnsPerDB
+// run, they hold their slots again.
+func TestAbandonedQueryFreesItsSlot(t *testing.T) {
+	e, _ := newTestDB(t, SQLiteOptions{MaxConnsPerDB: 1, Limits: Limits{Timeout: 2 * time.Second}})
+	defer e.Close()
+	runaway := "SELECT printf('%.*c', 999999999, 'x')"
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err := e.Query(ctx, "shop", runaway)
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "did not stop") {
+		t.Skipf("this SQLite (%s) stops the runaway: %v", Version, err)
+	}
+	res, err := e.Query(context.Background(), "shop", "SELECT count(*) FROM big")
+	if err != nil || res.Rows[0][0] != Int(3000) {
+		t.Fatalf("next query after an abandoned one: %v %v", res, err)
+	}
+	// A second runaway keeps its slot: the next query waits for it.
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err = e.Query(ctx, "shop", runaway)
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "did not stop") {
+		t.Fatalf("second runaway: %v", err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	_, err = e.Query(ctx, "shop", "SELECT 1")
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "waiting for a connection") {
+		t.Errorf("with two runaways on a pool of one: %v, want a wait for a connection", err)
+	}
+}
