@@ -45,6 +45,15 @@ type Limits struct {
 	// MaxSQLBytes bounds the query text (SQLITE_LIMIT_SQL_LENGTH). Zero
 	// means DefaultMaxSQLBytes. SQLite engine only.
 	MaxSQLBytes int
+	// MaxQueryMemory bounds the heap SQLite takes for one connection's
+	// statement while it runs: a sort or a temporary b-tree of DISTINCT,
+	// GROUP BY or a materialised subquery is held in memory
+	// (temp_store=MEMORY), and ORDER BY randomblob(1000) over millions of
+	// generated rows took gigabytes before its timeout. Past it the query
+	// fails with ClassTooLarge. Zero means DefaultMaxQueryMemory. SQLite
+	// engine only; the cgo build charges what each statement allocates
+	// while it steps, the pure-Go build caps the connection's own heap.
+	MaxQueryMemory int
 	// MaxPatternBytes bounds a LIKE or GLOB pattern
 	// (SQLITE_LIMIT_LIKE_PATTERN_LENGTH): matching costs up to the
 	// pattern's length times the subject's, in a single function call no
@@ -68,6 +77,12 @@ type Limits struct {
 // DefaultMaxPatternBytes is 1,000: benchmark patterns are a few words long;
 // SQLite's default is 50,000.
 //
+// DefaultMaxQueryMemory is 512 MiB: a connection's page cache is at most
+// 64 MiB (cache_size) and benchmark golds sort or group far less, while a
+// handful of queries at the cap fit in memory on any machine that runs an
+// evaluator or a reward server (at most a worker per core or two run at
+// once). SQLite itself sets no bound.
+//
 // DefaultMaxResultBytes, 64 MiB, is what `sqlrl eval` and the reward server
 // give a result by default (Limits.MaxBytes; counted as memory, headers
 // included): BIRD's largest gold results are a few MB, and with a worker per
@@ -78,12 +93,13 @@ const (
 	DefaultMaxValueBytes   = 32 << 20
 	DefaultMaxSQLBytes     = 1 << 20
 	DefaultMaxPatternBytes = 1000
+	DefaultMaxQueryMemory  = 512 << 20
 )
 
 // sqliteLimits returns the limits set inside SQLite on each read-only
-// connection: value, statement and pattern lengths.
-func (l Limits) sqliteLimits() (value, sql, pattern int) {
-	value, sql, pattern = l.MaxValueBytes, l.MaxSQLBytes, l.MaxPatternBytes
+// connection: value, statement and pattern lengths, and memory.
+func (l Limits) sqliteLimits() (value, sql, pattern, memory int) {
+	value, sql, pattern, memory = l.MaxValueBytes, l.MaxSQLBytes, l.MaxPatternBytes, l.MaxQueryMemory
 	if value <= 0 {
 		value = DefaultMaxValueBytes
 	}
@@ -93,7 +109,10 @@ func (l Limits) sqliteLimits() (value, sql, pattern int) {
 	if pattern <= 0 {
 		pattern = DefaultMaxPatternBytes
 	}
-	return value, sql, pattern
+	if memory <= 0 {
+		memory = DefaultMaxQueryMemory
+	}
+	return value, sql, pattern, memory
 }
 
 // SQLiteOptions configure a SQLite engine.
@@ -511,6 +530,7 @@ func (c *conn) query(ctx context.Context, sql string, lim Limits, fn func([]stri
 		c.clearInterrupt()
 	}()
 
+	c.budgetRefused() // a refusal an earlier query left says nothing of this one
 	st, off, err := c.prepare(sql)
 	if err != nil {
 		return nil, c.queryError(ctx, err)
@@ -582,7 +602,14 @@ func (c *conn) queryError(ctx context.Context, err error) error {
 			// The file is not a database, or a damaged one: a fact about
 			// the data, not the query (run names the file).
 			return &Error{Class: ClassNoDatabase, Msg: msg, Err: err}
-		case rcTooBig, rcNoMem:
+		case rcNoMem:
+			if c.budgetRefused() {
+				// The query's own bound, not the machine: not
+				// Transient, unlike SQLite's "out of memory".
+				return &Error{Class: ClassTooLarge, Msg: fmt.Sprintf("query needs more than %d bytes of SQLite memory (sorts and temporary tables included)", c.memCap()), Err: err}
+			}
+			return &Error{Class: ClassTooLarge, Msg: msg, Err: err}
+		case rcTooBig:
 			return &Error{Class: ClassTooLarge, Msg: msg, Err: err}
 		}
 	}

@@ -2,6 +2,7 @@ package sqlexec
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +138,30 @@ func TestAbandonedQueryFreesItsSlot(t *testing.T) {
 	cancel()
 	if err == nil || !strings.Contains(err.Error(), "waiting for a connection") {
 		t.Errorf("with two runaways on a pool of one: %v, want a wait for a connection", err)
+	}
+}
+
+// TestSortMemoryIsBounded replays issue 39's sort: ORDER BY randomblob(1000)
+// over generated rows holds every row in SQLite's memory (temp_store is
+// MEMORY). Past MaxQueryMemory it fails as too large, not as the machine's
+// out-of-memory (which eval.Transient would retry), and the connection then
+// runs what fits.
+func TestSortMemoryIsBounded(t *testing.T) {
+	e, _ := newTestDB(t, SQLiteOptions{MaxConnsPerDB: 1, Limits: Limits{MaxQueryMemory: 16 << 20, Timeout: time.Minute}})
+	defer e.Close()
+	sort := func(rows int) string {
+		return fmt.Sprintf("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < %d) SELECT n FROM r ORDER BY randomblob(1000)", rows)
+	}
+	for _, tt := range []struct {
+		rows int
+		ok   bool
+	}{{100_000, false}, {1000, true}, {100_000, false}, {1000, true}} {
+		res, err := e.Query(context.Background(), "shop", sort(tt.rows))
+		switch {
+		case tt.ok && (err != nil || len(res.Rows) != tt.rows):
+			t.Errorf("sort of %d rows: %v", tt.rows, err)
+		case !tt.ok && (ClassOf(err) != ClassTooLarge || !strings.Contains(err.Error(), "bytes of SQLite memory")):
+			t.Errorf("sort of %d rows (100 MB): %v, want too large", tt.rows, err)
+		}
 	}
 }
