@@ -79,6 +79,14 @@ type Scorer struct {
 	// prediction; without it a wrong prediction is stopped at its first row
 	// that is not in the gold result.
 	SoftF1 bool
+	// OwnTimeout gives a BIRD-mode prediction the whole Timeout of its own
+	// instead of what the gold's measured time leaves of it (BIRD's pair
+	// timer, which `sqlrl eval` keeps). Rewards set it: a reward server
+	// measures a gold once, perhaps during a CPU spike, and that one
+	// measurement must not shorten (and turn into timeouts) the correct
+	// predictions scored after the machine is quiet again; nor is a valid
+	// cached gold dropped because a prediction timed out.
+	OwnTimeout bool
 	// KeepDistinct disables the Spider evaluator's default removal of
 	// DISTINCT before execution (its --keep_distinct flag).
 	KeepDistinct bool
@@ -297,8 +305,11 @@ func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 		}
 	}
 	// The official script runs both queries under one timer; the gold's
-	// share of it is its own execution time.
-	budget := timeout - g.Elapsed
+	// share of it is its own execution time (unless OwnTimeout).
+	budget := timeout
+	if !s.OwnTimeout {
+		budget -= g.Elapsed
+	}
 	if budget <= 0 {
 		// The gold's time was measured once, perhaps on a busy machine:
 		// measure it again next time rather than fail the question for
@@ -314,7 +325,7 @@ func (s *Scorer) scoreBIRD(ctx context.Context, db, gold, pred string) Outcome {
 	} else {
 		out = s.fullBIRD(pctx, db, pred, g)
 	}
-	if out.Class == string(sqlexec.ClassTimeout) && g.Elapsed > 0 {
+	if out.Class == string(sqlexec.ClassTimeout) && g.Elapsed > 0 && !s.OwnTimeout {
 		// The prediction's budget is what the gold's measured time left
 		// of the pair's. That time may have been measured under load and
 		// would shorten every later prediction of the question: measure

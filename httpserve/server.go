@@ -1,9 +1,10 @@
 // Package httpserve is the one way sqlrl serves HTTP: the reward server
 // and the model server are handlers on it, and everything that keeps a
 // server alive and honest under hostile or unlucky clients lives here
-// once. Every request body is capped; requests being answered at once are
-// bounded (more get a 503 to retry, not a queue that grows until memory
-// runs out); every request has a deadline, passed to the handler's context,
+// once. Every request body is capped and read whole, within a short
+// deadline, before the request counts as in flight (a client that sends
+// half a body holds no slot); requests being answered at once are bounded
+// (more get a 503 to retry, not a queue that grows until memory runs out); every request has a deadline, passed to the handler's context,
 // and a request past it gets a 504 JSON error; a client that goes away
 // cancels its request's context; a handler's error becomes a status and a
 // JSON message without internals (an error that is not an *Error is a 500
@@ -16,6 +17,7 @@
 package httpserve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -40,6 +42,7 @@ const (
 	DefaultIdleTimeout       = 2 * time.Minute
 	DefaultShutdownTimeout   = 10 * time.Second
 	DefaultMaxHeaderBytes    = 64 << 10
+	DefaultBodyTimeout       = 30 * time.Second
 )
 
 // Config configures a Server. The zero value of every limit means its
@@ -56,6 +59,13 @@ type Config struct {
 	// metrics excluded, so that a saturated server can still be
 	// watched); more get a 503 with Retry-After.
 	MaxConcurrent int
+	// BodyTimeout bounds how long a request's body may take to arrive; past
+	// it the client gets a 408. A body is read whole before its request
+	// takes one of the MaxConcurrent slots, so clients that send headers
+	// and part of a body wait outside them. MaxBodyReads (default 4 x
+	// MaxConcurrent) bounds the bodies arriving at once; more get a 503.
+	BodyTimeout  time.Duration
+	MaxBodyReads int
 	// RequestTimeout bounds one request end to end; past it the handler's
 	// context ends and the client gets a 504.
 	RequestTimeout time.Duration
@@ -93,6 +103,7 @@ type Server struct {
 	cfg     Config
 	mux     *http.ServeMux
 	sem     chan struct{}
+	reads   chan struct{} // bodies arriving (MaxBodyReads)
 	metrics *metrics
 }
 
@@ -114,6 +125,12 @@ func New(cfg Config) *Server {
 	}
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.MaxBodyReads <= 0 {
+		cfg.MaxBodyReads = 4 * cfg.MaxConcurrent
 	}
 	if cfg.TimeoutHint == "" {
 		cfg.TimeoutHint = "retry later"
@@ -142,7 +159,7 @@ func New(cfg Config) *Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), sem: make(chan struct{}, cfg.MaxConcurrent), metrics: newMetrics(cfg.Namespace)}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), sem: make(chan struct{}, cfg.MaxConcurrent), reads: make(chan struct{}, cfg.MaxBodyReads), metrics: newMetrics(cfg.Namespace)}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		s.fail(w, r, "other", Errorf(http.StatusNotFound, "no such endpoint %s", r.URL.Path))
@@ -154,7 +171,8 @@ func New(cfg Config) *Server {
 }
 
 // Func answers one request. ctx carries the request's deadline and ends
-// when the client goes away; r.Body is capped (DecodeJSON reads it). The
+// when the client goes away; r.Body holds the whole body, read under the
+// cap before the request took its slot (DecodeJSON decodes it). The
 // value returned is written as JSON with status 200, unless it is a
 // Responder, which writes itself; an error is written as a JSON error
 // (see Error).
@@ -262,6 +280,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, method, endpoint 
 		code = s.fail(sw, r, endpoint, Errorf(http.StatusMethodNotAllowed, "use %s", method))
 		return
 	}
+	r, err := s.readBody(w, r)
+	if err != nil {
+		code = s.fail(sw, r, endpoint, err)
+		return
+	}
 	select {
 	case s.sem <- struct{}{}:
 		defer func() { <-s.sem }()
@@ -271,7 +294,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, method, endpoint 
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	r.Body = http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes)
 	out, err := fn(ctx, r)
 	switch {
 	case err == nil:
@@ -302,6 +324,51 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, method, endpoint 
 		s.cfg.Log.Info("writing response", "endpoint", endpoint, "err", err)
 	}
 	code = sw.status()
+}
+
+// readBody reads r's body whole, under the body cap and BodyTimeout, and
+// returns a copy of r whose body is the bytes read (r itself keeps the
+// connection's body, which net/http inspects to decide whether the
+// connection can serve another request), before the request takes a
+// slot: a body
+// that has not arrived holds a goroutine and what it sent so far, never
+// the place of a request that could be answered. A body over the cap is
+// a 413 (the same message as DecodeJSON's), one that does not arrive in
+// time a 408.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (*http.Request, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return r, nil
+	}
+	select {
+	case s.reads <- struct{}{}:
+		defer func() { <-s.reads }()
+	default:
+		return r, Errorf(http.StatusServiceUnavailable, "server busy: %d request bodies arriving; retry shortly", s.cfg.MaxBodyReads)
+	}
+	// The deadline ends with the body: net/http clears it once the body
+	// is read to its end, when it starts watching for a client that goes
+	// away.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
+	var buf bytes.Buffer
+	if n := r.ContentLength; n > 0 && n <= s.cfg.MaxBodyBytes {
+		buf.Grow(int(n))
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err == nil {
+		rr := *r
+		rr.Body = io.NopCloser(&buf)
+		return &rr, nil
+	}
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case errors.As(err, &mbe):
+		return r, Errorf(http.StatusRequestEntityTooLarge, "request body larger than %d bytes", mbe.Limit)
+	case errors.As(err, &ne) && ne.Timeout():
+		return r, Errorf(http.StatusRequestTimeout, "request body did not arrive within %v", s.cfg.BodyTimeout)
+	}
+	return r, Errorf(http.StatusBadRequest, "reading body: %v", err)
 }
 
 // StatusClientClosed is what a request whose client went away is counted

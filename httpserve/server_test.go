@@ -1,6 +1,7 @@
 package httpserve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -306,4 +307,71 @@ func TestShutdownDrains(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHalfSentBodiesHoldNoSlot replays issue 39's flood: clients that send
+// headers and part of a body must not hold the slots of requests being
+// answered. Past MaxConcurrent such bodies a whole request is still
+// answered 200, every half-sent one is answered once its body arrives, and
+// one that stalls past BodyTimeout gets a 408.
+func TestHalfSentBodiesHoldNoSlot(t *testing.T) {
+	const slots, waiting = 4, 12
+	s := New(Config{MaxConcurrent: slots, BodyTimeout: time.Minute})
+	testRoutes(s, nil, nil)
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	body := `{"a": "` + strings.Repeat("x", 50) + `"}`
+	conns := make([]net.Conn, waiting)
+	for i := range conns {
+		c, err := net.Dial("tcp", hs.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:10])
+		conns[i] = c
+	}
+	for s.metrics.inFlight.Load() < slots {
+		time.Sleep(5 * time.Millisecond) // until the handlers run (or go test's -timeout)
+	}
+	if r := do(t, "POST", hs.URL+"/echo", `{"a": "<b>"}`); r.code != 200 {
+		t.Fatalf("a whole request beside %d half-sent bodies: %d %s", waiting, r.code, r.body)
+	}
+	for i, c := range conns {
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		if _, err := io.WriteString(c, body[10:]); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("half-sent body %d, completed: %v", i, err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(got), "xxxx") {
+			t.Errorf("half-sent body %d, completed: %d %s", i, resp.StatusCode, got)
+		}
+	}
+
+	t.Run("stalled", func(t *testing.T) {
+		s := New(Config{MaxConcurrent: slots, BodyTimeout: 100 * time.Millisecond})
+		testRoutes(s, nil, nil)
+		hs := httptest.NewServer(s.Handler())
+		defer hs.Close()
+		c, err := net.Dial("tcp", hs.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("stalled body: %d, want 408", resp.StatusCode)
+		}
+	})
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/internal/testkit"
@@ -138,5 +140,55 @@ func TestExecEdgeCases(t *testing.T) {
 	_, err = ex.Reward(ctx, Sample{DBID: "superhero", GoldSQL: "SELECT nope FROM superhero", Completion: "SELECT 1"})
 	if !errors.Is(err, ErrGold) {
 		t.Errorf("broken gold: err %v, want ErrGold", err)
+	}
+}
+
+// spikeEngine times the first run of gold as if a CPU spike had made it
+// take spike longer, and makes every other query take slow (ending early
+// when its context does).
+type spikeEngine struct {
+	sqlexec.Engine
+	gold        string
+	spike, slow time.Duration
+	spiked      atomic.Bool
+}
+
+func (e *spikeEngine) Query(ctx context.Context, db, sql string) (*sqlexec.Result, error) {
+	if sql != e.gold {
+		select {
+		case <-time.After(e.slow):
+		case <-ctx.Done():
+			return nil, &sqlexec.Error{Class: sqlexec.ClassTimeout, Msg: "query timed out", Err: ctx.Err()}
+		}
+	}
+	res, err := e.Engine.Query(ctx, db, sql)
+	if err == nil && sql == e.gold && e.spiked.CompareAndSwap(false, true) {
+		res.Elapsed += e.spike
+	}
+	return res, err
+}
+
+// TestSlowGoldDoesNotShortenPrediction replays issue 39: a gold timed
+// during a CPU spike at nearly the whole limit must not turn the next
+// correct prediction into a timeout, nor lose its cached result.
+func TestSlowGoldDoesNotShortenPrediction(t *testing.T) {
+	inner := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: sampleRoot})
+	defer inner.Close()
+	gold := "SELECT COUNT(*) FROM superhero"
+	eng := &spikeEngine{Engine: inner, gold: gold, spike: 4900 * time.Millisecond, slow: 500 * time.Millisecond}
+	for _, kind := range []string{KindEX, KindGate} {
+		t.Run(kind, func(t *testing.T) {
+			eng.spiked.Store(false)
+			st, err := NewStack(eng, StackOptions{Reward: Config{Kind: kind, ErrorValue: -1}, QueryTimeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, pred := range []string{"SELECT count(*) FROM superhero AS s", "SELECT count(id) FROM superhero"} {
+				sc, err := st.Reward.Reward(context.Background(), Sample{DBID: "superhero", GoldSQL: gold, SQL: pred})
+				if err != nil || sc.Value != 1 || sc.Class != eval.ClassCorrect {
+					t.Errorf("prediction %d after the spike: %v %v (%s: %s), want 1", i, sc.Value, err, sc.Class, sc.Error)
+				}
+			}
+		})
 	}
 }

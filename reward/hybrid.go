@@ -12,14 +12,26 @@ type Rule string
 const (
 	// RuleGate: the executor gates the judge. A completion that fails to
 	// execute (or has no SQL) gets ErrorValue; one whose result matches the
-	// gold gets 1; any other gets judge/50. So errors < every executing
-	// answer, and the judge ranks the wrong ones.
+	// gold gets 1; any other gets min(judge, MaxWrongPoints)/50. So errors
+	// < every executing answer < a match, and the judge ranks the wrong
+	// ones.
 	RuleGate Rule = "gate"
-	// RuleSum: WExec * Scheme(verdict) + WJudge * judge/50. Both parts
-	// always count; with the analytic judge and the binary scheme an error
-	// still earns the judge's small structural credit.
+	// RuleSum: WExec * Scheme(verdict) + WJudge * judge/50, the judge's
+	// grade of a completion that does not match capped at MaxWrongPoints.
+	// Both parts always count; with the analytic judge and the binary
+	// scheme an error still earns the judge's small structural credit.
 	RuleSum Rule = "sum"
 )
+
+// MaxWrongPoints caps what the judge's grade counts for in either rule
+// when the result does not match the gold: a judge alone never lifts a
+// wrong answer to a match's value, so a policy that learns to please the
+// judge gains less than one that is right, and "desirable iff the reward
+// reaches the correct level" (KTO) still means a match. It is the analytic
+// judge's highest grade for a wrong answer (analyticExecBase +
+// analyticExecSpan), so analytic rewards are unchanged; an LLM judge's
+// 46 to 50 for a wrong answer counts as 45.
+const MaxWrongPoints = analyticExecBase + analyticExecSpan
 
 // Hybrid is the OKTO reward: DB executor + judge.
 type Hybrid struct {
@@ -65,6 +77,10 @@ func (h *Hybrid) Reward(ctx context.Context, s Sample) (Score, error) {
 		mergeInto(c, g.Components)
 	}
 	c["judge"] = points
+	if !out.Correct && points > MaxWrongPoints {
+		points = MaxWrongPoints
+		c["judge_capped"] = 1
+	}
 	var v float64
 	switch h.Rule {
 	case RuleSum:

@@ -70,11 +70,42 @@ func TestHybridRules(t *testing.T) {
 			t.Errorf("%s: normalized %v outside [0,1]", tt.name, n)
 		}
 	}
+	// Issue 39: a judge that gives a wrong answer full marks must not make
+	// it worth a match (1), under either rule; KTO's "desirable iff the
+	// reward reaches the correct level" then still means a match.
+	pleased := FixedGrade(MaxPoints)
+	for _, tt := range []struct {
+		name string
+		h    *Hybrid
+		out  eval.Outcome
+		want float64
+	}{
+		{"gate wrong, judge 50", &Hybrid{Judge: pleased, Rule: RuleGate, ErrorValue: -1}, outWrong, 0.9},
+		{"gate correct, judge 50", &Hybrid{Judge: pleased, Rule: RuleGate, ErrorValue: -1}, outCorrect, 1},
+		{"sum wrong, judge 50", &Hybrid{Judge: pleased, Rule: RuleSum, WExec: 0.5, WJudge: 0.5}, outWrong, 0.95},
+		{"sum error, judge 50", &Hybrid{Judge: pleased, Rule: RuleSum, WExec: 0.5, WJudge: 0.5}, outError, 0.45},
+	} {
+		tt.h.Scorer = &stubScorer{out: tt.out}
+		s, err := tt.h.Reward(context.Background(), Sample{DBID: "d", GoldSQL: "SELECT 1", Completion: "SELECT 2"})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if d := s.Value - tt.want; d > 1e-12 || d < -1e-12 {
+			t.Errorf("%s: value %v, want %v (components %v)", tt.name, s.Value, tt.want, s.Components)
+		}
+		if desirable := ktoDesirable(s.Value); desirable != tt.out.Correct {
+			t.Errorf("%s: value %v is desirable=%v at the correct level 1, want %v", tt.name, s.Value, desirable, tt.out.Correct)
+		}
+	}
 	lo, hi := (&Hybrid{Rule: RuleGate, ErrorValue: -1}).Bounds()
 	if lo != -1 || hi != 1 || Normalize(&Hybrid{Rule: RuleGate, ErrorValue: -1}, 0) != 0.5 {
 		t.Errorf("gate bounds %v %v", lo, hi)
 	}
 }
+
+// ktoDesirable is train.KTOLabels' rule at its default threshold, the
+// correct level 1 (train cannot be imported here).
+func ktoDesirable(v float64) bool { return v >= 1 }
 
 // TestJudgeBlindExecutesNothing: the ablation's judge must not see, and so
 // must not run, anything.

@@ -22,9 +22,9 @@ import (
 type StackOptions struct {
 	// Reward is the reward to compute (kind, judge, weights).
 	Reward Config
-	// QueryTimeout bounds a prediction and its gold together, as BIRD's
-	// evaluator does; default 30 s (BIRD's), so rewards agree with
-	// `sqlrl eval`.
+	// QueryTimeout bounds the gold and, on its own, the prediction
+	// (eval.Scorer.OwnTimeout: a gold timed during a CPU spike must not
+	// shorten its predictions' time); default 30 s (BIRD's pair timeout).
 	QueryTimeout time.Duration
 	// CacheEntries bounds each cache (query results, verdicts, remembered
 	// scores); a full cache starts afresh. Default 200,000.
@@ -135,7 +135,7 @@ func NewStack(engine sqlexec.Engine, o StackOptions) (*Stack, error) {
 	}
 	o = o.withDefaults()
 	scorer := &eval.Scorer{Engine: engine, Mode: eval.ModeBIRD, Timeout: o.QueryTimeout, CachePredictions: true,
-		KeepResults: NeedsResults(o.Reward.Kind), MaxCacheEntries: o.CacheEntries}
+		KeepResults: NeedsResults(o.Reward.Kind), MaxCacheEntries: o.CacheEntries, OwnTimeout: true}
 	f, err := New(o.Reward, scorer)
 	if err != nil {
 		return nil, err

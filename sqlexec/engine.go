@@ -45,6 +45,15 @@ type Limits struct {
 	// MaxSQLBytes bounds the query text (SQLITE_LIMIT_SQL_LENGTH). Zero
 	// means DefaultMaxSQLBytes. SQLite engine only.
 	MaxSQLBytes int
+	// MaxQueryMemory bounds the heap SQLite takes for one connection's
+	// statement while it runs: a sort or a temporary b-tree of DISTINCT,
+	// GROUP BY or a materialised subquery is held in memory
+	// (temp_store=MEMORY), and ORDER BY randomblob(1000) over millions of
+	// generated rows took gigabytes before its timeout. Past it the query
+	// fails with ClassTooLarge. Zero means DefaultMaxQueryMemory. SQLite
+	// engine only; the cgo build charges what each statement allocates
+	// while it steps, the pure-Go build caps the connection's own heap.
+	MaxQueryMemory int
 	// MaxPatternBytes bounds a LIKE or GLOB pattern
 	// (SQLITE_LIMIT_LIKE_PATTERN_LENGTH): matching costs up to the
 	// pattern's length times the subject's, in a single function call no
@@ -68,6 +77,12 @@ type Limits struct {
 // DefaultMaxPatternBytes is 1,000: benchmark patterns are a few words long;
 // SQLite's default is 50,000.
 //
+// DefaultMaxQueryMemory is 512 MiB: a connection's page cache is at most
+// 64 MiB (cache_size) and benchmark golds sort or group far less, while a
+// handful of queries at the cap fit in memory on any machine that runs an
+// evaluator or a reward server (at most a worker per core or two run at
+// once). SQLite itself sets no bound.
+//
 // DefaultMaxResultBytes, 64 MiB, is what `sqlrl eval` and the reward server
 // give a result by default (Limits.MaxBytes; counted as memory, headers
 // included): BIRD's largest gold results are a few MB, and with a worker per
@@ -78,12 +93,13 @@ const (
 	DefaultMaxValueBytes   = 32 << 20
 	DefaultMaxSQLBytes     = 1 << 20
 	DefaultMaxPatternBytes = 1000
+	DefaultMaxQueryMemory  = 512 << 20
 )
 
 // sqliteLimits returns the limits set inside SQLite on each read-only
-// connection: value, statement and pattern lengths.
-func (l Limits) sqliteLimits() (value, sql, pattern int) {
-	value, sql, pattern = l.MaxValueBytes, l.MaxSQLBytes, l.MaxPatternBytes
+// connection: value, statement and pattern lengths, and memory.
+func (l Limits) sqliteLimits() (value, sql, pattern, memory int) {
+	value, sql, pattern, memory = l.MaxValueBytes, l.MaxSQLBytes, l.MaxPatternBytes, l.MaxQueryMemory
 	if value <= 0 {
 		value = DefaultMaxValueBytes
 	}
@@ -93,7 +109,10 @@ func (l Limits) sqliteLimits() (value, sql, pattern int) {
 	if pattern <= 0 {
 		pattern = DefaultMaxPatternBytes
 	}
-	return value, sql, pattern
+	if memory <= 0 {
+		memory = DefaultMaxQueryMemory
+	}
+	return value, sql, pattern, memory
 }
 
 // SQLiteOptions configure a SQLite engine.
@@ -247,28 +266,59 @@ type pool struct {
 	mu   sync.Mutex
 	idle []*conn
 	// abandoned counts connections whose query run gave up waiting for
-	// (SQLite did not stop in time); each holds its slot until SQLite
-	// returns. closed tells them to close their connection then, rather
-	// than put it back.
-	abandoned int
-	closed    bool
+	// (SQLite did not stop in time); each stays busy until SQLite returns.
+	// The first cap(sem) of them give their slot back at once, so that the
+	// requests after them get a fresh connection rather than wait behind
+	// a statement nobody waits for; past that, holding counts those that
+	// keep their slot, so at most twice MaxConnsPerDB statements run on a
+	// database. closed tells them to close their connection when SQLite
+	// returns, rather than put it back.
+	abandoned, holding int
+	closed             bool
+}
+
+// abandon takes c, whose statement run no longer waits for, out of the
+// pool's bound while SQLite finishes: its slot is freed now unless
+// cap(sem) abandoned statements already run, and c rejoins the pool (or is
+// closed) once wait returns.
+func (p *pool) abandon(c *conn, wait func()) {
+	p.mu.Lock()
+	p.abandoned++
+	hold := p.abandoned > cap(p.sem)
+	if hold {
+		p.holding++
+	}
+	p.mu.Unlock()
+	if !hold {
+		<-p.sem
+	}
+	go func() {
+		wait()
+		p.release(c, hold)
+	}()
 }
 
 // release is how an abandoned query's connection leaves the pool once
 // SQLite has returned: back to idle, or closed if the engine was closed
-// meanwhile (Close does not wait for abandoned queries).
-func (p *pool) release(c *conn) {
+// meanwhile (Close does not wait for abandoned queries) or the idle list
+// is full. held says whether it still held a slot.
+func (p *pool) release(c *conn, held bool) {
 	p.mu.Lock()
 	p.abandoned--
-	closed := p.closed
-	if !closed {
+	if held {
+		p.holding--
+	}
+	keep := !p.closed && len(p.idle) < cap(p.sem)
+	if keep {
 		p.idle = append(p.idle, c)
 	}
 	p.mu.Unlock()
-	if closed {
+	if !keep {
 		c.close()
 	}
-	<-p.sem
+	if held {
+		<-p.sem
+	}
 }
 
 func (e *SQLite) pool(db string) (*pool, error) {
@@ -371,9 +421,11 @@ func (e *SQLite) QueryRows(ctx context.Context, db, sql string, fn func(cols []s
 // SQLite 3.40's printf with a huge %c precision loops for seconds). If the
 // query has not returned abandonAfter past the end of the context, run
 // answers with the context's class (timeout or canceled), stops handing
-// rows to fn, and leaves the connection's pool slot held until SQLite
-// finishes the step and sees the interrupt: the background work stays
-// within MaxConnsPerDB per database and within the length limits.
+// rows to fn, and hands the connection's pool slot to the next query while
+// SQLite finishes the step and sees the interrupt (pool.abandon): a
+// request never waits behind a statement nobody waits for, and the
+// background work stays within MaxConnsPerDB more statements per database
+// and within the length limits.
 func (e *SQLite) run(ctx context.Context, db, sql string, fn func([]string, []Value) bool) (*Result, error) {
 	if e.opts.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -419,13 +471,7 @@ func (e *SQLite) run(ctx context.Context, db, sql string, fn func([]string, []Va
 			if g != nil {
 				g.close()
 			}
-			p.mu.Lock()
-			p.abandoned++
-			p.mu.Unlock()
-			go func() {
-				<-done
-				p.release(c)
-			}()
+			p.abandon(c, func() { <-done })
 			return nil, ctxError(ctx, "and SQLite did not stop within "+abandonAfter.String()+" (its connection stays busy until it does)")
 		}
 	}
@@ -484,6 +530,7 @@ func (c *conn) query(ctx context.Context, sql string, lim Limits, fn func([]stri
 		c.clearInterrupt()
 	}()
 
+	c.budgetRefused() // a refusal an earlier query left says nothing of this one
 	st, off, err := c.prepare(sql)
 	if err != nil {
 		return nil, c.queryError(ctx, err)
@@ -555,7 +602,14 @@ func (c *conn) queryError(ctx context.Context, err error) error {
 			// The file is not a database, or a damaged one: a fact about
 			// the data, not the query (run names the file).
 			return &Error{Class: ClassNoDatabase, Msg: msg, Err: err}
-		case rcTooBig, rcNoMem:
+		case rcNoMem:
+			if c.budgetRefused() {
+				// The query's own bound, not the machine: not
+				// Transient, unlike SQLite's "out of memory".
+				return &Error{Class: ClassTooLarge, Msg: fmt.Sprintf("query needs more than %d bytes of SQLite memory (sorts and temporary tables included)", c.memCap()), Err: err}
+			}
+			return &Error{Class: ClassTooLarge, Msg: msg, Err: err}
+		case rcTooBig:
 			return &Error{Class: ClassTooLarge, Msg: msg, Err: err}
 		}
 	}
@@ -580,7 +634,7 @@ func (e *SQLite) Close() error {
 		p.mu.Unlock()
 		for n := 0; ; n++ {
 			p.mu.Lock()
-			need := cap(p.sem) - p.abandoned
+			need := cap(p.sem) - p.holding
 			p.mu.Unlock()
 			if n >= need {
 				break

@@ -2,6 +2,7 @@ package sqlexec
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +103,65 @@ func TestLimitsAreConfigurable(t *testing.T) {
 	res, err = d.Query(context.Background(), "shop", "SELECT length(zeroblob(1000000))")
 	if err != nil || res.Rows[0][0] != Int(1000000) {
 		t.Errorf("under the default: %v %v", res, err)
+	}
+}
+
+// TestAbandonedQueryFreesItsSlot replays issue 39's printf runaway: a
+// statement SQLite cannot interrupt (printf's %c copy is one step) is
+// abandoned at its deadline, and the next query on the same database gets a
+// connection at once instead of waiting behind it until its own deadline.
+// The pool stays bounded: once as many abandoned statements as MaxConnsPerDB
+// run, they hold their slots again.
+func TestAbandonedQueryFreesItsSlot(t *testing.T) {
+	e, _ := newTestDB(t, SQLiteOptions{MaxConnsPerDB: 1, Limits: Limits{Timeout: 2 * time.Second}})
+	defer e.Close()
+	runaway := "SELECT printf('%.*c', 999999999, 'x')"
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err := e.Query(ctx, "shop", runaway)
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "did not stop") {
+		t.Skipf("this SQLite (%s) stops the runaway: %v", Version, err)
+	}
+	res, err := e.Query(context.Background(), "shop", "SELECT count(*) FROM big")
+	if err != nil || res.Rows[0][0] != Int(3000) {
+		t.Fatalf("next query after an abandoned one: %v %v", res, err)
+	}
+	// A second runaway keeps its slot: the next query waits for it.
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	_, err = e.Query(ctx, "shop", runaway)
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "did not stop") {
+		t.Fatalf("second runaway: %v", err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	_, err = e.Query(ctx, "shop", "SELECT 1")
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "waiting for a connection") {
+		t.Errorf("with two runaways on a pool of one: %v, want a wait for a connection", err)
+	}
+}
+
+// TestSortMemoryIsBounded replays issue 39's sort: ORDER BY randomblob(1000)
+// over generated rows holds every row in SQLite's memory (temp_store is
+// MEMORY). Past MaxQueryMemory it fails as too large, not as the machine's
+// out-of-memory (which eval.Transient would retry), and the connection then
+// runs what fits.
+func TestSortMemoryIsBounded(t *testing.T) {
+	e, _ := newTestDB(t, SQLiteOptions{MaxConnsPerDB: 1, Limits: Limits{MaxQueryMemory: 16 << 20, Timeout: time.Minute}})
+	defer e.Close()
+	sort := func(rows int) string {
+		return fmt.Sprintf("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r WHERE n < %d) SELECT n FROM r ORDER BY randomblob(1000)", rows)
+	}
+	for _, tt := range []struct {
+		rows int
+		ok   bool
+	}{{100_000, false}, {1000, true}, {100_000, false}, {1000, true}} {
+		res, err := e.Query(context.Background(), "shop", sort(tt.rows))
+		switch {
+		case tt.ok && (err != nil || len(res.Rows) != tt.rows):
+			t.Errorf("sort of %d rows: %v", tt.rows, err)
+		case !tt.ok && (ClassOf(err) != ClassTooLarge || !strings.Contains(err.Error(), "bytes of SQLite memory")):
+			t.Errorf("sort of %d rows (100 MB): %v, want too large", tt.rows, err)
+		}
 	}
 }

@@ -42,11 +42,130 @@ static void fetch_row(sqlite3_stmt *s, int n, cell *out) {
 	}
 }
 
+// budget bounds the heap one connection's statements take while they step
+// (Limits.MaxQueryMemory): sorts, temporary b-trees, page cache growth.
+// used counts the bytes allocated under the budget and not yet freed,
+// whichever thread frees them; hit records that the cap refused one.
+typedef struct {
+	sqlite3_int64 cap;
+	sqlite3_int64 used;
+	int hit;
+} budget;
+
+// cur is the budget of the statement stepping on this thread: step sets it
+// around sqlite3_step, so that allocations made for one query are charged
+// to its connection without a lock. Allocations made elsewhere (open,
+// prepare, close) are charged to no budget.
+static __thread budget *cur;
+
+// Every allocation carries a 16-byte header (malloc's alignment): its size
+// and the budget it was charged to, so that a free credits the right one.
+typedef struct {
+	sqlite3_int64 size;
+	budget *b;
+} mhead;
+
+static int charge(budget *b, sqlite3_int64 n) {
+	if (b == NULL || n <= 0) return 1;
+	if (__atomic_add_fetch(&b->used, n, __ATOMIC_RELAXED) > b->cap) {
+		__atomic_sub_fetch(&b->used, n, __ATOMIC_RELAXED);
+		__atomic_store_n(&b->hit, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return 1;
+}
+
+static void credit(budget *b, sqlite3_int64 n) {
+	if (b != NULL) __atomic_sub_fetch(&b->used, n, __ATOMIC_RELAXED);
+}
+
+static int m_roundup(int n) { return (n + 7) & ~7; }
+
+static void *m_malloc(int n) {
+	n = m_roundup(n);
+	budget *b = cur;
+	if (!charge(b, n)) return NULL;
+	mhead *h = malloc(sizeof(mhead) + n);
+	if (h == NULL) {
+		credit(b, n);
+		return NULL;
+	}
+	h->size = n;
+	h->b = b;
+	return h + 1;
+}
+
+static void m_free(void *p) {
+	if (p == NULL) return;
+	mhead *h = (mhead *)p - 1;
+	credit(h->b, h->size);
+	free(h);
+}
+
+static int m_size(void *p) {
+	return p == NULL ? 0 : (int)((mhead *)p - 1)->size;
+}
+
+// m_realloc keeps the budget an allocation was charged to and charges it
+// the growth.
+static void *m_realloc(void *p, int n) {
+	if (p == NULL) return m_malloc(n);
+	n = m_roundup(n);
+	mhead *h = (mhead *)p - 1;
+	budget *b = h->b;
+	sqlite3_int64 old = h->size;
+	if (n > old && !charge(b, n - old)) return NULL;
+	mhead *g = realloc(h, sizeof(mhead) + n);
+	if (g == NULL) {
+		if (n > old) credit(b, n - old);
+		return NULL;
+	}
+	if (n < old) credit(b, old - n);
+	g->size = n;
+	return g + 1;
+}
+
+static int m_init(void *app) { return SQLITE_OK; }
+static void m_shutdown(void *app) {}
+
+static const sqlite3_mem_methods budget_malloc = {
+	m_malloc, m_free, m_realloc, m_size, m_roundup, m_init, m_shutdown, NULL
+};
+
 // configure runs before SQLite initialises. Memory statistics take a
 // global mutex on every allocation, which two workers contend for; sqlrl
-// never reads them.
+// never reads them. The allocator charges each statement's allocations to
+// its connection's budget. Both fail harmlessly (SQLITE_MISUSE) if another
+// package in the process initialised SQLite first: budgets are then not
+// enforced (budgets_on says so).
+static int budgets_on;
+
 static int configure(void) {
-	return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	budgets_on = sqlite3_config(SQLITE_CONFIG_MALLOC, &budget_malloc) == SQLITE_OK;
+	return budgets_on;
+}
+
+// new_budget returns a budget of cap bytes, or NULL when budgets are not
+// enforced or memory is short.
+static budget *new_budget(sqlite3_int64 cap) {
+	if (!budgets_on) return NULL;
+	budget *b = calloc(1, sizeof(budget));
+	if (b != NULL) b->cap = cap;
+	return b;
+}
+
+static int budget_hit(budget *b) {
+	return b != NULL && __atomic_exchange_n(&b->hit, 0, __ATOMIC_RELAXED);
+}
+
+// step runs one sqlite3_step charged to b.
+static int step(sqlite3_stmt *s, budget *b) {
+	budget *prev = cur;
+	cur = b;
+	int rc = sqlite3_step(s);
+	cur = prev;
+	return rc;
 }
 
 static int open_db(const char *path, int flags, sqlite3 **db) {
@@ -214,6 +333,9 @@ type conn struct {
 	// flag is the interrupt flag the progress handler polls; it lives in C
 	// memory so SQLite can hold its address.
 	flag *C.int
+	// budget bounds the heap c's statements take while they step (nil:
+	// none). It is never freed: memory charged to it may outlive c.
+	budget *C.budget
 }
 
 // openConn opens path. readOnly connections are opened with
@@ -251,12 +373,28 @@ func openConn(path string, readOnly, create bool) (*conn, error) {
 	return c, nil
 }
 
-// limit sets the lengths SQLite allows on c (see Limits.sqliteLimits);
-// values beyond SQLite's compile-time maximum are lowered to it.
-func (c *conn) limit(value, sql, pattern int) error {
+// limit sets the lengths SQLite allows on c and the memory a statement
+// may take while it steps (see Limits.sqliteLimits); lengths beyond
+// SQLite's compile-time maximum are lowered to it.
+func (c *conn) limit(value, sql, pattern, memory int) error {
 	clamp := func(n int) C.int { return C.int(min(n, math.MaxInt32)) }
 	C.set_limits(c.db, clamp(value), clamp(sql), clamp(pattern))
+	if c.budget == nil {
+		c.budget = C.new_budget(C.sqlite3_int64(memory))
+	}
 	return nil
+}
+
+// budgetRefused reports, and forgets, whether c's memory budget refused an
+// allocation since the last call.
+func (c *conn) budgetRefused() bool { return C.budget_hit(c.budget) != 0 }
+
+// memCap is the bound of c's memory budget.
+func (c *conn) memCap() int {
+	if c.budget == nil {
+		return 0
+	}
+	return int(c.budget.cap)
 }
 
 func (c *conn) close() error {
@@ -391,7 +529,7 @@ func (s *stmt) rc(rc C.int) error {
 
 // step advances to the next row; it reports false when the statement is done.
 func (s *stmt) step() (bool, error) {
-	switch rc := C.sqlite3_step(s.s); rc {
+	switch rc := C.step(s.s, s.c.budget); rc {
 	case C.SQLITE_ROW:
 		return true, nil
 	case C.SQLITE_DONE:

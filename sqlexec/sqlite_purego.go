@@ -99,9 +99,9 @@ type conn struct {
 	preparing string
 	inPrepare bool
 
-	// lims are the lengths set by limit, applied again when the
-	// connection is reopened.
-	lims *[3]int
+	// lims are the lengths and the memory bound set by limit, applied
+	// again when the connection is reopened.
+	lims *[4]int
 
 	// broken is set when the library panicked with something other than
 	// out-of-memory: the module's state is then unknown, and a read-only
@@ -406,23 +406,39 @@ func isIdentByte(c byte) bool {
 	return c >= 0x80 || c == '_' || c == '$' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
 }
 
-// limit sets the lengths SQLite allows on c (see Limits.sqliteLimits);
-// values beyond SQLite's compile-time maximum are lowered to it.
-func (c *conn) limit(value, sql, pattern int) (err error) {
+// limit sets the lengths SQLite allows on c and its heap's bound (see
+// Limits.sqliteLimits); lengths beyond SQLite's compile-time maximum are
+// lowered to it.
+func (c *conn) limit(value, sql, pattern, memory int) (err error) {
 	if err := c.ready(); err != nil {
 		return err
 	}
 	defer c.catch(&err)
-	c.lims = &[3]int{value, sql, pattern}
+	c.lims = &[4]int{value, sql, pattern, memory}
 	applyLimits(c.db, c.lims)
 	return nil
 }
 
-func applyLimits(db *sqlite3.Conn, l *[3]int) {
+// applyLimits sets l on db. The heap bound is the connection's own: each
+// connection runs its own SQLite module, with its own heap.
+func applyLimits(db *sqlite3.Conn, l *[4]int) {
 	clamp := func(n int) int { return min(n, math.MaxInt32) }
 	db.Limit(sqlite3.LIMIT_LENGTH, clamp(l[0]))
 	db.Limit(sqlite3.LIMIT_SQL_LENGTH, clamp(l[1]))
 	db.Limit(sqlite3.LIMIT_LIKE_PATTERN_LENGTH, clamp(l[2]))
+	db.HardHeapLimit(int64(l[3]))
+}
+
+// budgetRefused reports whether an out-of-memory error on c came from its
+// heap bound: the connection's heap holds only its own statements.
+func (c *conn) budgetRefused() bool { return c.lims != nil }
+
+// memCap is c's heap bound.
+func (c *conn) memCap() int {
+	if c.lims == nil {
+		return 0
+	}
+	return c.lims[3]
 }
 
 func (c *conn) close() (err error) {
