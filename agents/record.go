@@ -8,7 +8,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/atomicfile"
 )
 
 // Candidate sources.
@@ -130,7 +130,7 @@ func WriteRecords(w io.Writer, recs []*Record) error {
 // SaveRecords writes a rollout file whole or not at all (a killed run
 // leaves no half file for a later -reuse to read).
 func SaveRecords(path string, recs []*Record) error {
-	if err := nn.WriteFileAtomic(path, func(w io.Writer) error { return WriteRecords(w, recs) }); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return WriteRecords(w, recs) }); err != nil {
 		return fmt.Errorf("save rollouts %s: %w", path, err)
 	}
 	return nil

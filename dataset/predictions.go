@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
 )
 
 // Prediction is a model's answer to one question. Index ties it to the
@@ -150,7 +152,7 @@ func WriteBIRDPredictions(path string, preds []Prediction) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return writeFileAtomic(path, data)
+	return atomicfile.WriteFile(path, data)
 }
 
 // ReadGoldSQL reads a gold file of "SQL<TAB>db_id" lines (BIRD's
@@ -293,7 +295,7 @@ func WriteJSONLPredictions(path string, preds []Prediction) error {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	return writeFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // ReadPredictions reads any prediction format sqlrl knows, by content: a
@@ -366,19 +368,4 @@ func abbreviate(s string) string {
 		return s[:57] + "..."
 	}
 	return s
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so an
-// interrupted run never leaves a half-written output behind.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/agents"
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
@@ -214,7 +215,7 @@ func writePredictions(path string, preds []dataset.Prediction, errs []string) er
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	if err := nn.WriteFileAtomic(path, func(w io.Writer) error {
+	if err := atomicfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err
 	}); err != nil {
