@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Parse errors: an answer an agent's parser refuses is a failed call,
@@ -51,7 +53,7 @@ func ParseSQL(text string) (string, error) {
 		}
 		for _, s := range got[1:] {
 			if s != got[0] {
-				return "", fmt.Errorf("two different final queries: %q and %q", abbreviate(got[0], 60), abbreviate(s, 60))
+				return "", fmt.Errorf("two different final queries: %q and %q", textclip.Clip(got[0], 60), textclip.Clip(s, 60))
 			}
 		}
 		return got[0], nil
@@ -132,18 +134,10 @@ func ParseChoice(text string) (int, error) {
 	}
 	m := choiceRe.FindStringSubmatch(last)
 	if m == nil {
-		return 0, fmt.Errorf("%w: last line %q", ErrNoChoice, abbreviate(last, 60))
+		return 0, fmt.Errorf("%w: last line %q", ErrNoChoice, textclip.Clip(last, 60))
 	}
 	if strings.EqualFold(m[1], "a") {
 		return 0, nil
 	}
 	return 1, nil
-}
-
-func abbreviate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "..."
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Prediction is a model's answer to one question. Index ties it to the
@@ -98,7 +99,7 @@ func ReadBIRDPredictions(path string) ([]Prediction, error) {
 		byIdx[idx] = key
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("%s: line %d: key %q: value is %s, want a string \"SQL\\t----- bird -----\\tdb_id\"", path, line, key, abbreviate(string(raw)))
+			return nil, fmt.Errorf("%s: line %d: key %q: value is %s, want a string \"SQL\\t----- bird -----\\tdb_id\"", path, line, key, textclip.Clip(string(raw), 57))
 		}
 		sql, db, ok := strings.Cut(s, birdSeparator)
 		if !ok {
@@ -361,11 +362,4 @@ func Align(path string, examples []Example, preds []Prediction) ([]*Prediction, 
 		out[i] = p
 	}
 	return out, nil
-}
-
-func abbreviate(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
 }

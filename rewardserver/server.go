@@ -33,6 +33,7 @@ import (
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/httpserve"
 	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Config configures a Server.
@@ -218,7 +219,7 @@ func (s *Server) sample(l Label) (reward.Sample, error) {
 	case strings.TrimSpace(smp.GoldSQL) == "":
 		return smp, badRequest("missing gold_sql")
 	case !dbName.MatchString(smp.DBID):
-		return smp, badRequest("db_id %q: want letters, digits, '_' or '-'", abbreviate(smp.DBID, 80))
+		return smp, badRequest("db_id %q: want letters, digits, '_' or '-'", textclip.Clip(smp.DBID, 80))
 	case s.cfg.DBExists != nil && !s.cfg.DBExists(smp.DBID):
 		return smp, unprocessable("unknown database %q", smp.DBID)
 	}
@@ -435,11 +436,4 @@ func (s *Server) handleBatch(ctx context.Context, r *http.Request) (any, error) 
 	}
 	out.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, nil
-}
-
-func abbreviate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
