@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/progress"
 )
 
 // Options configure Run.
@@ -21,7 +22,7 @@ type Options struct {
 	// is CPU-bound, so more workers than cores only adds contention.
 	Workers int
 	// Progress, when set, is called after each question (from any worker).
-	Progress func(done, total int)
+	Progress progress.Func
 	// VESIterations > 0 times each EX-correct pair that many times (BIRD's
 	// script uses 100) and reports VES and R-VES.
 	VESIterations int
