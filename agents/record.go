@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/jsonl"
 )
 
 // Candidate sources.
@@ -138,25 +138,25 @@ func SaveRecords(path string, recs []*Record) error {
 
 // ReadRecords reads a rollout file, naming the line of a bad record.
 func ReadRecords(path string) ([]*Record, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read rollouts %s: %w", path, err)
-	}
 	var recs []*Record
-	for n, line := range bytes.Split(b, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
+	var lines []int
+	err := jsonl.ReadFile(path, func(n int, line []byte) error {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		r := &Record{}
 		if err := dec.Decode(r); err != nil {
-			return nil, fmt.Errorf("read rollouts %s: line %d: %w", path, n+1, err)
+			return err
 		}
+		recs, lines = append(recs, r), append(lines, n)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read rollouts: %w", err)
+	}
+	for i, r := range recs {
 		if err := r.check(); err != nil {
-			return nil, fmt.Errorf("read rollouts %s: line %d (question %d): %w", path, n+1, r.QuestionID, err)
+			return nil, fmt.Errorf("read rollouts %s: line %d (question %d): %w", path, lines[i], r.QuestionID, err)
 		}
-		recs = append(recs, r)
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("read rollouts %s: no records", path)

@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/jsonl"
 	"github.com/sqlrl/sqlrl/textclip"
 )
 
@@ -160,31 +160,21 @@ func WriteBIRDPredictions(path string, preds []Prediction) error {
 // dev_gold.sql, Spider's gold.txt). Blank lines are skipped, as both official
 // scripts do; each line is trimmed first, as BIRD's script does.
 func ReadGoldSQL(path string) ([]Example, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("load %w", err)
-	}
-	defer f.Close()
 	var out []Example
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		parts := strings.Split(text, "\t")
+	err := jsonl.ReadFile(path, func(_ int, b []byte) error {
+		parts := strings.Split(string(b), "\t")
 		if len(parts) != 2 || parts[1] == "" {
-			return nil, fmt.Errorf("%s: line %d: want \"SQL<TAB>db_id\", got %d tab-separated fields", path, line, len(parts))
+			return fmt.Errorf("want \"SQL<TAB>db_id\", got %d tab-separated fields", len(parts))
 		}
 		if err := CheckDBID(parts[1]); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+			return err
 		}
 		i := len(out)
 		out = append(out, Example{Index: i, QuestionID: i, SQL: parts[0], DBID: parts[1]})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, loadError(err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no gold queries: the file is empty or blank", path)
@@ -228,22 +218,11 @@ type jsonlPrediction struct {
 // line with question_id (or index), sql and optional candidates. A line with
 // candidates but no sql submits the first candidate.
 func ReadJSONLPredictions(path string) ([]Prediction, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("load %w", err)
-	}
-	defer f.Close()
 	var out []Prediction
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := jsonl.ReadFile(path, func(line int, b []byte) error {
 		var r jsonlPrediction
 		if err := strictUnmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+			return err
 		}
 		p := Prediction{DBID: r.DBID, Source: fmt.Sprintf("line %d", line)}
 		switch {
@@ -254,11 +233,11 @@ func ReadJSONLPredictions(path string) ([]Prediction, error) {
 			p.Index = *r.Index
 			p.QuestionID = *r.Index
 		default:
-			return nil, fmt.Errorf("%s: line %d: missing question_id", path, line)
+			return errors.New("missing question_id")
 		}
 		if len(r.Candidates) > 0 && string(r.Candidates) != "null" {
 			if err := json.Unmarshal(r.Candidates, &p.Candidates); err != nil {
-				return nil, fmt.Errorf("%s: line %d: candidates: want a list of SQL strings: %w", path, line, err)
+				return fmt.Errorf("candidates: want a list of SQL strings: %w", err)
 			}
 		}
 		switch {
@@ -267,12 +246,13 @@ func ReadJSONLPredictions(path string) ([]Prediction, error) {
 		case len(p.Candidates) > 0:
 			p.SQL = p.Candidates[0]
 		default:
-			return nil, fmt.Errorf("%s: line %d: missing sql (and no candidates)", path, line)
+			return errors.New("missing sql (and no candidates)")
 		}
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, loadError(err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no predictions: the file is empty or blank", path)
@@ -362,4 +342,14 @@ func Align(path string, examples []Example, preds []Prediction) ([]*Prediction, 
 		out[i] = p
 	}
 	return out, nil
+}
+
+// loadError words a reader's error: a line's error names the file and the
+// line already; a file that cannot be read says it was being loaded.
+func loadError(err error) error {
+	var le *jsonl.LineError
+	if errors.As(err, &le) {
+		return err
+	}
+	return fmt.Errorf("load %w", err)
 }
