@@ -15,9 +15,11 @@ import (
 // receives ends at the first error, so running calls can stop and calls
 // not yet started are skipped.
 //
-// The error returned does not depend on timing: the failure of the lowest
-// index other than a cancellation, else the lowest index's cancellation,
-// else ctx's error when ctx ended before For returned.
+// The error returned is a cause, not a consequence: of the calls that
+// failed before any stop, the lowest index's error (other than a
+// cancellation); failing that, the lowest index's error; else ctx's error
+// when ctx ended before For returned. Errors returned after the stop (a
+// query interrupted by it) never hide the one that caused it.
 func For(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -26,6 +28,7 @@ func For(ctx context.Context, n, workers int, f func(ctx context.Context, i int)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, n)
+	cause := make([]bool, n)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(workers, max(n, 1)) {
@@ -38,7 +41,9 @@ func For(ctx context.Context, n, workers int, f func(ctx context.Context, i int)
 					continue
 				}
 				if err := f(ctx, i); err != nil {
-					errs[i] = err
+					// An error after the stop may be its consequence (a
+					// query interrupted): it never hides the cause.
+					errs[i], cause[i] = err, ctx.Err() == nil
 					cancel()
 				}
 			}
@@ -49,8 +54,8 @@ func For(ctx context.Context, n, workers int, f func(ctx context.Context, i int)
 	}
 	close(jobs)
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !isCancel(err) {
+	for i, err := range errs {
+		if cause[i] && !isCancel(err) {
 			return err
 		}
 	}

@@ -82,3 +82,23 @@ func TestForCancelledContext(t *testing.T) {
 		t.Errorf("%d calls on a cancelled context, want 0", calls.Load())
 	}
 }
+
+// TestForKeepsTheCause checks that an error returned because of the stop
+// (an interrupted query, worded as its own failure) does not hide the
+// failure that caused the stop, even at a lower index.
+func TestForKeepsTheCause(t *testing.T) {
+	errCause := errors.New("the gold is broken")
+	started := make(chan struct{})
+	err := For(context.Background(), 2, 2, func(ctx context.Context, i int) error {
+		if i == 0 {
+			close(started)
+			<-ctx.Done()
+			return errors.New("query interrupted") // not wrapping ctx.Err()
+		}
+		<-started
+		return errCause
+	})
+	if !errors.Is(err, errCause) {
+		t.Errorf("err = %v, want the cause %v", err, errCause)
+	}
+}
