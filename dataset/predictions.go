@@ -186,19 +186,15 @@ func ReadGoldSQL(path string) ([]Example, error) {
 // format; anything after a tab is ignored). Blank lines are skipped, as
 // Spider's evaluator does, so line k pairs with the k-th gold question.
 func ReadSQLLines(path string) ([]Prediction, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("load %w", err)
-	}
 	var out []Prediction
-	for n, l := range strings.Split(string(data), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			continue
-		}
-		sql, _, _ := strings.Cut(l, "\t")
+	err := jsonl.ReadFile(path, func(line int, b []byte) error {
+		sql, _, _ := strings.Cut(string(b), "\t")
 		i := len(out)
-		out = append(out, Prediction{Index: i, QuestionID: i, SQL: sql, Source: fmt.Sprintf("line %d", n+1)})
+		out = append(out, Prediction{Index: i, QuestionID: i, SQL: sql, Source: fmt.Sprintf("line %d", line)})
+		return nil
+	})
+	if err != nil {
+		return nil, loadError(err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no predictions: the file is empty or blank", path)
