@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -374,34 +375,19 @@ func (p *Pipeline) execute(ctx context.Context, recs []*Record, results [][]*sql
 	var (
 		mu     sync.Mutex
 		done   int
-		wg     sync.WaitGroup
 		report = p.stageProgress(stage)
 	)
-	next := make(chan int)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				p.executeOne(ctx, recs[i], &results[i])
-				mu.Lock()
-				done++
-				if done%50 == 0 || done == len(recs) {
-					report.Report(done, len(recs))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range recs {
-		if ctx.Err() != nil {
-			break
+	err := parallel.For(ctx, len(recs), 4, func(ctx context.Context, i int) error {
+		p.executeOne(ctx, recs[i], &results[i])
+		mu.Lock()
+		done++
+		if done%50 == 0 || done == len(recs) {
+			report.Report(done, len(recs))
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return results, ctx.Err()
+		mu.Unlock()
+		return nil
+	})
+	return results, err // only ctx ends it early
 }
 
 // executeOne runs r's new candidates and regroups its results.
