@@ -12,6 +12,7 @@ import (
 	"text/template"
 
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Roles of the pipeline's agents; each names its template file
@@ -157,7 +158,7 @@ func RenderExecution(e Execution) string {
 		if msg == "" {
 			msg = e.Class
 		}
-		return "error: " + abbreviate(oneLine(msg), 160)
+		return "error: " + textclip.Clip(oneLine(msg), 160)
 	}
 	if e.NRows == 0 {
 		return "no rows"
@@ -175,7 +176,7 @@ func RenderExecution(e Execution) string {
 			if j > 0 {
 				b.WriteString(" | ")
 			}
-			b.WriteString(abbreviate(oneLine(v), 40))
+			b.WriteString(textclip.Clip(oneLine(v), 40))
 		}
 	}
 	if e.NRows > len(e.Rows) {
@@ -260,11 +261,11 @@ func (a *Agent) renderFit(role string, d PromptData) (string, bool, error) {
 				d.Feedback = d.Feedback[:1]
 			}
 			for i := range d.Feedback {
-				d.Feedback[i] = abbreviate(d.Feedback[i], 160)
+				d.Feedback[i] = textclip.Clip(d.Feedback[i], 160)
 			}
 		},
 		func(d *PromptData) {
-			d.SQL, d.A.SQL, d.B.SQL = abbreviate(d.SQL, 300), abbreviate(d.A.SQL, 300), abbreviate(d.B.SQL, 300)
+			d.SQL, d.A.SQL, d.B.SQL = textclip.Clip(d.SQL, 300), textclip.Clip(d.A.SQL, 300), textclip.Clip(d.B.SQL, 300)
 		},
 	}
 	d.Feedback = append([]string(nil), d.Feedback...)
@@ -285,7 +286,7 @@ func (a *Agent) renderFit(role string, d PromptData) (string, bool, error) {
 func cutRows(res string) string {
 	head, _, found := strings.Cut(res, ": ")
 	if !found || strings.HasPrefix(res, "error: ") {
-		return abbreviate(res, 120)
+		return textclip.Clip(res, 120)
 	}
 	return head
 }

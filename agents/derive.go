@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sqlrl/sqlrl/sqlparse"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // This file writes the feedback a validator should have given, without a
@@ -106,13 +108,11 @@ func shortError(msg string) string {
 	return clip(msg, 2*maxNamed)
 }
 
-// clip shortens text quoted from a query or a result and keeps it on one
-// line.
+// clip shortens text quoted from a query or a result to one line of at
+// most n runes, the mark included.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-3]) + "..."
+	if s = strings.Join(strings.Fields(s), " "); utf8.RuneCountInString(s) > n {
+		return textclip.Clip(s, n-len(textclip.Mark))
 	}
 	return s
 }

@@ -5,26 +5,28 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Parse errors: an answer an agent's parser refuses is a failed call,
 // recorded with the question and replaced by the stage's fallback.
 var (
-	ErrNoSQL        = errors.New("no SQL in the answer")
+	ErrNoSQL        = reward.ErrNoSQL
 	ErrNoConclusion = errors.New("no \"Conclude: correct.\" or \"Conclude: incorrect.\" in the feedback")
 	ErrTwoVerdicts  = errors.New("the feedback concludes more than once")
 	ErrNoChoice     = errors.New("no choice of A or B in the answer")
 )
 
 var (
-	finalSQLRe = regexp.MustCompile(`(?i)final\s+sql\s+query\s*:`)
-	fenceRe    = regexp.MustCompile("(?s)```[ \t]*([A-Za-z]*)[ \t]*\n?(.*?)```")
 	concludeRe = regexp.MustCompile(`(?i)conclude\s*:\s*\**\s*(correct|incorrect)\b`)
 	choiceRe   = regexp.MustCompile(`(?i)^\W*(?:(?:final\s+)?(?:answer|choice|better|winner)\s*(?:is)?\s*:?\s*)?\**\s*\(?([AB])\)?\**\s*\.?\s*$`)
-	startSQLRe = regexp.MustCompile(`(?i)^\s*(select|with)\b`)
 )
 
-// ParseSQL reads the SQL of a planner's or fixer's answer. Accepted forms,
+// ParseSQL reads the SQL of a planner's or fixer's answer: the reward's
+// extraction (reward.Extract) in the recipe's strict format, so an agent
+// and the reward read the same query out of the same text. Accepted forms,
 // most explicit first:
 //
 //	... Final SQL query: ```sql SELECT ... ```   (the recipe's format: a plan, then the query)
@@ -36,67 +38,11 @@ var (
 // queries is refused: the model contradicted itself, and neither is its
 // answer more than the other.
 func ParseSQL(text string) (string, error) {
-	if locs := finalSQLRe.FindAllStringIndex(text, -1); len(locs) > 0 {
-		var got []string
-		for k, loc := range locs {
-			end := len(text)
-			if k+1 < len(locs) {
-				end = locs[k+1][0]
-			}
-			sql, err := sqlAfter(text[loc[1]:end])
-			if err != nil {
-				return "", err
-			}
-			got = append(got, sql)
-		}
-		for _, s := range got[1:] {
-			if s != got[0] {
-				return "", fmt.Errorf("two different final queries: %q and %q", abbreviate(got[0], 60), abbreviate(s, 60))
-			}
-		}
-		return got[0], nil
-	}
-	if blocks := fenceRe.FindAllStringSubmatch(text, -1); len(blocks) > 0 {
-		for k := len(blocks) - 1; k >= 0; k-- {
-			lang := strings.ToLower(blocks[k][1])
-			if lang == "" || lang == "sql" || lang == "sqlite" {
-				if sql := cleanSQL(blocks[k][2]); sql != "" {
-					return sql, nil
-				}
-			}
-		}
-		return "", ErrNoSQL
-	}
-	if startSQLRe.MatchString(text) {
-		if sql := cleanSQL(text); sql != "" {
-			return sql, nil
-		}
-	}
-	return "", ErrNoSQL
+	return reward.Extract(text, reward.ExtractOptions{Final: true})
 }
 
-// sqlAfter reads the query that follows "Final SQL query:": a fenced block
-// when one starts it, else the text up to a blank line.
-func sqlAfter(rest string) (string, error) {
-	trim := strings.TrimLeft(rest, " \t\r\n")
-	if strings.HasPrefix(trim, "```") {
-		if m := fenceRe.FindStringSubmatch(trim); m != nil {
-			if sql := cleanSQL(m[2]); sql != "" {
-				return sql, nil
-			}
-		}
-		return "", fmt.Errorf("%w: the final query's block is empty or not closed", ErrNoSQL)
-	}
-	if i := strings.Index(trim, "\n\n"); i >= 0 {
-		trim = trim[:i]
-	}
-	if !startSQLRe.MatchString(trim) {
-		return "", fmt.Errorf("%w: \"Final SQL query:\" is not followed by a query", ErrNoSQL)
-	}
-	return cleanSQL(trim), nil
-}
-
-// cleanSQL trims space and trailing semicolons.
+// cleanSQL trims space and trailing semicolons: the native model's answer
+// is the query itself.
 func cleanSQL(s string) string {
 	s = strings.TrimSpace(s)
 	for strings.HasSuffix(s, ";") {
@@ -132,18 +78,10 @@ func ParseChoice(text string) (int, error) {
 	}
 	m := choiceRe.FindStringSubmatch(last)
 	if m == nil {
-		return 0, fmt.Errorf("%w: last line %q", ErrNoChoice, abbreviate(last, 60))
+		return 0, fmt.Errorf("%w: last line %q", ErrNoChoice, textclip.Clip(last, 60))
 	}
 	if strings.EqualFold(m[1], "a") {
 		return 0, nil
 	}
 	return 1, nil
-}
-
-func abbreviate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "..."
 }

@@ -10,7 +10,9 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -69,8 +71,9 @@ type Pipeline struct {
 	// TournamentSize is the number of distinct results the selector
 	// compares, most voted first (default 4: 6 comparisons).
 	TournamentSize int
-	// Progress, when set, reports each stage's progress.
-	Progress func(stage string, done, total int)
+	// Progress, when set, gives each stage's report as the stage starts
+	// (a nil Func: none for that stage).
+	Progress func(stage string) progress.Func
 	// Reuse, when set, supplies the planner's candidates from an earlier
 	// run's records (by question id) instead of decoding them, so that
 	// variants of the later stages are compared on the same candidates.
@@ -79,6 +82,14 @@ type Pipeline struct {
 
 // Timing is the wall time per stage, in seconds.
 type Timing map[string]float64
+
+// stageProgress is the report of one stage's work (nil without Progress).
+func (p *Pipeline) stageProgress(stage string) progress.Func {
+	if p.Progress == nil {
+		return nil
+	}
+	return p.Progress(stage)
+}
 
 // Stages, in order, as Timing and Progress name them.
 const (
@@ -264,8 +275,8 @@ func (p *Pipeline) plan(ctx context.Context, recs []*Record, fb *policy.FitBatch
 	}
 	o := policy.DecodeOptions{Greedy: true, Samples: p.K - 1, Temperature: p.Temperature, TopP: p.TopP, MaxTokens: a.maxTokens(),
 		Seed: p.Seed, Guide: p.Guide && a.Set != SetChat, Words: p.Words}
-	if p.Progress != nil {
-		o.Progress = func(done, total int, _ policy.Stats) { p.Progress(StagePlanner, done, total) }
+	if report := p.stageProgress(StagePlanner); report != nil {
+		o.Progress = func(done, total int, _ policy.Stats) { report(done, total) }
 	}
 	decoded, _, err := policy.DecodeBatch(ctx, a.Gen, pb, o)
 	if err != nil {
@@ -362,35 +373,21 @@ func (p *Pipeline) execute(ctx context.Context, recs []*Record, results [][]*sql
 		results = make([][]*sqlexec.Result, len(recs))
 	}
 	var (
-		mu   sync.Mutex
-		done int
-		wg   sync.WaitGroup
+		mu     sync.Mutex
+		done   int
+		report = p.stageProgress(stage)
 	)
-	next := make(chan int)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				p.executeOne(ctx, recs[i], &results[i])
-				mu.Lock()
-				done++
-				if p.Progress != nil && (done%50 == 0 || done == len(recs)) {
-					p.Progress(stage, done, len(recs))
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range recs {
-		if ctx.Err() != nil {
-			break
+	err := parallel.For(ctx, len(recs), 4, func(ctx context.Context, i int) error {
+		p.executeOne(ctx, recs[i], &results[i])
+		mu.Lock()
+		done++
+		if done%50 == 0 || done == len(recs) {
+			report.Report(done, len(recs))
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return results, ctx.Err()
+		mu.Unlock()
+		return nil
+	})
+	return results, err // only ctx ends it early
 }
 
 // executeOne runs r's new candidates and regroups its results.
@@ -473,6 +470,7 @@ func (p *Pipeline) call(ctx context.Context, a *Agent, stage string, items []ite
 	texts := make([]string, len(items))
 	errs := make([]error, len(items))
 	done := 0
+	report := p.stageProgress(stage)
 	run := func(idx []int) error {
 		ps := make([]string, len(idx))
 		for k, i := range idx {
@@ -497,9 +495,7 @@ func (p *Pipeline) call(ctx context.Context, a *Agent, stage string, items []ite
 			texts[i] = outs[k][0].Text
 		}
 		done += len(idx)
-		if p.Progress != nil {
-			p.Progress(stage, done, len(items))
-		}
+		report.Report(done, len(items))
 		return nil
 	}
 	const chunk = 64

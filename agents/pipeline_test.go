@@ -24,6 +24,7 @@ import (
 	"github.com/sqlrl/sqlrl/llmclient"
 	"github.com/sqlrl/sqlrl/modelserver"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
@@ -281,10 +282,12 @@ func TestPipelineNativeScripted(t *testing.T) {
 		K: 3, Temperature: 1, Seed: 3, Engine: eng, Scorer: sc}
 	stages := map[string]bool{}
 	var mu sync.Mutex
-	p.Progress = func(s string, done, total int) {
-		mu.Lock()
-		stages[s] = true
-		mu.Unlock()
+	p.Progress = func(s string) progress.Func {
+		return func(done, total int) {
+			mu.Lock()
+			stages[s] = true
+			mu.Unlock()
+		}
 	}
 	recs, tm, err := p.Run(context.Background(), exs, Prompts{SetNative: questionPrompts(exs, policy.CompactCue)})
 	if err != nil {

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/jsonl"
 )
 
 // Candidate sources.
@@ -130,7 +130,7 @@ func WriteRecords(w io.Writer, recs []*Record) error {
 // SaveRecords writes a rollout file whole or not at all (a killed run
 // leaves no half file for a later -reuse to read).
 func SaveRecords(path string, recs []*Record) error {
-	if err := nn.WriteFileAtomic(path, func(w io.Writer) error { return WriteRecords(w, recs) }); err != nil {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return WriteRecords(w, recs) }); err != nil {
 		return fmt.Errorf("save rollouts %s: %w", path, err)
 	}
 	return nil
@@ -138,25 +138,25 @@ func SaveRecords(path string, recs []*Record) error {
 
 // ReadRecords reads a rollout file, naming the line of a bad record.
 func ReadRecords(path string) ([]*Record, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read rollouts %s: %w", path, err)
-	}
 	var recs []*Record
-	for n, line := range bytes.Split(b, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
+	var lines []int
+	err := jsonl.ReadFile(path, func(n int, line []byte) error {
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		r := &Record{}
 		if err := dec.Decode(r); err != nil {
-			return nil, fmt.Errorf("read rollouts %s: line %d: %w", path, n+1, err)
+			return err
 		}
+		recs, lines = append(recs, r), append(lines, n)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read rollouts: %w", err)
+	}
+	for i, r := range recs {
 		if err := r.check(); err != nil {
-			return nil, fmt.Errorf("read rollouts %s: line %d (question %d): %w", path, n+1, r.QuestionID, err)
+			return nil, fmt.Errorf("read rollouts %s: line %d (question %d): %w", path, lines[i], r.QuestionID, err)
 		}
-		recs = append(recs, r)
 	}
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("read rollouts %s: no records", path)

@@ -48,6 +48,7 @@ func (p *Pipeline) review(ctx context.Context, recs []*Record, data func(int, st
 		}
 	}
 	const chunk = 64
+	report := p.stageProgress(StageReview)
 	for lo := 0; lo < len(prompts); lo += chunk {
 		hi := min(lo+chunk, len(prompts))
 		lps, err := p.Reviewer.CompletionLogProbs(ctx, prompts[lo:hi], comps[lo:hi])
@@ -65,9 +66,7 @@ func (p *Pipeline) review(ctx context.Context, recs []*Record, data func(int, st
 			c := &recs[w.r].Candidates[w.c]
 			c.Review, c.ReviewTokens = lp.Sum, lp.Tokens
 		}
-		if p.Progress != nil {
-			p.Progress(StageReview, hi, len(prompts))
-		}
+		report.Report(hi, len(prompts))
 	}
 	for _, r := range recs {
 		for j := range r.Candidates {

@@ -3,6 +3,8 @@ package agents
 import (
 	"strings"
 	"testing"
+
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // TestRenderFitCuts: a prompt that leaves the agent too little of its
@@ -25,7 +27,7 @@ func TestRenderFitCuts(t *testing.T) {
 	d2.Feedback = d.Feedback[:1]
 	feedback, _ := ts.Render(RoleFixer, d2)
 	d3 := d2
-	d3.SQL = abbreviate(d.SQL, 300)
+	d3.SQL = textclip.Clip(d.SQL, 300)
 	sql, _ := ts.Render(RoleFixer, d3)
 	need := minRoom[RoleFixer]
 	tests := []struct {

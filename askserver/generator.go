@@ -63,10 +63,9 @@ func (g *OpenAI) Generate(ctx context.Context, q Question) (string, error) {
 		if q.Schema == nil {
 			return "", fmt.Errorf("no schema for %s", q.DB)
 		}
-		name := q.Dialect.Name()
 		f := policy.Format{Kind: policy.FormatCompact, Types: true}
 		msgs = []openai.Message{
-			{Role: "system", Content: "You are an expert " + name + " developer. Given a database schema (one table a line: its columns, then the table's name), a question and evidence, write one " + name + " query that answers the question. Reply with the SQL query only."},
+			{Role: "system", Content: f.Instruction(q.Dialect)},
 			{Role: "user", Content: f.Compact(q.Schema, q.Question, q.Evidence)},
 		}
 	}

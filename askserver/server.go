@@ -39,6 +39,7 @@ import (
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 //go:embed web
@@ -858,4 +859,4 @@ func (s *Server) reload(ctx context.Context, r *http.Request) (any, error) {
 }
 
 // clip cuts s for quoting in a message.
-func clip(s string, n int) string { return llmclient.Abbreviate(strings.ToValidUTF8(s, "?"), n) }
+func clip(s string, n int) string { return textclip.Clip(strings.ToValidUTF8(s, "?"), n) }

@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -308,7 +309,7 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 func runInstances(ctx context.Context, all []*instance, scale float64, workers int, w io.Writer, start time.Time) error {
 	var mu sync.Mutex
 	done, questions := 0, 0
-	return parallel(ctx, len(all), workers, func(ctx context.Context, i int) error {
+	return parallel.For(ctx, len(all), workers, func(ctx context.Context, i int) error {
 		inst := all[i]
 		if err := runInstance(ctx, inst, scale); err != nil {
 			return err

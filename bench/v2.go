@@ -18,7 +18,6 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -32,6 +31,7 @@ import (
 	"github.com/sqlrl/sqlrl/bench/schemagen"
 	"github.com/sqlrl/sqlrl/bench/sqlgen"
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/sqlparse"
 )
@@ -145,7 +145,7 @@ func chooseHeldOut(ctx context.Context, seed uint64, workers int) ([]string, err
 		return nil, fmt.Errorf("hold out: %d domains, want more than %d", len(doms), HeldOutDomains)
 	}
 	names := make([]map[string]bool, len(doms))
-	err := parallel(ctx, len(doms), workers, func(_ context.Context, i int) error {
+	err := parallel.For(ctx, len(doms), workers, func(_ context.Context, i int) error {
 		names[i] = map[string]bool{}
 		for s := uint64(1); s <= 4; s++ {
 			db, err := schemagen.Design(doms[i], s)
@@ -372,7 +372,7 @@ func (p *v2Progress) finished(inst *v2Inst) {
 // runV2 builds and asks every instance on workers goroutines; results land
 // in the instances, so worker order changes nothing in the output.
 func runV2(ctx context.Context, root string, seed uint64, insts []*v2Inst, seen *trainSeen, workers int, pr *v2Progress) error {
-	return parallel(ctx, len(insts), workers, func(ctx context.Context, i int) error {
+	return parallel.For(ctx, len(insts), workers, func(ctx context.Context, i int) error {
 		inst := insts[i]
 		if err := runV2Inst(ctx, root, seed, inst, seen); err != nil {
 			return err
@@ -662,50 +662,6 @@ func tierOf(name string) Tier {
 		}
 	}
 	return -1
-}
-
-// parallel runs f(ctx, 0..n-1) on workers goroutines and returns the first
-// error (by index, so the error reported does not depend on timing). The
-// ctx f receives ends at the first failure, so that the other jobs stop.
-// Both generators run their databases through it.
-func parallel(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make([]error, n)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range max(1, workers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				if err := ctx.Err(); err != nil {
-					errs[i] = err
-					continue
-				}
-				if err := f(ctx, i); err != nil {
-					errs[i] = err
-					cancel()
-				}
-			}
-		}()
-	}
-	for i := range n {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
 }
 
 // v2Entry describes a schemagen database for <split>_tables.json, with

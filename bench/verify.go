@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/sqlrl/sqlrl/bench/sqlgen"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -169,46 +169,18 @@ func verifySchema(ctx context.Context, eng *sqlexec.SQLite, s *dataset.Schema) e
 	return nil
 }
 
-// runGolds executes every gold query on workers goroutines.
+// runGolds executes every gold query on workers goroutines; the first
+// failing one (in exs's order) stops the rest.
 func runGolds(ctx context.Context, eng *sqlexec.SQLite, exs []dataset.Example, workers int) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-	)
-	jobs := make(chan dataset.Example)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ex := range jobs {
-				res, err := eng.Query(ctx, ex.DBID, ex.SQL)
-				if err == nil && !sqlgen.Informative(res) {
-					err = errors.New("empty or uninformative result")
-				}
-				if err != nil {
-					mu.Lock()
-					if first == nil {
-						first = fmt.Errorf("question %d on %s: gold %s: %w", ex.QuestionID, ex.DBID, ex.SQL, err)
-						cancel()
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for _, ex := range exs {
-		if ctx.Err() != nil {
-			break
+	return parallel.For(ctx, len(exs), workers, func(ctx context.Context, i int) error {
+		ex := &exs[i]
+		res, err := eng.Query(ctx, ex.DBID, ex.SQL)
+		if err == nil && !sqlgen.Informative(res) {
+			err = errors.New("empty or uninformative result")
 		}
-		jobs <- ex
-	}
-	close(jobs)
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return ctx.Err()
+		if err != nil {
+			return fmt.Errorf("question %d on %s: gold %s: %w", ex.QuestionID, ex.DBID, ex.SQL, err)
+		}
+		return nil
+	})
 }

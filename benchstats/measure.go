@@ -8,9 +8,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
@@ -152,40 +152,25 @@ func execute(ctx context.Context, b *dataset.Benchmark, split string, qs []quest
 	if opts.Progress != nil {
 		bar = progress.New(opts.Progress, "run golds of "+split, len(qs))
 	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				q := &qs[i]
-				rows := 0
-				res, err := eng.QueryRows(ctx, q.ex.DBID, q.ex.SQL, func(_ []string, row []sqlexec.Value) bool {
-					if row != nil {
-						rows++
-					}
-					return true
-				})
-				if err != nil {
-					q.execErr = err
-				} else {
-					q.executed, q.rows, q.cols = true, rows, len(res.Columns)
-				}
-				bar.Add(1)
+	err := parallel.For(ctx, len(qs), workers, func(ctx context.Context, i int) error {
+		q := &qs[i]
+		rows := 0
+		res, err := eng.QueryRows(ctx, q.ex.DBID, q.ex.SQL, func(_ []string, row []sqlexec.Value) bool {
+			if row != nil {
+				rows++
 			}
-		}()
-	}
-	for i := range qs {
-		if ctx.Err() != nil {
-			break
+			return true
+		})
+		if err != nil {
+			q.execErr = err
+		} else {
+			q.executed, q.rows, q.cols = true, rows, len(res.Columns)
 		}
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+		bar.Add(1)
+		return nil
+	})
 	bar.Finish()
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return fmt.Errorf("run golds of %s: %w", b.Questions, err)
 	}
 	return nil

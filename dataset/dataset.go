@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/sqlparse"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Example is one benchmark question with its gold SQL.
@@ -233,7 +234,7 @@ func loadSpiderQuestions(path string) (*Benchmark, error) {
 		// A gold the hardness parser cannot read is still scored, just
 		// unlabelled: one odd query must not block evaluating the rest.
 		if h, err := sqlparse.SpiderHardness(ex.SQL); err != nil {
-			b.Warnings = append(b.Warnings, fmt.Sprintf("%s: record %d: no hardness for gold SQL %q: %v", path, i, abbreviate(ex.SQL), err))
+			b.Warnings = append(b.Warnings, fmt.Sprintf("%s: record %d: no hardness for gold SQL %q: %v", path, i, textclip.Clip(ex.SQL, 57), err))
 		} else {
 			ex.Difficulty = h
 		}

@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/jsonl"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Prediction is a model's answer to one question. Index ties it to the
@@ -96,7 +99,7 @@ func ReadBIRDPredictions(path string) ([]Prediction, error) {
 		byIdx[idx] = key
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("%s: line %d: key %q: value is %s, want a string \"SQL\\t----- bird -----\\tdb_id\"", path, line, key, abbreviate(string(raw)))
+			return nil, fmt.Errorf("%s: line %d: key %q: value is %s, want a string \"SQL\\t----- bird -----\\tdb_id\"", path, line, key, textclip.Clip(string(raw), 57))
 		}
 		sql, db, ok := strings.Cut(s, birdSeparator)
 		if !ok {
@@ -150,38 +153,28 @@ func WriteBIRDPredictions(path string, preds []Prediction) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return writeFileAtomic(path, data)
+	return atomicfile.WriteFile(path, data)
 }
 
 // ReadGoldSQL reads a gold file of "SQL<TAB>db_id" lines (BIRD's
 // dev_gold.sql, Spider's gold.txt). Blank lines are skipped, as both official
 // scripts do; each line is trimmed first, as BIRD's script does.
 func ReadGoldSQL(path string) ([]Example, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("load %w", err)
-	}
-	defer f.Close()
 	var out []Example
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		parts := strings.Split(text, "\t")
+	err := jsonl.ReadFile(path, func(_ int, b []byte) error {
+		parts := strings.Split(string(b), "\t")
 		if len(parts) != 2 || parts[1] == "" {
-			return nil, fmt.Errorf("%s: line %d: want \"SQL<TAB>db_id\", got %d tab-separated fields", path, line, len(parts))
+			return fmt.Errorf("want \"SQL<TAB>db_id\", got %d tab-separated fields", len(parts))
 		}
 		if err := CheckDBID(parts[1]); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+			return err
 		}
 		i := len(out)
 		out = append(out, Example{Index: i, QuestionID: i, SQL: parts[0], DBID: parts[1]})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, loadError(err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no gold queries: the file is empty or blank", path)
@@ -193,19 +186,15 @@ func ReadGoldSQL(path string) ([]Example, error) {
 // format; anything after a tab is ignored). Blank lines are skipped, as
 // Spider's evaluator does, so line k pairs with the k-th gold question.
 func ReadSQLLines(path string) ([]Prediction, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("load %w", err)
-	}
 	var out []Prediction
-	for n, l := range strings.Split(string(data), "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			continue
-		}
-		sql, _, _ := strings.Cut(l, "\t")
+	err := jsonl.ReadFile(path, func(line int, b []byte) error {
+		sql, _, _ := strings.Cut(string(b), "\t")
 		i := len(out)
-		out = append(out, Prediction{Index: i, QuestionID: i, SQL: sql, Source: fmt.Sprintf("line %d", n+1)})
+		out = append(out, Prediction{Index: i, QuestionID: i, SQL: sql, Source: fmt.Sprintf("line %d", line)})
+		return nil
+	})
+	if err != nil {
+		return nil, loadError(err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no predictions: the file is empty or blank", path)
@@ -225,22 +214,11 @@ type jsonlPrediction struct {
 // line with question_id (or index), sql and optional candidates. A line with
 // candidates but no sql submits the first candidate.
 func ReadJSONLPredictions(path string) ([]Prediction, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("load %w", err)
-	}
-	defer f.Close()
 	var out []Prediction
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := jsonl.ReadFile(path, func(line int, b []byte) error {
 		var r jsonlPrediction
 		if err := strictUnmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+			return err
 		}
 		p := Prediction{DBID: r.DBID, Source: fmt.Sprintf("line %d", line)}
 		switch {
@@ -251,11 +229,11 @@ func ReadJSONLPredictions(path string) ([]Prediction, error) {
 			p.Index = *r.Index
 			p.QuestionID = *r.Index
 		default:
-			return nil, fmt.Errorf("%s: line %d: missing question_id", path, line)
+			return errors.New("missing question_id")
 		}
 		if len(r.Candidates) > 0 && string(r.Candidates) != "null" {
 			if err := json.Unmarshal(r.Candidates, &p.Candidates); err != nil {
-				return nil, fmt.Errorf("%s: line %d: candidates: want a list of SQL strings: %w", path, line, err)
+				return fmt.Errorf("candidates: want a list of SQL strings: %w", err)
 			}
 		}
 		switch {
@@ -264,12 +242,13 @@ func ReadJSONLPredictions(path string) ([]Prediction, error) {
 		case len(p.Candidates) > 0:
 			p.SQL = p.Candidates[0]
 		default:
-			return nil, fmt.Errorf("%s: line %d: missing sql (and no candidates)", path, line)
+			return errors.New("missing sql (and no candidates)")
 		}
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, loadError(err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no predictions: the file is empty or blank", path)
@@ -293,7 +272,7 @@ func WriteJSONLPredictions(path string, preds []Prediction) error {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	return writeFileAtomic(path, buf.Bytes())
+	return atomicfile.WriteFile(path, buf.Bytes())
 }
 
 // ReadPredictions reads any prediction format sqlrl knows, by content: a
@@ -361,24 +340,12 @@ func Align(path string, examples []Example, preds []Prediction) ([]*Prediction, 
 	return out, nil
 }
 
-func abbreviate(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
+// loadError words a reader's error: a line's error names the file and the
+// line already; a file that cannot be read says it was being loaded.
+func loadError(err error) error {
+	var le *jsonl.LineError
+	if errors.As(err, &le) {
+		return err
 	}
-	return s
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so an
-// interrupted run never leaves a half-written output behind.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return fmt.Errorf("load %w", err)
 }

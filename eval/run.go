@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/parallel"
+	"github.com/sqlrl/sqlrl/progress"
 )
 
 // Options configure Run.
@@ -21,7 +21,7 @@ type Options struct {
 	// is CPU-bound, so more workers than cores only adds contention.
 	Workers int
 	// Progress, when set, is called after each question (from any worker).
-	Progress func(done, total int)
+	Progress progress.Func
 	// VESIterations > 0 times each EX-correct pair that many times (BIRD's
 	// script uses 100) and reports VES and R-VES.
 	VESIterations int
@@ -95,39 +95,19 @@ func Run(ctx context.Context, s *Scorer, examples []dataset.Example, preds []*da
 		return nil, fmt.Errorf("eval: %d predictions for %d questions", len(preds), len(examples))
 	}
 	start := time.Now()
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	results := make([]QuestionResult, len(examples))
 	order := goldFirstOrder(examples)
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(order) || ctx.Err() != nil {
-					return
-				}
-				i := order[k]
-				results[i] = scoreOne(ctx, s, &examples[i], preds[i], opts)
-				if err := goldNoDatabase(&examples[i], &results[i].Outcome); err != nil {
-					stop(err)
-					return
-				}
-				if opts.Progress != nil {
-					opts.Progress(int(done.Add(1)), len(examples))
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
+	var done atomic.Int64
+	err := parallel.For(ctx, len(order), opts.Workers, func(ctx context.Context, k int) error {
+		i := order[k]
+		results[i] = scoreOne(ctx, s, &examples[i], preds[i], opts)
+		if err := goldNoDatabase(&examples[i], &results[i].Outcome); err != nil {
+			return err
+		}
+		opts.Progress.Report(int(done.Add(1)), len(examples))
+		return nil
+	})
+	if err != nil {
 		if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}

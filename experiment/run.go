@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/eval"
-	"github.com/sqlrl/sqlrl/nn"
 )
 
 // Trainer does the work of one run: train (or resume training) an SFT or
@@ -290,15 +290,10 @@ func writeJSON(path string, v any) error {
 	return writeFile(path, append(b, '\n'))
 }
 
-// writeFile writes b to path atomically (nn.WriteFileAtomic: a temporary
-// file of its own, so two experiments on one directory may write the
-// same file at once).
-func writeFile(path string, b []byte) error {
-	if err := nn.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+// writeFile writes b to path atomically (atomicfile: a temporary file of
+// its own, so two experiments on one directory may write the same file at
+// once).
+func writeFile(path string, b []byte) error { return atomicfile.WriteFile(path, b) }
 
 // writeEvalFile writes an evaluation's report question by question into
 // its run's directory (EvalFile).

@@ -9,7 +9,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
 )
 
 // The tensor file format: the magic "SQLRLNN1", a little-endian uint32
@@ -83,9 +84,9 @@ func ReadFloats(r io.Reader, want int) ([]float32, error) {
 	return v, nil
 }
 
-// SaveFloats writes v to path atomically (a temporary file, fsync, rename).
+// SaveFloats writes v to path atomically (atomicfile.Write).
 func SaveFloats(path string, v []float32) error {
-	return WriteFileAtomic(path, func(w io.Writer) error { return WriteFloats(w, v) })
+	return atomicfile.Write(path, func(w io.Writer) error { return WriteFloats(w, v) })
 }
 
 // LoadFloats reads a tensor file.
@@ -100,29 +101,4 @@ func LoadFloats(path string, want int) ([]float32, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
-}
-
-// WriteFileAtomic writes a file through write into a temporary file in the
-// same directory, syncs it and renames it over path, so a reader (or a run
-// killed mid-write) sees the old file or the new one, never half of one.
-func WriteFileAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

@@ -42,6 +42,12 @@ const (
 	FormatText = "text"
 )
 
+// Instruction is prompt.Instruction for a compact prompt (Compact): the
+// system message a chat model reads before one.
+func (f Format) Instruction(d prompt.Dialect) string {
+	return prompt.Instruction(d, "one table a line: its columns, then the table's name")
+}
+
 // CompactCue ends a compact prompt; the SQL follows it.
 const CompactCue = "\nSQL: "
 

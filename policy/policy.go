@@ -27,6 +27,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/tokenizer"
 )
@@ -177,7 +178,7 @@ func (p *Policy) Save(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := nn.WriteFileAtomic(filepath.Join(dir, FileConfig), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, FileConfig), func(w io.Writer) error {
 		_, err := w.Write(append(cfg, '\n'))
 		return err
 	}); err != nil {
@@ -187,7 +188,7 @@ func (p *Policy) Save(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := nn.WriteFileAtomic(filepath.Join(dir, FileTokenizer), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(dir, FileTokenizer), func(w io.Writer) error {
 		_, err := w.Write(append(tj, '\n'))
 		return err
 	}); err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // TaskReview marks a checkpoint (Info.Task) trained to read a query and
@@ -39,7 +41,7 @@ func ReviewPrompt(prompt, sql string) (string, error) {
 	k := SchemaEnd(prompt)
 	rest := prompt[k:]
 	if !strings.HasPrefix(rest, "question: ") {
-		return "", fmt.Errorf("policy: review prompt: no question line after the schema in %q", abbreviate(prompt, 80))
+		return "", fmt.Errorf("policy: review prompt: no question line after the schema in %q", textclip.Clip(prompt, 80))
 	}
 	var b strings.Builder
 	b.WriteString(prompt[:k])
@@ -96,13 +98,6 @@ func (p *Policy) SchemaTokens(prompt string, seq Sequence, cache map[string][]in
 		return 0
 	}
 	return len(st)
-}
-
-func abbreviate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // CompletionLogProbs scores each completion after its prompt (teacher

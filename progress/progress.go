@@ -12,6 +12,28 @@ import (
 	"time"
 )
 
+// Func is the one shape of a progress report: done of total units of work
+// are finished. Work may call it from any goroutine and as often as it
+// likes; a nil Func reports nothing (Report). Stages of work that report
+// separately take a Func per stage.
+type Func func(done, total int)
+
+// Report calls f when it is set.
+func (f Func) Report(done, total int) {
+	if f != nil {
+		f(done, total)
+	}
+}
+
+// Func returns a report that moves the bar (its total stays the one given
+// to New). A nil bar gives a nil Func.
+func (b *Bar) Func() Func {
+	if b == nil {
+		return nil
+	}
+	return func(done, _ int) { b.Set(done) }
+}
+
 // Bar reports progress of a known amount of work. It is safe for
 // concurrent use; Set may be called from many workers.
 type Bar struct {

@@ -47,3 +47,30 @@ func TestNilBarIsSafe(t *testing.T) {
 	b.Finish()
 	New(nil, "x", 1).Set(1)
 }
+
+func TestFuncReport(t *testing.T) {
+	var got [][2]int
+	record := Func(func(done, total int) { got = append(got, [2]int{done, total}) })
+	var buf bytes.Buffer
+	bar := New(&buf, "work", 4)
+	tests := []struct {
+		name string
+		f    Func
+		want int // reports recorded after the call
+	}{
+		{"nil Func reports nothing", nil, 0},
+		{"nil bar's Func reports nothing", (*Bar)(nil).Func(), 0},
+		{"a Func is called", record, 1},
+		{"a bar's Func moves the bar", bar.Func(), 1},
+	}
+	for _, tc := range tests {
+		tc.f.Report(4, 4)
+		if len(got) != tc.want {
+			t.Errorf("%s: %d reports recorded, want %d", tc.name, len(got), tc.want)
+		}
+	}
+	bar.Finish()
+	if !strings.Contains(buf.String(), "4/4") {
+		t.Errorf("bar after its Func reported 4 of 4:\n%s", buf.String())
+	}
+}

@@ -122,10 +122,20 @@ type Prompt struct {
 	question, evidence string
 }
 
-// System is the system message: the task and the dialect.
-func (p *Prompt) System() string {
-	name := p.Dialect.Name()
-	return "You are an expert " + name + " developer. Given a database schema, a question and evidence " +
+// System is the system message: the task and the dialect (Instruction).
+func (p *Prompt) System() string { return Instruction(p.Dialect, "") }
+
+// Instruction is the one instruction that asks a chat model for SQL: the
+// task, the dialect, and how the schema is laid out (layout, when the
+// schema is not CREATE TABLE statements; policy's compact format names its
+// own). Every prompt that asks for SQL says it in these words.
+func Instruction(d Dialect, layout string) string {
+	name := d.Name()
+	schema := "a database schema"
+	if layout != "" {
+		schema += " (" + layout + ")"
+	}
+	return "You are an expert " + name + " developer. Given " + schema + ", a question and evidence " +
 		"(hints that tie the question's words to the schema), write one " + name +
 		" query that answers the question. Reply with the SQL query only."
 }

@@ -469,3 +469,19 @@ func BenchmarkBuild(b *testing.B) {
 		})
 	}
 }
+
+func TestInstruction(t *testing.T) {
+	tests := []struct {
+		d      Dialect
+		layout string
+		want   string
+	}{
+		{SQLite, "", "You are an expert SQLite developer. Given a database schema, a question and evidence (hints that tie the question's words to the schema), write one SQLite query that answers the question. Reply with the SQL query only."},
+		{PostgreSQL, "one table a line", "You are an expert PostgreSQL developer. Given a database schema (one table a line), a question and evidence (hints that tie the question's words to the schema), write one PostgreSQL query that answers the question. Reply with the SQL query only."},
+	}
+	for _, tc := range tests {
+		if got := Instruction(tc.d, tc.layout); got != tc.want {
+			t.Errorf("Instruction(%s, %q) =\n%s\nwant\n%s", tc.d, tc.layout, got, tc.want)
+		}
+	}
+}

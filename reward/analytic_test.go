@@ -29,7 +29,7 @@ func buildOrdering(t *testing.T, sc *eval.Scorer) []orderingSet {
 	byQ := map[int]*orderingSet{}
 	var order []int
 	outs := make([]eval.Outcome, len(pairs))
-	parallel(len(pairs), func(i int) {
+	forEach(len(pairs), func(i int) {
 		outs[i] = sc.Score(context.Background(), pairs[i].DBID, pairs[i].Gold, pairs[i].Pred)
 	})
 	for i, p := range pairs {

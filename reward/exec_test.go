@@ -3,13 +3,13 @@ package reward
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/internal/testkit"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -22,24 +22,9 @@ func newScorer(t testing.TB, keep bool) (*eval.Scorer, *sqlexec.SQLite) {
 	return &eval.Scorer{Engine: e, Mode: eval.ModeBIRD, CachePredictions: true, KeepResults: keep}, e
 }
 
-// parallel runs fn(i) for i in [0, n) on a few goroutines.
-func parallel(n int, fn func(i int)) {
-	var wg sync.WaitGroup
-	ch := make(chan int)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range ch {
-				fn(i)
-			}
-		}()
-	}
-	for i := range n {
-		ch <- i
-	}
-	close(ch)
-	wg.Wait()
+// forEach runs fn(i) for i in [0, n) on a few goroutines.
+func forEach(n int, fn func(i int)) {
+	parallel.For(context.Background(), n, 4, func(_ context.Context, i int) error { fn(i); return nil })
 }
 
 // TestExecAgreesWithOfficialEX checks every scheme on all 2,296 pairs the
@@ -54,7 +39,7 @@ func TestExecAgreesWithOfficialEX(t *testing.T) {
 	}
 	res := make([]got, len(pairs))
 	mats := &Exec{Scorer: sc, Scheme: SchemeMATS}
-	parallel(len(pairs), func(i int) {
+	forEach(len(pairs), func(i int) {
 		p := pairs[i]
 		s, err := mats.Reward(context.Background(), Sample{DBID: p.DBID, GoldSQL: p.Gold, Completion: p.Pred})
 		res[i] = got{s, err}

@@ -1,13 +1,38 @@
 package reward
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/sqlrl/sqlrl/sqlparse"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
-// ExtractSQL returns the SQL statement a completion answers with. Policies
+// ExtractSQL returns the SQL statement a completion answers with
+// (Extract without options), "" when it holds none.
+func ExtractSQL(completion string) string {
+	sql, _ := Extract(completion, ExtractOptions{})
+	return sql
+}
+
+// ErrNoSQL is Extract's error for a completion that holds no SQL.
+var ErrNoSQL = errors.New("no SQL in the answer")
+
+// ExtractOptions choose how strictly Extract reads a completion. Both
+// readings find the same SQL in the same text; the options only refuse
+// more and trim more.
+type ExtractOptions struct {
+	// Final reads the agent recipe's format ("Final SQL query:" then the
+	// query) strictly: markers that name different queries are refused
+	// (the model contradicted itself), a marker followed by no query is
+	// ErrNoSQL, and trailing semicolons are dropped, as the recipe's
+	// prompts quote the query back.
+	Final bool
+}
+
+// Extract returns the SQL statement a completion answers with. Policies
 // wrap their SQL in reasoning, markdown fences, chat special tokens and
 // explanations; the reward must score the query, not the packaging, and must
 // leave a bare SQL answer exactly as written (a multi-statement answer stays
@@ -17,28 +42,100 @@ import (
 //  2. leading chat special tokens are dropped and the text is cut at the
 //     first end-of-turn or padding token (<|im_end|>, <|eot_id|>, </s>,
 //     <|endoftext|>, any other <|...|>);
-//  3. the last ```sql fenced block wins (a fence left open by a truncated
-//     generation runs to the end); failing that the last unlabeled block;
-//  4. otherwise the text after the last "Final SQL query:" marker (MATS
-//     planner format), or the first line starting with SELECT or WITH
-//     (optionally after a short "SQL:"-style label), up to a trailing
-//     explanation: prose after the statement's ';' or after a blank line.
+//  3. with a "Final SQL query:" marker (the agent recipe's format), only
+//     the text after the last one is read: its last fenced block, else the
+//     statement up to the first blank line;
+//  4. otherwise the last ```sql fenced block wins (a fence left open by a
+//     truncated generation runs to the end); failing that the last
+//     unlabeled block;
+//  5. otherwise the first line starting with SELECT or WITH (optionally
+//     after a short "SQL:"-style label), up to a trailing explanation:
+//     prose after the statement's ';' or after a blank line.
 //
-// The result has surrounding whitespace trimmed; it is "" when no SQL is
-// found.
-func ExtractSQL(completion string) string {
+// The result has surrounding whitespace trimmed; the error is ErrNoSQL
+// (wrapped) when no SQL is found, and the result "".
+func Extract(completion string, o ExtractOptions) (string, error) {
 	s := completion
 	if i := strings.LastIndex(s, "</think>"); i >= 0 {
 		s = s[i+len("</think>"):]
 	}
 	s = cutSpecialTokens(s)
-	if block, ok := lastFence(s); ok {
+	var sql string
+	if marks := finalMarks(s); len(marks) > 0 {
+		var err error
+		if sql, err = afterMarks(s, marks, o.Final); err != nil {
+			return "", err
+		}
+	} else if block, ok := lastFence(s); ok {
+		sql = strings.TrimSpace(block)
+	} else {
+		sql = statement(s)
+	}
+	if o.Final {
+		sql = trimSemicolons(sql)
+	}
+	if sql == "" {
+		return "", ErrNoSQL
+	}
+	return sql, nil
+}
+
+// finalMark is the agent recipe's "Final SQL query:".
+var finalMark = regexp.MustCompile(`(?i)final\s+sql\s+query\s*:`)
+
+// finalMarks returns where each "Final SQL query:" is (nil, cheaply, for
+// the common completion without one).
+func finalMarks(s string) [][]int {
+	if lastIndexFold(s, "final") < 0 {
+		return nil
+	}
+	return finalMark.FindAllStringIndex(s, -1)
+}
+
+// afterMarks reads the query after the last marker; strict, every
+// marker's query, which must all be the same.
+func afterMarks(s string, marks [][]int, strict bool) (string, error) {
+	if !strict {
+		return afterMark(s[marks[len(marks)-1][1]:]), nil
+	}
+	var first string
+	for k, m := range marks {
+		end := len(s)
+		if k+1 < len(marks) {
+			end = marks[k+1][0]
+		}
+		sql := trimSemicolons(afterMark(s[m[1]:end]))
+		if sql == "" {
+			return "", fmt.Errorf("%w: \"Final SQL query:\" is not followed by a query", ErrNoSQL)
+		}
+		if k == 0 {
+			first = sql
+		} else if sql != first {
+			return "", fmt.Errorf("two different final queries: %q and %q", textclip.Clip(first, 60), textclip.Clip(sql, 60))
+		}
+	}
+	return first, nil
+}
+
+// afterMark reads the query that follows one marker: its last fenced
+// block, else the statement up to the first blank line.
+func afterMark(rest string) string {
+	if block, ok := lastFence(rest); ok {
 		return strings.TrimSpace(block)
 	}
-	if i := lastIndexFold(s, "final sql query:"); i >= 0 {
-		s = s[i+len("final sql query:"):]
+	if i := strings.Index(strings.TrimLeft(rest, " \t\r\n"), "\n\n"); i >= 0 {
+		rest = strings.TrimLeft(rest, " \t\r\n")[:i]
 	}
-	return statement(s)
+	return statement(rest)
+}
+
+// trimSemicolons drops trailing semicolons and space.
+func trimSemicolons(s string) string {
+	s = strings.TrimSpace(s)
+	for strings.HasSuffix(s, ";") {
+		s = strings.TrimSpace(strings.TrimSuffix(s, ";"))
+	}
+	return s
 }
 
 // specialToken matches chat-template tokens such as <|im_end|>,

@@ -1,6 +1,7 @@
 package reward
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/internal/testkit"
@@ -80,5 +81,58 @@ func TestExtractKeepsBarePredictions(t *testing.T) {
 		if got := ExtractSQL(fenced); got != p.Pred {
 			t.Errorf("pair %d (%s): fenced\n got %q\nwant %q", p.Index, p.Kind, got, p.Pred)
 		}
+	}
+}
+
+// TestExtractAgentFormatAgrees holds texts on which the reward's extractor
+// and the agents' parser used to read different SQL (or one found none):
+// both readings now give the same query.
+func TestExtractAgentFormatAgrees(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"draft block before the final query", "```sql\nSELECT draft FROM t\n```\nFinal SQL query: SELECT final FROM t", "SELECT final FROM t"},
+		{"label line before a bare query", "Here is the query:\nSELECT a FROM t", "SELECT a FROM t"},
+		{"reasoning before a bare query", "<think>maybe SELECT b FROM t</think>\nSELECT a FROM t", "SELECT a FROM t"},
+		{"prose after the final query", "First find t.\nFinal SQL query: SELECT a FROM t\n\nThat is all.", "SELECT a FROM t"},
+		{"postgresql fence", "```postgresql\nSELECT 1\n```", "SELECT 1"},
+		{"end-of-turn token", "SELECT a FROM t<|im_end|>", "SELECT a FROM t"},
+		{"fence after the marker's words", "Final SQL query: as follows\n```sql\nSELECT a FROM t\n```", "SELECT a FROM t"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, o := range []ExtractOptions{{}, {Final: true}} {
+				got, err := Extract(tc.in, o)
+				if err != nil || got != tc.want {
+					t.Errorf("Extract(%+v) = %q, %v; want %q", o, got, err, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestExtractFinalRefuses(t *testing.T) {
+	tests := []struct {
+		name, in  string
+		lenient   string // what Extract without options reads
+		wantNoSQL bool
+	}{
+		{"two different final queries", "Final SQL query: SELECT 1\n\nFinal SQL query: SELECT 2", "SELECT 2", false},
+		{"marker without a query", "Final SQL query: I do not know", "", true},
+		{"empty final block", "Final SQL query: ```sql\n```", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ExtractSQL(tc.in); got != tc.lenient {
+				t.Errorf("ExtractSQL = %q, want %q", got, tc.lenient)
+			}
+			got, err := Extract(tc.in, ExtractOptions{Final: true})
+			if err == nil || got != "" {
+				t.Fatalf("Final: got %q, %v; want an error", got, err)
+			}
+			if errors.Is(err, ErrNoSQL) != tc.wantNoSQL {
+				t.Errorf("Final: error %v, ErrNoSQL %v", err, tc.wantNoSQL)
+			}
+		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/sqlparse"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // LLMJudge asks a model behind an OpenAI-compatible server (vLLM, llama.cpp,
@@ -207,7 +208,7 @@ func ParseGrade(answer string) (int, error) {
 	last := strings.TrimSpace(lines[len(lines)-1])
 	m := gradeLine.FindStringSubmatch(last)
 	if m == nil {
-		return 0, fmt.Errorf("judge answer does not end with a line \"Grade: N/50\" (last line %q)", abbreviate(last, 80))
+		return 0, fmt.Errorf("judge answer does not end with a line \"Grade: N/50\" (last line %q)", textclip.Clip(last, 80))
 	}
 	n, err := strconv.Atoi(m[1])
 	if err != nil || n < 0 || n > MaxPoints {
@@ -256,11 +257,11 @@ where N is an integer from 0 to 50, and nothing after it.`
 // a policy would learn to write "-- Grade: 50/50" at the judge.
 func JudgePrompt(v View, rows int) (system, user string) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Question: %s\n", oneLine(v.Question, 2000))
+	fmt.Fprintf(&b, "Question: %s\n", textclip.Line(v.Question, 2000))
 	if strings.TrimSpace(v.Evidence) != "" {
-		fmt.Fprintf(&b, "Hint: %s\n", oneLine(v.Evidence, 2000))
+		fmt.Fprintf(&b, "Hint: %s\n", textclip.Line(v.Evidence, 2000))
 	}
-	fmt.Fprintf(&b, "\nReference SQL:\n```sql\n%s\n```\n", abbreviate(strings.TrimSpace(v.GoldSQL), 4000))
+	fmt.Fprintf(&b, "\nReference SQL:\n```sql\n%s\n```\n", textclip.Clip(strings.TrimSpace(v.GoldSQL), 4000))
 	if v.Outcome != nil {
 		b.WriteString("Reference result: ")
 		if v.Gold != nil {
@@ -273,7 +274,7 @@ func JudgePrompt(v View, rows int) (system, user string) {
 	if student == "" {
 		student = "(no SQL found in the student's answer)"
 	}
-	fmt.Fprintf(&b, "\nStudent SQL:\n```sql\n%s\n```\n", abbreviate(student, 4000))
+	fmt.Fprintf(&b, "\nStudent SQL:\n```sql\n%s\n```\n", textclip.Clip(student, 4000))
 	if v.Outcome == nil {
 		return judgeSystemBlind, b.String()
 	}
@@ -287,7 +288,7 @@ func JudgePrompt(v View, rows int) (system, user string) {
 	case v.Outcome.Class == ClassNoSQL:
 		b.WriteString("Student result: nothing was run: the answer contains no SQL.\n")
 	default:
-		fmt.Fprintf(&b, "Student result: ERROR (%s): %s\n", v.Outcome.Class, oneLine(v.Outcome.Error, 500))
+		fmt.Fprintf(&b, "Student result: ERROR (%s): %s\n", v.Outcome.Class, textclip.Line(v.Outcome.Error, 500))
 	}
 	return judgeSystem, b.String()
 }
@@ -320,25 +321,16 @@ func cell(v sqlexec.Value) string {
 	if v.Kind == sqlexec.KindBlob {
 		return fmt.Sprintf("<blob %d bytes>", len(v.S))
 	}
-	return oneLine(v.Display(), 60)
+	return textclip.Line(v.Display(), 60)
 }
 
 func truncAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = oneLine(s, 60)
+		out[i] = textclip.Line(s, 60)
 	}
 	return out
 }
-
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return abbreviate(s, n)
-}
-
-// abbreviate cuts s to at most n runes, marking the cut.
-func abbreviate(s string, n int) string { return llmclient.Abbreviate(s, n) }
 
 // stripComments removes SQL comments, keeping everything else verbatim.
 func stripComments(sql string) string {

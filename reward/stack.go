@@ -8,10 +8,10 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -213,55 +213,31 @@ func (s *Stack) ScoreGroup(ctx context.Context, prompt Sample, completions []str
 	if sem == nil { // a Stack not built by NewStack
 		sem = make(chan struct{}, 2*runtime.GOMAXPROCS(0))
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	scores := make([]Score, len(completions))
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-		cancel()
-	}
-launch:
-	for i, c := range completions {
+	// One goroutine a completion, each waiting for a place in the stack's
+	// shared bound.
+	scores, err := parallel.Map(ctx, len(completions), len(completions), func(ctx context.Context, i int) (sc Score, err error) {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			break launch
+			return Score{}, ctx.Err()
 		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			// A bug met on some model output must cost the trainer an
-			// error on this prompt, not the process.
-			defer func() {
-				if p := recover(); p != nil {
-					fail(fmt.Errorf("scoring completion %d of %d on database %q: internal error: %v", i, len(completions), prompt.DBID, p))
-				}
-			}()
-			smp := prompt
-			smp.Completion, smp.SQL = c, ""
-			sc, err := s.Reward.Reward(ctx, smp)
-			if err != nil {
-				fail(fmt.Errorf("scoring completion %d of %d on database %q: %w", i, len(completions), prompt.DBID, err))
-				return
+		defer func() { <-sem }()
+		// A bug met on some model output must cost the trainer an error
+		// on this prompt, not the process.
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("scoring completion %d of %d on database %q: internal error: %v", i, len(completions), prompt.DBID, p)
 			}
-			scores[i] = sc
 		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if err := ctx.Err(); err != nil {
+		smp := prompt
+		smp.Completion, smp.SQL = completions[i], ""
+		if sc, err = s.Reward.Reward(ctx, smp); err != nil {
+			return Score{}, fmt.Errorf("scoring completion %d of %d on database %q: %w", i, len(completions), prompt.DBID, err)
+		}
+		return sc, nil
+	})
+	if err != nil && (err == context.Canceled || err == context.DeadlineExceeded) {
 		return nil, fmt.Errorf("scoring %d completions on database %q: %w", len(completions), prompt.DBID, err)
 	}
-	return scores, nil
+	return scores, err
 }

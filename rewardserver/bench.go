@@ -24,6 +24,7 @@ import (
 	"github.com/sqlrl/sqlrl/mutate"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // BenchOptions configure Bench.
@@ -436,7 +437,7 @@ func post(ctx context.Context, client *http.Client, url string, body []byte, n i
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, abbreviate(string(raw), 200))
+		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, textclip.Clip(string(raw), 200))
 	}
 	var out struct {
 		Results []struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Client asks a running reward server (`sqlrl reward serve`) through its
@@ -62,7 +63,7 @@ func (c *Client) Health(ctx context.Context) error {
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &h) != nil || h.Status != "ok" {
-		return fmt.Errorf("reward server %s: /healthz answered %s %q: not a healthy sqlrl reward server", c.URL, resp.Status, abbreviate(string(b), 200))
+		return fmt.Errorf("reward server %s: /healthz answered %s %q: not a healthy sqlrl reward server", c.URL, resp.Status, textclip.Clip(string(b), 200))
 	}
 	return nil
 }
@@ -144,7 +145,7 @@ func (c *Client) post(ctx context.Context, body []byte, n int) (*BatchResponse, 
 	case resp.StatusCode == http.StatusServiceUnavailable:
 		return nil, true, fmt.Errorf("reward server %s: %s: %w", c.URL, failed.Error, reward.ErrTransient)
 	case resp.StatusCode != http.StatusOK:
-		return nil, false, fmt.Errorf("reward server %s: %s: %s", c.URL, resp.Status, abbreviate(string(b), 300))
+		return nil, false, fmt.Errorf("reward server %s: %s: %s", c.URL, resp.Status, textclip.Clip(string(b), 300))
 	case jerr != nil:
 		return nil, false, fmt.Errorf("reward server %s: %w", c.URL, jerr)
 	case len(out.Results) != n:

@@ -26,13 +26,14 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/httpserve"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Config configures a Server.
@@ -219,7 +220,7 @@ func (s *Server) sample(l Label) (reward.Sample, error) {
 	case strings.TrimSpace(smp.GoldSQL) == "":
 		return smp, badRequest("missing gold_sql")
 	case !dbName.MatchString(smp.DBID):
-		return smp, badRequest("db_id %q: want letters, digits, '_' or '-'", abbreviate(smp.DBID, 80))
+		return smp, badRequest("db_id %q: want letters, digits, '_' or '-'", textclip.Clip(smp.DBID, 80))
 	case s.cfg.DBExists != nil && !s.cfg.DBExists(smp.DBID):
 		return smp, unprocessable("unknown database %q", smp.DBID)
 	}
@@ -236,74 +237,55 @@ type item struct {
 // scoreAll scores samples concurrently under the server-wide bound. The
 // first error (a broken gold, the request's end) cancels the rest.
 func (s *Server) scoreAll(ctx context.Context, samples []reward.Sample) ([]item, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	out := make([]item, len(samples))
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	fail := func(i int, err error) {
-		mu.Lock()
-		if firstErr == nil {
-			switch {
-			case errors.Is(err, reward.ErrTransient):
-				// The gold timed out on a busy machine (or its file
-				// could not be opened): the label may be fine, and a
-				// retry may succeed, since nothing cached the failure.
-				err = httpserve.Errorf(http.StatusServiceUnavailable, "item %d: %v", i, err)
-			case errors.Is(err, reward.ErrGold):
-				err = unprocessable("item %d: %v", i, err)
-			case errors.Is(err, reward.ErrJudge):
-				err = httpserve.Errorf(http.StatusBadGateway, "item %d: %v", i, err)
-			}
-			firstErr = err
-		}
-		mu.Unlock()
-		cancel()
-	}
-	for i := range samples {
+	// One goroutine an item, each waiting for a place in the server's bound.
+	out, err := parallel.Map(ctx, len(samples), len(samples), func(ctx context.Context, i int) (it item, err error) {
 		select {
 		case s.sem <- struct{}{}:
 		case <-ctx.Done():
-			wg.Wait()
-			if firstErr != nil {
-				return nil, firstErr
-			}
-			return nil, ctx.Err()
+			return item{}, ctx.Err()
 		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-s.sem; wg.Done() }()
-			// A bug met on some model output must cost this request a
-			// 500, not every trainer the server (net/http recovers only
-			// the handler's own goroutine). The client learns which item;
-			// the log has the panic and its stack.
-			defer func() {
-				if p := recover(); p != nil {
-					s.cfg.Log.Error("panic scoring a completion", "item", i, "panic", p, "stack", string(debug.Stack()))
-					fail(i, httpserve.Errorf(http.StatusInternalServerError, "internal error scoring item %d", i))
-				}
-			}()
-			smp := samples[i]
-			smp.SQL = smp.Query()
-			sc, err := s.cfg.Reward.Reward(ctx, smp)
-			if err != nil {
-				fail(i, err)
-				return
+		defer func() { <-s.sem }()
+		// A bug met on some model output must cost this request a 500,
+		// not every trainer the server (net/http recovers only the
+		// handler's own goroutine). The client learns which item; the
+		// log has the panic and its stack.
+		defer func() {
+			if p := recover(); p != nil {
+				s.cfg.Log.Error("panic scoring a completion", "item", i, "panic", p, "stack", string(debug.Stack()))
+				err = httpserve.Errorf(http.StatusInternalServerError, "internal error scoring item %d", i)
 			}
-			out[i] = item{score: sc, norm: reward.Normalize(s.cfg.Reward, sc.Value), sql: smp.SQL}
 		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+		smp := samples[i]
+		smp.SQL = smp.Query()
+		sc, err := s.cfg.Reward.Reward(ctx, smp)
+		if err != nil {
+			return item{}, itemError(i, err)
+		}
+		return item{score: sc, norm: reward.Normalize(s.cfg.Reward, sc.Value), sql: smp.SQL}, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, it := range out {
 		s.metrics.completion(it.score)
 	}
 	return out, nil
+}
+
+// itemError gives a reward's failure on item i its HTTP status.
+func itemError(i int, err error) error {
+	switch {
+	case errors.Is(err, reward.ErrTransient):
+		// The gold timed out on a busy machine (or its file could not be
+		// opened): the label may be fine, and a retry may succeed, since
+		// nothing cached the failure.
+		return httpserve.Errorf(http.StatusServiceUnavailable, "item %d: %v", i, err)
+	case errors.Is(err, reward.ErrGold):
+		return unprocessable("item %d: %v", i, err)
+	case errors.Is(err, reward.ErrJudge):
+		return httpserve.Errorf(http.StatusBadGateway, "item %d: %v", i, err)
+	}
+	return err
 }
 
 // OpenRLHFRequest is OpenRLHF's remote reward request (POST /get_reward)
@@ -442,11 +424,4 @@ func (s *Server) handleBatch(ctx context.Context, r *http.Request) (any, error) 
 	}
 	out.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	return out, nil
-}
-
-func abbreviate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

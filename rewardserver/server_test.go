@@ -23,6 +23,7 @@ import (
 	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // newTestServer builds a stack and an httptest server over it.
@@ -457,7 +458,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for i, r := range ans.Results {
 		if r.Reward != -1 || r.Components["exec_ok"] != 0 {
-			t.Errorf("hostile %d %q: reward %v class %s", i, abbreviate(hostile[i], 60), r.Reward, r.Class)
+			t.Errorf("hostile %d %q: reward %v class %s", i, textclip.Clip(hostile[i], 60), r.Reward, r.Class)
 		}
 	}
 	if got := fileHash(t, filepath.Join(root, "superhero", "superhero.sqlite")); got != before {

@@ -27,6 +27,8 @@ import (
 	"os"
 	"sort"
 	"sync"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
 )
 
 // Format is the "format" field of a saved tokenizer.
@@ -275,17 +277,13 @@ func Load(path string) (*Tokenizer, error) {
 	return t, nil
 }
 
-// Save writes the tokenizer to path.
+// Save writes the tokenizer to path atomically.
 func (t *Tokenizer) Save(path string) error {
 	data, err := t.MarshalJSON()
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteFile(path, append(data, '\n'))
 }
 
 // TrainOptions configure Train.

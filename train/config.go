@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/reward"
@@ -423,7 +424,7 @@ func recordSettings(dir string, v any) error {
 		return fmt.Errorf("train: record settings: %w", err)
 	}
 	path := filepath.Join(dir, SettingsFile)
-	if err := nn.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err }); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("train: record settings: %w", err)
 	}
 	return nil

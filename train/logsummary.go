@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
 )
 
 // StepParts are the metrics an RL step splits its time into (RL's doc):
@@ -75,11 +77,10 @@ func trimLog(path string, step int64) error {
 		}
 		b = append(append(b, j...), '\n')
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("trim %s: %w", path, err)
+	if err := atomicfile.WriteFile(path, b); err != nil {
+		return fmt.Errorf("trim: %w", err)
 	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 // LogSummary condenses a training log: where an RL step's time goes (the

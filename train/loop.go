@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
 )
@@ -541,14 +542,14 @@ func (r *runner) save() (string, error) {
 		}
 	}
 	sb, _ := json.MarshalIndent(r.st, "", "  ")
-	if err := nn.WriteFileAtomic(filepath.Join(tmp, "state.json"), func(w io.Writer) error { _, err := w.Write(sb); return err }); err != nil {
+	if err := atomicfile.Write(filepath.Join(tmp, "state.json"), func(w io.Writer) error { _, err := w.Write(sb); return err }); err != nil {
 		return "", err
 	}
 	os.RemoveAll(dir)
 	if err := os.Rename(tmp, dir); err != nil {
 		return "", err
 	}
-	if err := nn.WriteFileAtomic(filepath.Join(r.o.Out, policy.FileLatest), func(w io.Writer) error {
+	if err := atomicfile.Write(filepath.Join(r.o.Out, policy.FileLatest), func(w io.Writer) error {
 		_, err := io.WriteString(w, name+"\n")
 		return err
 	}); err != nil {

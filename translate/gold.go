@@ -3,12 +3,13 @@ package translate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/jsonl"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -180,29 +181,29 @@ func ReadSQLPostgres(path string) (map[int]string, error) {
 // keyed by question id: golds kept apart from the benchmark's files. A
 // question given twice is an error, since which one wins would be a guess.
 func ReadGoldDialectFile(path string) (map[int]string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read gold dialect file: %w", err)
-	}
 	out := map[int]string{}
-	for n, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
+	err := jsonl.ReadFile(path, func(_ int, line []byte) error {
 		var r struct {
 			QuestionID *int    `json:"question_id"`
 			SQL        *string `json:"SQL"`
 		}
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, n+1, err)
+		if err := json.Unmarshal(line, &r); err != nil {
+			return err
 		}
 		if r.QuestionID == nil || r.SQL == nil {
-			return nil, fmt.Errorf("%s: line %d: want {\"question_id\": N, \"SQL\": \"...\"}", path, n+1)
+			return errors.New("want {\"question_id\": N, \"SQL\": \"...\"}")
 		}
 		if _, dup := out[*r.QuestionID]; dup {
-			return nil, fmt.Errorf("%s: line %d: question_id %d given twice", path, n+1, *r.QuestionID)
+			return fmt.Errorf("question_id %d given twice", *r.QuestionID)
 		}
 		out[*r.QuestionID] = *r.SQL
+		return nil
+	})
+	if err != nil {
+		if le := (*jsonl.LineError)(nil); !errors.As(err, &le) {
+			err = fmt.Errorf("read gold dialect file: %w", err) // the file could not be read
+		}
+		return nil, err
 	}
 	return out, nil
 }

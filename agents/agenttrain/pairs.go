@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/sqlrl/sqlrl/agents"
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/eval"
-	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/train"
 )
@@ -257,7 +257,7 @@ func agentPairs(ctx context.Context, o Options, sftCk string, recs map[int]*agen
 		// samples (train.RL's offline rollouts file).
 		file := filepath.Join(o.Out, "data", "pairs-"+kind+".jsonl")
 		d := &train.Data{Format: pol.Info.Prompt, SQLWords: pol.Info.SQLWords, HoldoutAugment: 1, Notes: map[string]string{"pairs": kind}}
-		if err := nn.WriteFileAtomic(file, func(w io.Writer) error {
+		if err := atomicfile.Write(file, func(w io.Writer) error {
 			enc := json.NewEncoder(w)
 			enc.SetEscapeHTML(false)
 			for k, p := range trp {

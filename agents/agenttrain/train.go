@@ -18,6 +18,7 @@ import (
 	"sort"
 
 	"github.com/sqlrl/sqlrl/agents"
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/nn"
@@ -197,7 +198,7 @@ func Train(ctx context.Context, o Options) (*Report, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
 	}
-	if err := nn.WriteFileAtomic(filepath.Join(o.Out, "split.json"), func(w io.Writer) error { _, err := w.Write(append(sj, '\n')); return err }); err != nil {
+	if err := atomicfile.Write(filepath.Join(o.Out, "split.json"), func(w io.Writer) error { _, err := w.Write(append(sj, '\n')); return err }); err != nil {
 		return nil, err
 	}
 	for name, set := range map[string][]agents.TrainExample{"train": trainEx, "val": valEx} {
@@ -247,7 +248,7 @@ func Train(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	bj, _ := json.MarshalIndent(rep, "", "  ")
-	if err := nn.WriteFileAtomic(filepath.Join(o.Out, "report.json"), func(w io.Writer) error { _, err := w.Write(append(bj, '\n')); return err }); err != nil {
+	if err := atomicfile.Write(filepath.Join(o.Out, "report.json"), func(w io.Writer) error { _, err := w.Write(append(bj, '\n')); return err }); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -386,7 +387,7 @@ func writeExamples(path string, exs []agents.TrainExample) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return nn.WriteFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		for _, e := range exs {

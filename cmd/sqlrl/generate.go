@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
@@ -213,7 +214,7 @@ func writePredictions(path string, preds []dataset.Prediction, errs []string) er
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
-	if err := nn.WriteFileAtomic(path, func(w io.Writer) error {
+	if err := atomicfile.Write(path, func(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err
 	}); err != nil {

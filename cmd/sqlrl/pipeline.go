@@ -196,13 +196,15 @@ validation, no fix, the greedy or voted candidate); the run goes on.
 					return err
 				}
 				var bar *progress.Bar
-				stage := ""
-				p.Progress = func(s string, done, total int) {
-					if s != stage {
-						bar.Finish()
-						stage, bar = s, progress.New(os.Stderr, s, total)
+				p.Progress = func(stage string) progress.Func {
+					bar.Finish()
+					bar = nil
+					return func(done, total int) {
+						if bar == nil {
+							bar = progress.New(os.Stderr, stage, total)
+						}
+						bar.Set(done)
 					}
-					bar.Set(done)
 				}
 				start := time.Now()
 				recs, tm, err := p.Run(ctx, exs, fits)

@@ -6,7 +6,6 @@
 package testkit
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/jsonl"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -118,23 +118,17 @@ func Official(t testing.TB, name string) []OfficialPair {
 // (a package's own suites use it too).
 func ReadPairs(t testing.TB, path string) []OfficialPair {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []OfficialPair
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
+	err := jsonl.ReadFile(path, func(_ int, b []byte) error {
 		var p OfficialPair
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			t.Fatalf("%s:%d: %v", path, line, err)
+		if err := json.Unmarshal(b, &p); err != nil {
+			return err
 		}
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("read %s: %v", path, err)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
