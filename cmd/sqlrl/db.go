@@ -3,18 +3,11 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"strings"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/dbcopy"
-	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/translate"
 )
@@ -60,7 +53,11 @@ examples:
 				if *jsonOut == "-" {
 					out = io.Discard
 				}
-				reps, err := copyDatabases(ctx, *dsn, srcs, *replace, *role, *quiet, out)
+				o := dbcopy.AllOptions{Replace: *replace, ReadOnlyRole: *role, Out: out}
+				if !*quiet {
+					o.Progress = os.Stderr
+				}
+				reps, err := dbcopy.CopyAll(ctx, *dsn, srcs, o)
 				if err != nil {
 					return err
 				}
@@ -71,88 +68,6 @@ examples:
 			}
 		},
 	})
-}
-
-// copyDatabases plans every source first (so the progress bar knows the
-// total), then copies them one by one over a single connection.
-func copyDatabases(ctx context.Context, dsn string, srcs []dbcopy.Source, replace bool, role string, quiet bool, out io.Writer) ([]*dbcopy.Report, error) {
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
-	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	plans := make([]*dbcopy.Plan, len(srcs))
-	var total int64
-	for i, s := range srcs {
-		if plans[i], err = dbcopy.PlanCopy(ctx, s); err != nil {
-			return nil, err
-		}
-		total += plans[i].Rows()
-	}
-	var bar *progress.Bar
-	if !quiet {
-		bar = progress.New(os.Stderr, "copy", int(total))
-	}
-	var reps []*dbcopy.Report
-	var done int64
-	start := time.Now()
-	for _, p := range plans {
-		base := done
-		rep, err := dbcopy.Copy(ctx, conn, p, dbcopy.Options{Replace: replace, Progress: func(n int64) { bar.Set(int(base + n)) }})
-		if err != nil {
-			bar.Finish()
-			return reps, err
-		}
-		done += rep.Rows
-		reps = append(reps, rep)
-	}
-	bar.Finish()
-	for _, r := range reps {
-		fmt.Fprintf(out, "%s: %d tables, %d rows in %v (%.0f rows/s); %d primary keys, %d foreign keys, %d indexes\n",
-			r.DB, r.Tables, r.Rows, r.Elapsed.Round(time.Millisecond), r.RowsPerSecond(), r.PrimaryKeys, r.ForeignKeys, r.Indexes)
-		for _, s := range r.Skipped {
-			fmt.Fprintf(out, "  skipped %s\n", s)
-		}
-		for _, n := range r.Notes {
-			fmt.Fprintf(out, "  note: %s\n", n)
-		}
-	}
-	if len(reps) > 1 {
-		el := time.Since(start)
-		fmt.Fprintf(out, "total: %d databases, %d rows in %v (%.0f rows/s)\n", len(reps), done, el.Round(time.Millisecond), float64(done)/el.Seconds())
-	}
-	if role == "" {
-		return reps, nil
-	}
-	var database string
-	if err := conn.QueryRow(ctx, "SELECT current_database()").Scan(&database); err != nil {
-		return reps, fmt.Errorf("read-only role: %w", err)
-	}
-	var schemas []string
-	for _, r := range reps {
-		schemas = append(schemas, r.Schema)
-	}
-	stmts, err := sqlexec.PostgresReadOnlyRoleSQL(role, database, schemas)
-	if err != nil {
-		return reps, err
-	}
-	for _, s := range stmts {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			return reps, fmt.Errorf("read-only role %s: %s: %w", role, strings.SplitN(s, "\n", 2)[0], err)
-		}
-	}
-	fmt.Fprintf(out, "role %s can read schemas %s; evaluate with --pg-dsn '%s'\n", role, strings.Join(schemas, ", "), dsnWithUser(dsn, role))
-	return reps, nil
-}
-
-// dsnWithUser is dsn logging in as user instead (no password: set one with
-// ALTER ROLE, or rely on the server's trust/peer rules, as the test server does).
-func dsnWithUser(dsn, user string) string {
-	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
-		u.User = url.User(user)
-		return u.String()
-	}
-	return dsn + " user=" + user
 }
 
 // postgresEval opens the PostgreSQL engine for `sqlrl eval --engine
