@@ -173,14 +173,12 @@ func (s *splitFlags) check(dir string) error {
 	return checkSplit(dir, *s.split)
 }
 
+// parts is how the run cut train.
+func (s *splitFlags) parts() dataset.Parts {
+	return dataset.Parts{SFTFraction: *s.sftFraction, RLFraction: *s.rlFraction, Seed: *s.seed}
+}
+
 // load reads the split or part from dir.
 func (s *splitFlags) load(dir string) (*dataset.Benchmark, error) {
-	if !dataset.IsPart(*s.split) {
-		return dataset.Load(dir, *s.split)
-	}
-	p := dataset.Parts{SFTFraction: *s.sftFraction, Seed: *s.seed}
-	if *s.split == dataset.PartHeldOut {
-		p.RLFraction = *s.rlFraction
-	}
-	return dataset.LoadPart(dir, *s.split, p)
+	return dataset.LoadSplit(dir, *s.split, s.parts())
 }

@@ -73,10 +73,18 @@ examples:
 				if (*pred == "") == !*goldAsPred {
 					return usagef("give exactly one of --pred FILE or --gold-as-pred")
 				}
-				examples, layout, root, src, err := loadGold(*data, split, *gold, *dbRoot, *questions)
+				if *gold != "" && *dbRoot == "" {
+					return usagef("--gold needs --db-root")
+				}
+				gb, err := dataset.LoadGold(dataset.GoldSource{Dir: *data, Split: *split.split, Parts: split.parts(),
+					GoldFile: *gold, DBRoot: *dbRoot, Questions: *questions})
 				if err != nil {
 					return err
 				}
+				for _, w := range gb.Warnings {
+					fmt.Fprintln(os.Stderr, "warning:", w)
+				}
+				examples, layout, root, src := gb.Examples, gb.Layout, gb.DBRoot, gb.Questions
 				lim := sqlexec.Limits{MaxRows: *maxRows, MaxBytes: *maxBytes}
 				var pg *sqlexec.Postgres
 				var pgTr *translate.Catalog
@@ -189,52 +197,6 @@ examples:
 			}
 		},
 	})
-}
-
-// loadGold reads the gold side of an evaluation: a benchmark directory's
-// split (or part of train), or a gold SQL file with a database root. src
-// is the file the gold came from: the benchmark's question file, or gold.
-func loadGold(data string, split *splitFlags, gold, dbRoot, questions string) (exs []dataset.Example, layout dataset.Layout, root, src string, err error) {
-	if gold == "" {
-		b, err := split.load(data)
-		if err != nil {
-			return nil, "", "", "", err
-		}
-		for _, w := range b.Warnings {
-			fmt.Fprintln(os.Stderr, "warning:", w)
-		}
-		root := b.DBRoot
-		if dbRoot != "" {
-			root = dbRoot
-		}
-		return b.Examples, b.Layout, root, b.Questions, nil
-	}
-	if dbRoot == "" {
-		return nil, "", "", "", usagef("--gold needs --db-root")
-	}
-	exs, err = dataset.ReadGoldSQL(gold)
-	if err != nil {
-		return nil, "", "", "", err
-	}
-	layout = dataset.LayoutBIRD
-	if questions != "" {
-		qb, err := dataset.LoadQuestions(questions)
-		if err != nil {
-			return nil, "", "", "", err
-		}
-		qs := qb.Examples
-		layout = qb.Layout
-		if len(qs) != len(exs) {
-			return nil, "", "", "", fmt.Errorf("%s has %d questions but %s has %d gold queries", questions, len(qs), gold, len(exs))
-		}
-		for i := range exs {
-			if qs[i].DBID != exs[i].DBID {
-				return nil, "", "", "", fmt.Errorf("%s: line %d is on %q but question %d of %s is on %q", gold, i+1, exs[i].DBID, i, questions, qs[i].DBID)
-			}
-			exs[i].Difficulty, exs[i].QuestionID, exs[i].Question = qs[i].Difficulty, qs[i].QuestionID, qs[i].Question
-		}
-	}
-	return exs, layout, dbRoot, gold, nil
 }
 
 // suiteOf lists every .sqlite file beside a database's own, as the Spider
