@@ -86,7 +86,7 @@ config.`,
 				if err != nil {
 					return fmt.Errorf("listen: %w", err)
 				}
-				fmt.Fprintf(os.Stderr, "serving %d databases on http://%s/ (store %s)\n", len(cfg.Databases), ln.Addr(), storeName(cfg.Store))
+				fmt.Fprintf(os.Stderr, "serving %d databases on http://%s/ (store %s)\n", len(cfg.Databases), ln.Addr(), askserver.StoreName(cfg.Store))
 				return s.Serve(ctx, ln)
 			}
 		},
@@ -130,13 +130,4 @@ it, then: SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json
 			}
 		},
 	})
-}
-
-// storeName is a store location fit for a log line: a DSN's password is
-// left out.
-func storeName(loc string) string {
-	if i := strings.Index(loc, "@"); i > 0 && strings.Contains(loc, "://") {
-		return loc[:strings.Index(loc, "://")+3] + "…" + loc[i:]
-	}
-	return loc
 }
