@@ -1,6 +1,36 @@
 package dataset
 
-import "fmt"
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// CheckSplit reports the most common mistake, a directory without split
+// (a BIRD directory whose split is not "train", such as BIRD dev), with an
+// error that names the splits the directory has. Spider's layout has
+// every split.
+func CheckSplit(dir, split string) error {
+	if !isDir(dir) {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if isDir(filepath.Join(dir, split+"_databases")) || isDir(filepath.Join(dir, "database")) {
+		return nil
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "*_databases"))
+	var splits []string
+	for _, m := range matches {
+		if isDir(m) {
+			splits = append(splits, strings.TrimSuffix(filepath.Base(m), "_databases"))
+		}
+	}
+	if len(splits) == 0 {
+		return fmt.Errorf("%s has neither BIRD's layout (<split>_databases/) nor Spider's (database/)", dir)
+	}
+	sort.Strings(splits)
+	return fmt.Errorf("%s has no split %q (no %s_databases/); it has: %s (choose with -split)", dir, split, split, strings.Join(splits, ", "))
+}
 
 // LoadSplit reads split from dir: a file's split (Load) or a part of train
 // (PartHoldout, PartHeldOut) cut as p says. p.RLFraction only matters for

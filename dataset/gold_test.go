@@ -59,3 +59,17 @@ func TestLoadGold(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckSplit(t *testing.T) {
+	for _, c := range []struct{ dir, split, want string }{
+		{sample, "dev", ""},
+		{sample, "train", `no split "train" (no train_databases/); it has: dev`},
+		{"testdata", "dev", "neither BIRD's layout"},
+		{"gold.go", "dev", "is not a directory"},
+	} {
+		err := CheckSplit(c.dir, c.split)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("CheckSplit(%s, %s) = %v, want %q", c.dir, c.split, err, c.want)
+		}
+	}
+}

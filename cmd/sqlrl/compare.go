@@ -47,10 +47,7 @@ examples:
 				}
 				var gold map[int]string
 				if *data != "" {
-					if err := split.check(*data); err != nil {
-						return err
-					}
-					b, err := split.load(*data)
+					b, err := split.load(*data, 0)
 					if err != nil {
 						return err
 					}

@@ -5,9 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
@@ -115,33 +112,12 @@ Field lists and training commands: docs/training-formats.md.`,
 	})
 }
 
-// checkSplit turns the most common mistake, a BIRD directory whose split is
-// not the default "train" (BIRD dev, the bundled sample), into a usage error
-// that names the splits the directory has.
+// checkSplit is dataset.CheckSplit as a usage error.
 func checkSplit(dir, split string) error {
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usagef("%s is not a directory", dir)
+	if err := dataset.CheckSplit(dir, split); err != nil {
+		return usagef("%v", err)
 	}
-	if isDirPath(filepath.Join(dir, split+"_databases")) || isDirPath(filepath.Join(dir, "database")) {
-		return nil
-	}
-	matches, _ := filepath.Glob(filepath.Join(dir, "*_databases"))
-	var splits []string
-	for _, m := range matches {
-		if isDirPath(m) {
-			splits = append(splits, strings.TrimSuffix(filepath.Base(m), "_databases"))
-		}
-	}
-	if len(splits) == 0 {
-		return usagef("%s has neither BIRD's layout (<split>_databases/) nor Spider's (database/)", dir)
-	}
-	sort.Strings(splits)
-	return usagef("%s has no split %q (no %s_databases/); it has: %s (choose with -split)", dir, split, split, strings.Join(splits, ", "))
-}
-
-func isDirPath(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
+	return nil
 }
 
 // splitFlags is -split with the flags that say how a run cut train, so
@@ -164,21 +140,25 @@ func addSplitFlags(fs *flag.FlagSet) *splitFlags {
 	}
 }
 
-// check is checkSplit on the split, or on train for a part of it: a
-// usage error that lists the splits dir has.
-func (s *splitFlags) check(dir string) error {
-	if dataset.IsPart(*s.split) {
-		return checkSplit(dir, "train")
-	}
-	return checkSplit(dir, *s.split)
-}
-
 // parts is how the run cut train.
 func (s *splitFlags) parts() dataset.Parts {
 	return dataset.Parts{SFTFraction: *s.sftFraction, RLFraction: *s.rlFraction, Seed: *s.seed}
 }
 
-// load reads the split or part from dir.
-func (s *splitFlags) load(dir string) (*dataset.Benchmark, error) {
-	return dataset.LoadSplit(dir, *s.split, s.parts())
+// load checks dir (a usage error lists the splits it has, for a part of
+// train its train split) and reads the split or part from it, keeping
+// its first limit examples (0: all).
+func (s *splitFlags) load(dir string, limit int) (*dataset.Benchmark, error) {
+	split := *s.split
+	if dataset.IsPart(split) {
+		split = "train"
+	}
+	if err := checkSplit(dir, split); err != nil {
+		return nil, err
+	}
+	b, err := dataset.LoadSplit(dir, *s.split, s.parts())
+	if err == nil && limit > 0 && limit < len(b.Examples) {
+		b.Examples = b.Examples[:limit]
+	}
+	return b, err
 }

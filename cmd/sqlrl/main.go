@@ -140,3 +140,9 @@ func groupHelp(word string) string {
 	}
 	return b.String()
 }
+
+// threadsFlag declares -threads, the threads of the native model's math
+// (nn.SetThreads), for every command that runs one.
+func threadsFlag(fs *flag.FlagSet) *int {
+	return fs.Int("threads", 2, "threads of the native model's math")
+}

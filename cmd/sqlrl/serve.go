@@ -60,7 +60,7 @@ config.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			config := fs.String("config", "", "config file (JSON; required; 'sqlrl serve init' writes one)")
 			addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-			threads := fs.Int("threads", 2, "threads for the native policy")
+			threads := threadsFlag(fs)
 			quiet := fs.Bool("quiet", false, "do not log failed requests and generator errors")
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
