@@ -6,10 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/dbcopy"
-	"github.com/sqlrl/sqlrl/sqlexec"
-	"github.com/sqlrl/sqlrl/translate"
 )
 
 // pgDSNEnv names the environment variable that gives a PostgreSQL DSN when no
@@ -68,48 +65,4 @@ examples:
 			}
 		},
 	})
-}
-
-// postgresEval opens the PostgreSQL engine for `sqlrl eval --engine
-// postgres` and rewrites the gold SQL for PostgreSQL (translate.Catalog.Gold):
-// a line of --gold-dialect-file wins, then "SQL_postgres" in the question
-// file, else the SQLite gold is translated. The catalog is returned for
-// --translate-pred.
-func postgresEval(ctx context.Context, dsn string, lim sqlexec.Limits, exs []dataset.Example, questions, dialectFile string) (*sqlexec.Postgres, *translate.Catalog, error) {
-	if dsn == "" {
-		return nil, nil, usagef("--engine postgres needs --pg-dsn or $%s", pgDSNEnv)
-	}
-	eng, err := sqlexec.NewPostgres(ctx, sqlexec.PostgresOptions{DSN: dsn, Limits: lim})
-	if err != nil {
-		return nil, nil, err
-	}
-	var over translate.GoldOverrides
-	if questions != "" {
-		if over.ByIndex, err = translate.ReadSQLPostgres(questions); err != nil {
-			eng.Close()
-			return nil, nil, err
-		}
-	}
-	if dialectFile != "" {
-		if over.ByQuestionID, err = translate.ReadGoldDialectFile(dialectFile); err != nil {
-			eng.Close()
-			return nil, nil, err
-		}
-	}
-	cat := translate.NewCatalog(eng)
-	if err := cat.Gold(ctx, exs, over); err != nil {
-		eng.Close()
-		return nil, nil, err
-	}
-	return eng, cat, nil
-}
-
-// questionsFile is the question file an eval reads its gold from, for the
-// per-dialect "SQL_postgres" fields: the benchmark's (src, the file
-// loadGold read), or with a gold file the --questions one ("" for none).
-func questionsFile(src, gold, questions string) string {
-	if gold != "" {
-		return questions
-	}
-	return src
 }

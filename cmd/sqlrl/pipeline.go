@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -185,9 +184,8 @@ func pipelineReportFlags(fs *flag.FlagSet) func(context.Context, []string) error
 		}
 		rep := agents.BuildReport(recs)
 		if *jsonOut != "" {
-			b, _ := json.MarshalIndent(rep, "", "  ")
-			if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
-				return fmt.Errorf("write %s: %w", *jsonOut, err)
+			if err := writeIndented(*jsonOut, rep); err != nil {
+				return err
 			}
 		}
 		if *preds != "" {

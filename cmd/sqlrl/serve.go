@@ -57,39 +57,7 @@ Every answer is recorded in the feedback store before it is sent, and an
 acknowledged feedback is durable; 'sqlrl data from-feedback' turns the store
 into training data. 'sqlrl serve init -db NAME=PATH ...' writes a starter
 config.`,
-		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			config := fs.String("config", "", "config file (JSON; required; 'sqlrl serve init' writes one)")
-			addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-			threads := threadsFlag(fs)
-			quiet := fs.Bool("quiet", false, "do not log failed requests and generator errors")
-			return func(ctx context.Context, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %v", args)
-				}
-				if *config == "" {
-					return usagef("-config is required ('sqlrl serve init -db NAME=PATH > serve.json' writes one)")
-				}
-				cfg, err := askserver.LoadConfig(*config)
-				if err != nil {
-					return err
-				}
-				o := askserver.Options{Threads: *threads}
-				if !*quiet {
-					o.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-				}
-				s, err := askserver.New(ctx, cfg, o)
-				if err != nil {
-					return err
-				}
-				defer s.Close()
-				ln, err := net.Listen("tcp", *addr)
-				if err != nil {
-					return fmt.Errorf("listen: %w", err)
-				}
-				fmt.Fprintf(os.Stderr, "serving %d databases on http://%s/ (store %s)\n", len(cfg.Databases), ln.Addr(), askserver.StoreName(cfg.Store))
-				return s.Serve(ctx, ln)
-			}
-		},
+		flags: serveFlags,
 	})
 	register(&command{
 		name:    "serve init",
@@ -100,34 +68,70 @@ placeholder OpenAI-compatible generator at http://127.0.0.1:8000/v1 (what
 'sqlrl serve-model' serves), the store feedback.sqlite beside the config, an
 API key named admin read from $SQLRL_SERVE_KEY, and the default limits. Edit
 it, then: SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json`,
-		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			dbs := dbFlags{}
-			fs.Var(dbs, "db", "a database, NAME=PATH to a SQLite file (repeatable)")
-			return func(_ context.Context, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %v", args)
-				}
-				if len(dbs) == 0 {
-					return usagef("give at least one -db NAME=PATH")
-				}
-				abs := map[string]string{}
-				for name, p := range dbs {
-					a, err := filepath.Abs(p)
-					if err != nil {
-						return err
-					}
-					if st, err := os.Stat(a); err != nil || !st.Mode().IsRegular() {
-						return fmt.Errorf("-db %s=%s: no such file", name, p)
-					}
-					abs[name] = a
-				}
-				b, err := askserver.StarterConfig(abs)
-				if err != nil {
-					return err
-				}
-				_, err = os.Stdout.Write(b)
+		flags: serveInitFlags,
+	})
+}
+
+func serveFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+	config := fs.String("config", "", "config file (JSON; required; 'sqlrl serve init' writes one)")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	threads := threadsFlag(fs)
+	quiet := fs.Bool("quiet", false, "do not log failed requests and generator errors")
+	return func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %v", args)
+		}
+		if *config == "" {
+			return usagef("-config is required ('sqlrl serve init -db NAME=PATH > serve.json' writes one)")
+		}
+		cfg, err := askserver.LoadConfig(*config)
+		if err != nil {
+			return err
+		}
+		o := askserver.Options{Threads: *threads}
+		if !*quiet {
+			o.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		}
+		s, err := askserver.New(ctx, cfg, o)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			return fmt.Errorf("listen: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "serving %d databases on http://%s/ (store %s)\n", len(cfg.Databases), ln.Addr(), askserver.StoreName(cfg.Store))
+		return s.Serve(ctx, ln)
+	}
+}
+
+func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+	dbs := dbFlags{}
+	fs.Var(dbs, "db", "a database, NAME=PATH to a SQLite file (repeatable)")
+	return func(_ context.Context, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %v", args)
+		}
+		if len(dbs) == 0 {
+			return usagef("give at least one -db NAME=PATH")
+		}
+		abs := map[string]string{}
+		for name, p := range dbs {
+			a, err := filepath.Abs(p)
+			if err != nil {
 				return err
 			}
-		},
-	})
+			if st, err := os.Stat(a); err != nil || !st.Mode().IsRegular() {
+				return fmt.Errorf("-db %s=%s: no such file", name, p)
+			}
+			abs[name] = a
+		}
+		b, err := askserver.StarterConfig(abs)
+		if err != nil {
+			return err
+		}
+		_, err = os.Stdout.Write(b)
+		return err
+	}
 }
