@@ -18,21 +18,11 @@ func init() {
 		name:    "data prepare",
 		summary: "split a benchmark 75/25 for SFT and RLHF, augment the holdout, write prompts and trainer exports",
 		usage:   "[flags] DIR",
-		help: `DIR is a benchmark directory in BIRD's layout (<split>.json, <split>_databases/),
-such as BIRD train or one written by 'sqlrl bench generate'; Spider's layout also works.
-
-Writes to -out:
-  sft.jsonl, holdout.jsonl        the split (SFT share / RLHF holdout), with prompts
-  holdout_aug.jsonl               the holdout, -augment prompts per question (the original
-                                  schema order plus distinct table shuffles)
-  trl_sft.jsonl, trl_sft_chat.jsonl, trl_sft_messages.jsonl   SFT part for TRL / OpenRLHF
-  trl_grpo.jsonl, openrlhf_prompts.jsonl, verl.jsonl   prompt-only sets of holdout_aug
-  trl_kto*.jsonl, openrlhf_kto.jsonl, trl_dpo*.jsonl   with -rollouts only
-  manifest.json                   seed, options, counts per part and tier, sha256 of each file
--out is replaced whole, in one rename, once every file is written and synced: a run
-that fails or is killed leaves the previous output as it was. It must be missing, empty
-or an earlier output of data prepare.
-Field lists and training commands: docs/training-formats.md.`,
+		help: `DIR is a benchmark directory in BIRD's (or Spider's) layout, such as BIRD train
+or one written by 'sqlrl bench generate'. Writes to -out the SFT/holdout split
+with prompts, the augmented holdout, the trainer exports (TRL, OpenRLHF, verl;
+KTO and DPO sets with -rollouts) and a manifest. -out is replaced whole, in
+one rename, once every file is written. Files and fields: docs/training-formats.md.`,
 		flags: dataPrepareFlags,
 	})
 }

@@ -18,18 +18,14 @@ func init() {
 		name:    "db copy",
 		summary: "copy SQLite benchmark databases into PostgreSQL, one schema per database",
 		usage:   "[flags] [DB_ID | FILE.sqlite ...]",
-		help: `Copies each database (all of --data's, or the ones named) into a PostgreSQL schema of
-the same name: tables with types chosen from SQLite's affinity and the values really
-stored, data by COPY, then primary keys, indexes and foreign keys (ones the data violates
-are skipped and reported). One transaction per database; --replace drops an existing
-schema first. Run it as the schemas' owner (e.g. the superuser scripts/postgres.sh
-creates); --ro-role then sets up the least-privilege role 'sqlrl eval --engine postgres'
-should log in as (docs/postgres.md).
+		help: `Copies each database (all of --data's, or the ones named) into a PostgreSQL
+schema of the same name, keeping every value equal under comparison (package
+dbcopy), one transaction per database. --ro-role then sets up the read-only
+role 'sqlrl eval --engine postgres' should log in as (docs/postgres.md).
 
-examples:
+example:
   eval "$(scripts/postgres.sh start)"
-  sqlrl db copy --replace --ro-role sqlrl_ro
-  sqlrl db copy --data path/to/bird/dev --replace california_schools financial`,
+  sqlrl db copy --replace --ro-role sqlrl_ro`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			data := fs.String("data", defaultData, "benchmark `dir` (BIRD or Spider layout) or a directory of <db>/<db>.sqlite")
 			split := fs.String("split", "dev", "benchmark split (BIRD: <split>_databases/)")

@@ -24,19 +24,15 @@ func init() {
 		name:    "eval",
 		summary: "score predictions by executing them (BIRD EX, Spider exec match, Soft-F1, VES, pass@K)",
 		usage:   "[flags] (--pred FILE | --gold-as-pred)",
-		help: `Executes every prediction and its gold SQL read-only and compares the results exactly as
-BIRD's evaluation.py (--mode bird: set equality) or the Spider test-suite evaluator
-(--mode spider: bags, ORDER BY as lists, column permutations) does.
-
-The gold side is a benchmark directory (--data, BIRD or Spider layout) or a gold file of
-"SQL<TAB>db_id" lines (--gold with --db-root; --questions adds difficulties from a
-BIRD/Spider question file). Predictions may be BIRD's JSON ({"0": "SQL\t----- bird -----\tdb"}),
-sqlrl's JSONL ({"question_id", "sql", "candidates"}) or one SQL per line (Spider).
+		help: `Executes every prediction and its gold SQL read-only and compares the results
+as BIRD's evaluation.py (--mode bird) or the Spider test-suite evaluator
+(--mode spider) does. The gold is a benchmark directory (--data) or a gold file
+(--gold with --db-root); predictions may be BIRD's JSON, sqlrl's JSONL or one
+SQL per line.
 
 examples:
   sqlrl eval --gold-as-pred
-  sqlrl eval --data datasets/bird-dev-sample --pred predict_dev.json --json report.json
-  sqlrl eval --gold dev_gold.sql --db-root dev_databases --questions dev.json --pred preds.jsonl`,
+  sqlrl eval --data datasets/bird-dev-sample --pred predict_dev.json --json report.json`,
 		flags: evalFlags,
 	})
 }

@@ -214,34 +214,14 @@ func pipelineTrainRankerFlags(fs *flag.FlagSet) func(context.Context, []string) 
 			}
 			recs = append(recs, r...)
 		}
-		rk, err := agents.TrainRanker(recs, *epochs, *l2)
+		fit, err := agents.FitRanker(recs, *epochs, *l2, *folds)
 		if err != nil {
 			return err
 		}
-		if err := agents.SaveRanker(*out, rk); err != nil {
+		if err := agents.SaveRanker(*out, fit.Ranker); err != nil {
 			return err
 		}
-		fmt.Printf("ranker on %d questions (%d with a correct and a wrong candidate), %d candidates: loss %.4f\n", rk.Questions, rk.Informative, rk.Candidates, rk.Loss)
-		if *folds > 0 {
-			fs, err := agents.CrossFit(recs, *folds, *epochs, *l2)
-			if err != nil {
-				return err
-			}
-			for f, x := range fs {
-				fmt.Printf("fold %d of %d (%d questions held out): ranker %.1f, vote %.1f\n", f+1, *folds, x.Questions, x.Ranker, x.Vote)
-			}
-		}
-		for i, f := range rk.Features {
-			fmt.Printf("  %-20s %+.3f\n", f, rk.Weights[i])
-		}
-		ws := []float64{0, 0.25, 0.5, 1, 2}
-		if ex, n := agents.ReviewSweep(recs, ws); n > 0 {
-			fmt.Printf("review strategy on these %d questions, by -review-weight:", n)
-			for k, w := range ws {
-				fmt.Printf(" %g: %.1f", w, ex[k])
-			}
-			fmt.Println()
-		}
+		fit.WriteText(os.Stdout)
 		return nil
 	}
 }

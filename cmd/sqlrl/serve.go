@@ -43,20 +43,11 @@ func init() {
 		name:    "serve",
 		summary: "answer questions over your databases: a JSON API and a web page that record every answer and verdict",
 		usage:   "-config FILE [-addr HOST:PORT]",
-		help: `Serves a web page on / and a JSON API under /api/ (docs/serve.md):
-POST /api/ask {db, question, evidence?} writes SQL with the configured
-generator (the native policy or an OpenAI-compatible server), runs it
-read-only and answers with the SQL, the first page of the result, the
-execution error if any and a chart for one label and one number column;
-GET /api/answers/{id}/rows?page=N; POST /api/answers/{id}/feedback
-{verdict, corrected_sql?, comment?} (API key); GET /api/history, /api/stats,
-/api/databases; POST /api/admin/reload (API key). GET /healthz and /metrics
-watch it; SIGINT/SIGTERM drain requests in flight.
-
-Every answer is recorded in the feedback store before it is sent, and an
-acknowledged feedback is durable; 'sqlrl data from-feedback' turns the store
-into training data. 'sqlrl serve init -db NAME=PATH ...' writes a starter
-config.`,
+		help: `Serves a web page on / and a JSON API (POST /api/ask, ...) that writes SQL for a
+question with the configured generator, runs it read-only and records every
+answer and verdict in the feedback store before answering (docs/serve.md).
+'sqlrl serve init' writes a starter config; 'sqlrl data from-feedback' turns
+the store into training data.`,
 		flags: serveFlags,
 	})
 	register(&command{
