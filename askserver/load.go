@@ -18,8 +18,8 @@ import (
 )
 
 // LoadQuestion is one question a load run asks, with the SQL the fake
-// model (FakeModel) answers it with. SQL is ignored when the servers use
-// a real generator.
+// model (BenchOptions.FakeModel) answers it with. SQL is ignored when the
+// servers use a real generator.
 type LoadQuestion struct {
 	DB       string `json:"db"`
 	Question string `json:"question"`

@@ -178,22 +178,7 @@ func Bench(ctx context.Context, o BenchOptions) (*BenchReport, error) {
 	}
 	qs := benchSet(o.Examples, o.K, o.Seed)
 	rep := &BenchReport{Questions: len(qs), GOMAXPROCS: runtime.GOMAXPROCS(0)}
-	var distinct []benchQuery
-	seen := map[benchQuery]bool{}
-	add := func(q benchQuery) {
-		q.sql = strings.TrimSpace(q.sql)
-		if !seen[q] {
-			seen[q] = true
-			distinct = append(distinct, q)
-		}
-	}
-	for _, q := range qs {
-		add(benchQuery{q.ex.DBID, q.ex.SQL})
-		for _, c := range q.completions {
-			add(benchQuery{q.ex.DBID, reward.ExtractSQL(c)})
-			rep.Completions++
-		}
-	}
+	distinct := distinctQueries(qs, rep)
 	rep.Distinct = len(distinct)
 	warmFiles(o.Stack.DBRoot)
 	rounds := max(1, o.Rounds)
@@ -248,6 +233,28 @@ func Bench(ctx context.Context, o BenchOptions) (*BenchReport, error) {
 	answered := rep.Load.Requests - rep.Load.Errors
 	rep.Load.Lost += max(0, answered-rep.Load.ServerAnswered) + max(0, rep.Load.ServerAnswered-answered)
 	return rep, nil
+}
+
+// distinctQueries lists the distinct (database, SQL) queries of the golds
+// and the completions' extracted SQL, counting the completions in rep.
+func distinctQueries(qs []benchQuestion, rep *BenchReport) []benchQuery {
+	var distinct []benchQuery
+	seen := map[benchQuery]bool{}
+	add := func(q benchQuery) {
+		q.sql = strings.TrimSpace(q.sql)
+		if !seen[q] {
+			seen[q] = true
+			distinct = append(distinct, q)
+		}
+	}
+	for _, q := range qs {
+		add(benchQuery{q.ex.DBID, q.ex.SQL})
+		for _, c := range q.completions {
+			add(benchQuery{q.ex.DBID, reward.ExtractSQL(c)})
+			rep.Completions++
+		}
+	}
+	return distinct
 }
 
 // benchServer is a fresh in-process server on a loopback port.
