@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -107,18 +106,7 @@ func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if len(dbs) == 0 {
 			return usagef("give at least one -db NAME=PATH")
 		}
-		abs := map[string]string{}
-		for name, p := range dbs {
-			a, err := filepath.Abs(p)
-			if err != nil {
-				return err
-			}
-			if st, err := os.Stat(a); err != nil || !st.Mode().IsRegular() {
-				return fmt.Errorf("-db %s=%s: no such file", name, p)
-			}
-			abs[name] = a
-		}
-		b, err := askserver.StarterConfig(abs)
+		b, err := askserver.StarterConfig(dbs)
 		if err != nil {
 			return err
 		}
