@@ -2,6 +2,7 @@ package eval
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/dataset"
@@ -30,6 +31,30 @@ func TestParseModeAndKs(t *testing.T) {
 	}{{"1,5,8", []int{1, 5, 8}, false}, {" 2 ,", []int{2}, false}, {"0", nil, true}, {"x", nil, true}} {
 		if ks, err := ParseKs(c.s); !slices.Equal(ks, c.want) || (err != nil) != c.err {
 			t.Errorf("ParseKs(%q) = %v, %v", c.s, ks, err)
+		}
+	}
+}
+
+func TestConfigCheck(t *testing.T) {
+	ok := Config{GoldAsPred: true, Engine: "sqlite", Ks: "1"}
+	for _, c := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(*Config) {}, ""},
+		{func(c *Config) { c.Pred = "p.jsonl" }, "exactly one of"},
+		{func(c *Config) { c.Mode = "x" }, `--mode "x"`},
+		{func(c *Config) { c.Ks = "0" }, "--k"},
+		{func(c *Config) { c.Gold.GoldFile = "g.sql" }, "--gold needs --db-root"},
+		{func(c *Config) { c.Engine = "mysql" }, `--engine "mysql"`},
+		{func(c *Config) { c.Engine, c.PGDSN, c.Suite = "pg", "postgres://h/db", true }, "--suite needs --engine sqlite"},
+		{func(c *Config) { c.Engine = "postgres" }, "needs --pg-dsn"},
+	} {
+		cfg := ok
+		c.edit(&cfg)
+		err := cfg.Check()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%+v: Check() = %v, want %q", cfg, err, c.want)
 		}
 	}
 }
