@@ -409,3 +409,15 @@ func WriteStrategyPredictions(dir string, recs []*Record) error {
 	}
 	return nil
 }
+
+// Shares lists each stage's seconds and share of el, in stage order
+// ("planner 1.2s (60%), ...").
+func (t Timing) Shares(el time.Duration) string {
+	var parts []string
+	for _, s := range Stages {
+		if v, ok := t[s]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.1fs (%.0f%%)", s, v, 100*v/el.Seconds()))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

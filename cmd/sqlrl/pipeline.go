@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/agents"
@@ -145,13 +144,7 @@ func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 			return err
 		}
 		fmt.Printf("wrote %d rollouts to %s in %s (%.2f questions/s on %d threads)\n", len(recs), *out, el.Round(time.Millisecond), float64(len(recs))/el.Seconds(), *threads)
-		var parts []string
-		for _, s := range agents.Stages {
-			if v, ok := tm[s]; ok {
-				parts = append(parts, fmt.Sprintf("%s %.1fs (%.0f%%)", s, v, 100*v/el.Seconds()))
-			}
-		}
-		fmt.Printf("time per stage: %s\n\n", strings.Join(parts, ", "))
+		fmt.Printf("time per stage: %s\n\n", tm.Shares(el))
 		return agents.BuildReport(recs).WriteMarkdown(os.Stdout)
 	}
 }
