@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -57,17 +56,11 @@ example:
 				if err != nil {
 					return fmt.Errorf("compare %s with %s: %w", args[0], args[1], err)
 				}
+				if *jsonOut == "-" {
+					return writeIndented("-", d)
+				}
 				if *jsonOut != "" {
-					raw, err := json.MarshalIndent(d, "", "  ")
-					if err != nil {
-						return err
-					}
-					raw = append(raw, '\n')
-					if *jsonOut == "-" {
-						_, err = os.Stdout.Write(raw)
-						return err
-					}
-					if err := os.WriteFile(*jsonOut, raw, 0o644); err != nil {
+					if err := writeIndented(*jsonOut, d); err != nil {
 						return err
 					}
 				}

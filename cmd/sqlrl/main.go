@@ -148,10 +148,14 @@ func threadsFlag(fs *flag.FlagSet) *int {
 	return fs.Int("threads", 2, "threads of the native model's math")
 }
 
-// writeIndented writes v as indented JSON to path.
+// writeIndented writes v as indented JSON to path (- for stdout).
 func writeIndented(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
+		return err
+	}
+	if path == "-" {
+		_, err = os.Stdout.Write(append(b, '\n'))
 		return err
 	}
 	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
