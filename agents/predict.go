@@ -2,6 +2,8 @@ package agents
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 
@@ -135,6 +137,32 @@ func (o PredictOptions) answer(ctx context.Context, eng sqlexec.Engine, p *datas
 	}
 	if ch.Index >= 0 {
 		p.SQL = cands[ch.Index]
+	}
+	return nil
+}
+
+// DefaultPredictOptions is `sqlrl generate`'s defaults: one greedy
+// decode, guided.
+func DefaultPredictOptions() PredictOptions {
+	return PredictOptions{N: 1, Sampling: Sampling{Temperature: 0, TopP: 1, Seed: 1}, Greedy: true, Beams: 1, MaxTokens: 256, Batch: 32, Guide: true}
+}
+
+// Flags declares the decoding's flags on fs, defaulting to o.
+func (o *PredictOptions) Flags(fs *flag.FlagSet) {
+	fs.IntVar(&o.N, "n", o.N, "samples per question")
+	o.Sampling.Flags(fs)
+	fs.BoolVar(&o.Greedy, "greedy", o.Greedy, "with -n > 1, submit a greedy decode as \"sql\"")
+	fs.IntVar(&o.MaxTokens, "max-tokens", o.MaxTokens, "most tokens per completion")
+	fs.IntVar(&o.Batch, "batch", o.Batch, "sequences decoded together")
+	fs.IntVar(&o.Beams, "beams", o.Beams, "beam search width for the greedy decode (1: greedy)")
+	fs.BoolVar(&o.Vote, "vote", o.Vote, "with -n > 1, choose \"sql\" by executing the candidates and voting on their results")
+	fs.BoolVar(&o.Guide, "guide", o.Guide, "constrain the SQL to the database's tables and columns (sqlparse.Guide)")
+}
+
+// Check refuses settings out of range, naming the flags.
+func (o *PredictOptions) Check() error {
+	if o.N < 1 || !o.Sampling.Valid() {
+		return errors.New("want -n >= 1, -temperature >= 0 and 0 < -top-p <= 1")
 	}
 	return nil
 }

@@ -42,29 +42,23 @@ fails on its own, gets an empty "sql" and an "error" field; the run goes on.`,
 }
 
 func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	o := agents.PredictOptions{Sampling: agents.Sampling{Temperature: 0, TopP: 1, Seed: 1}}
+	o := agents.DefaultPredictOptions()
+	o.Flags(fs)
 	model := fs.String("model", "", "checkpoint or run directory (required)")
 	out := fs.String("out", "", "JSONL predictions to write (required)")
 	bird := fs.String("bird", "", "also write BIRD's prediction JSON here")
 	split := addSplitFlags(fs)
-	fs.IntVar(&o.N, "n", 1, "samples per question")
-	o.Sampling.Flags(fs)
-	fs.BoolVar(&o.Greedy, "greedy", true, "with -n > 1, submit a greedy decode as \"sql\"")
-	fs.IntVar(&o.MaxTokens, "max-tokens", 256, "most tokens per completion")
-	fs.IntVar(&o.Batch, "batch", 32, "sequences decoded together")
 	limit := fs.Int("limit", 0, "only the first N questions (0: all)")
 	threads := threadsFlag(fs)
-	fs.IntVar(&o.Beams, "beams", 1, "beam search width for the greedy decode (1: greedy)")
-	fs.BoolVar(&o.Vote, "vote", false, "with -n > 1, choose \"sql\" by executing the candidates and voting on their results")
-	fs.BoolVar(&o.Guide, "guide", true, "constrain the SQL to the database's tables and columns (sqlparse.Guide)")
 	return func(ctx context.Context, args []string) error {
 		switch {
 		case len(args) != 1:
 			return usagef("want one benchmark directory, got %d arguments", len(args))
 		case *model == "" || *out == "":
 			return usagef("-model and -out are required")
-		case o.N < 1 || !o.Sampling.Valid():
-			return usagef("want -n >= 1, -temperature >= 0 and 0 < -top-p <= 1")
+		}
+		if err := o.Check(); err != nil {
+			return usagef("%v", err)
 		}
 		nn.SetThreads(*threads)
 		pol, err := policy.LoadSQL(*model)
