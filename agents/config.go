@@ -2,10 +2,19 @@ package agents
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/llmclient"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -195,4 +204,220 @@ func (b *Backends) Prompts(ctx context.Context, eng sqlexec.Engine, dbRoot strin
 		}
 	}
 	return out, nil
+}
+
+// Sampling is how candidates are sampled beside the greedy decode. Every
+// command that samples declares its flags through Flags, each with its own
+// defaults (generate decodes greedily by default, a pipeline samples).
+type Sampling struct {
+	Temperature float64
+	TopP        float64
+	Seed        uint64
+}
+
+// Flags declares -temperature, -top-p and -seed on fs, defaulting to s.
+func (s *Sampling) Flags(fs *flag.FlagSet) {
+	fs.Float64Var(&s.Temperature, "temperature", s.Temperature, "sampling temperature (0: greedy)")
+	fs.Float64Var(&s.TopP, "top-p", s.TopP, "nucleus sampling mass")
+	fs.Uint64Var(&s.Seed, "seed", s.Seed, "sampling seed")
+}
+
+// Valid reports whether the temperature is not negative and top-p is in
+// (0, 1].
+func (s Sampling) Valid() bool { return s.Temperature >= 0 && s.TopP > 0 && s.TopP <= 1 }
+
+// RunConfig is a pipeline run's settings: its agents, the planner's
+// sampling, the selection, and how remote agents are reached. Flags binds
+// them to a command's flags; Pipeline builds the pipeline they describe.
+type RunConfig struct {
+	// Planner, Validator, Fixer and Selector are agent specs (a native
+	// checkpoint or URL#MODEL); only Planner is required.
+	Planner, Validator, Fixer, Selector string
+	// Reviewer is a reviewer checkpoint; ReviewWeight the review
+	// strategy's weight (Selection.ReviewWeight).
+	Reviewer     string
+	ReviewWeight float64
+	// Ranker is a learned ranker file, added as a strategy.
+	Ranker string
+	// K candidates: a greedy decode and K-1 samples.
+	K int
+	Sampling
+	Guide      bool
+	FixWhen    string
+	Final      string
+	Tournament int
+	// Templates is a folder of edited templates; Reuse an earlier
+	// rollout file whose planner candidates are taken.
+	Templates, Reuse string
+	// APIKey, RemoteTimeout and RemoteAPI ("chat" or "completions") reach
+	// remote agents; NativePrompts is the checkpoint whose prompt format
+	// native prompts follow when no native agent is loaded.
+	APIKey        string
+	RemoteTimeout time.Duration
+	RemoteAPI     string
+	NativePrompts string
+}
+
+// DefaultRunConfig is `sqlrl pipeline run`'s defaults.
+func DefaultRunConfig() RunConfig {
+	return RunConfig{ReviewWeight: DefaultReviewWeight, K: 8, Sampling: Sampling{Temperature: 1, TopP: 0.9, Seed: 1}, Guide: true,
+		FixWhen: FixIncorrect, Tournament: 4, APIKey: os.Getenv("OPENAI_API_KEY"), RemoteTimeout: 2 * time.Minute, RemoteAPI: "chat"}
+}
+
+// Flags declares the settings' flags on fs, defaulting to c.
+func (c *RunConfig) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Planner, "planner", c.Planner, "planner agent (required)")
+	fs.StringVar(&c.Validator, "validator", c.Validator, "validator agent (empty: none)")
+	fs.StringVar(&c.Fixer, "fixer", c.Fixer, "fixer agent (empty: none)")
+	fs.StringVar(&c.Selector, "selector", c.Selector, "selector agent (empty: no tournament)")
+	fs.StringVar(&c.Reviewer, "reviewer", c.Reviewer, "reviewer checkpoint (sqlrl train sft -task review): scores each candidate by log P(question | SQL) (empty: none)")
+	fs.Float64Var(&c.ReviewWeight, "review-weight", c.ReviewWeight, "review strategy: weight w of the planner's log P(SQL | question) beside the reviewer's log P(question | SQL) (0: the reviewer alone)")
+	fs.StringVar(&c.Ranker, "ranker", c.Ranker, "learned ranker (sqlrl pipeline train-ranker) to add as a strategy")
+	fs.IntVar(&c.K, "k", c.K, "candidates per question (1 greedy + k-1 samples)")
+	c.Sampling.Flags(fs)
+	fs.BoolVar(&c.Guide, "guide", c.Guide, "keep native SQL to the schema (sqlparse.Guide)")
+	fs.StringVar(&c.FixWhen, "fix-when", c.FixWhen, "fix candidates that failed (failed) or also those a validator rejected (incorrect)")
+	fs.StringVar(&c.Final, "final", c.Final, "strategy whose choice is the answer (default: review, tournament, validator_vote or vote, by the agents given)")
+	fs.IntVar(&c.Tournament, "tournament", c.Tournament, "distinct results the selector compares")
+	fs.StringVar(&c.Templates, "prompts", c.Templates, "folder of edited templates (native/*.tmpl, chat/*.tmpl)")
+	fs.StringVar(&c.Reuse, "reuse", c.Reuse, "take the planner's candidates from this earlier rollout file instead of decoding them")
+	fs.StringVar(&c.APIKey, "api-key", c.APIKey, "API key of remote agents ($OPENAI_API_KEY)")
+	fs.DurationVar(&c.RemoteTimeout, "remote-timeout", c.RemoteTimeout, "time limit of one remote call")
+	fs.StringVar(&c.RemoteAPI, "remote-api", c.RemoteAPI, "remote agents' API: chat (a chat model, chat templates) or completions (a native checkpoint served by 'sqlrl serve-model', native templates)")
+	fs.StringVar(&c.NativePrompts, "native-prompts", c.NativePrompts, "with -remote-api completions and no native agent: the served checkpoint, whose prompt format native prompts are written in")
+}
+
+// Check refuses settings out of range, naming the flag.
+func (c *RunConfig) Check() error {
+	switch {
+	case c.K < 1 || !c.Sampling.Valid():
+		return errors.New("want -k >= 1, -temperature >= 0 and 0 < -top-p <= 1")
+	case c.FixWhen != FixFailed && c.FixWhen != FixIncorrect:
+		return fmt.Errorf("-fix-when %q: want failed or incorrect", c.FixWhen)
+	case c.RemoteAPI != "chat" && c.RemoteAPI != "completions":
+		return fmt.Errorf("-remote-api %q: want chat or completions", c.RemoteAPI)
+	case c.Final != "" && !slices.Contains(Strategies, c.Final):
+		return fmt.Errorf("-final %q: want one of %s", c.Final, strings.Join(Strategies, ", "))
+	}
+	return nil
+}
+
+// Pipeline loads the agents, reviewer, ranker and reused candidates the
+// settings name, and writes every prompt the agents read for exs, whose
+// databases eng runs (and dbRoot holds).
+func (c *RunConfig) Pipeline(ctx context.Context, eng sqlexec.Engine, dbRoot string, exs []dataset.Example) (*Pipeline, Prompts, error) {
+	be := &Backends{TemplateDir: c.Templates, NativePrompts: c.NativePrompts, Remote: func(spec string) (Generator, error) {
+		return remoteAgent(spec, c.APIKey, c.RemoteTimeout, c.RemoteAPI == "chat")
+	}}
+	if c.RemoteAPI == "completions" {
+		be.RemoteSet = SetNative
+	}
+	p := &Pipeline{K: c.K, Temperature: c.Temperature, TopP: c.TopP, Seed: c.Seed, Guide: c.Guide, FixWhen: c.FixWhen, Final: c.Final,
+		TournamentSize: c.Tournament, ReviewWeight: c.ReviewWeight}
+	sets, err := c.loadAgents(be, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.Ranker != "" {
+		if p.Ranker, err = LoadRanker(c.Ranker); err != nil {
+			return nil, nil, err
+		}
+	}
+	if np := be.Native(); np != nil {
+		p.Words = np.Info.SQLWords
+	}
+	if c.Reuse != "" {
+		old, err := ReadRecords(c.Reuse)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.Reuse = map[int]*Record{}
+		for _, r := range old {
+			p.Reuse[r.QuestionID] = r
+		}
+	}
+	p.Engine = eng
+	p.Scorer = &eval.Scorer{Engine: eng, Mode: eval.ModeBIRD, Timeout: eval.BIRDPairTimeout, CachePredictions: true, KeepResults: true}
+	fits, err := be.Prompts(ctx, eng, dbRoot, exs, sets, p.Planner.MaxTokens)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, fits, nil
+}
+
+// loadAgents sets p's agents and reviewer and returns the template sets
+// they read.
+func (c *RunConfig) loadAgents(be *Backends, p *Pipeline) (map[string]bool, error) {
+	sets := map[string]bool{}
+	for _, x := range []struct {
+		role, spec string
+		dst        **Agent
+	}{{RolePlanner, c.Planner, &p.Planner}, {RoleValidator, c.Validator, &p.Validator}, {RoleFixer, c.Fixer, &p.Fixer}, {RoleSelector, c.Selector, &p.Selector}} {
+		if x.spec == "" {
+			continue
+		}
+		a, err := be.Agent(x.role, x.spec, 0)
+		if err != nil {
+			return nil, err
+		}
+		*x.dst = a
+		sets[a.Set] = true
+	}
+	if c.Reviewer != "" {
+		var err error
+		if p.Reviewer, err = be.Reviewer(c.Reviewer); err != nil {
+			return nil, err
+		}
+		sets[SetNative] = true
+	}
+	return sets, nil
+}
+
+// remoteAgent builds a remote backend from URL#MODEL.
+func remoteAgent(spec, key string, timeout time.Duration, chat bool) (Generator, error) {
+	base, model, _ := strings.Cut(spec, "#")
+	if _, err := url.ParseRequestURI(base); err != nil {
+		return nil, fmt.Errorf("bad URL: %w", err)
+	}
+	return &Remote{Chat: chat, Client: &llmclient.Client{BaseURL: strings.TrimSuffix(base, "/"), Model: model, APIKey: key, Timeout: timeout, Retries: 2}}, nil
+}
+
+// WriteStrategyPredictions writes, per strategy, sqlrl's JSONL predictions
+// of the candidates it chose (dir/<strategy>.jsonl), for `sqlrl eval` to
+// check a report.
+func WriteStrategyPredictions(dir string, recs []*Record) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	strategies := map[string]bool{}
+	for _, r := range recs {
+		for s := range r.Selected {
+			strategies[s] = true
+		}
+	}
+	for s := range strategies {
+		preds := make([]dataset.Prediction, len(recs))
+		for i, r := range recs {
+			preds[i] = dataset.Prediction{QuestionID: r.QuestionID, DBID: r.DBID}
+			if j, ok := r.Selected[s]; ok && j >= 0 {
+				preds[i].SQL = r.Candidates[j].SQL
+			}
+		}
+		if err := dataset.WriteJSONLPredictions(filepath.Join(dir, s+".jsonl"), preds); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Shares lists each stage's seconds and share of el, in stage order
+// ("planner 1.2s (60%), ...").
+func (t Timing) Shares(el time.Duration) string {
+	var parts []string
+	for _, s := range Stages {
+		if v, ok := t[s]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.1fs (%.0f%%)", s, v, 100*v/el.Seconds()))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -339,8 +339,9 @@ func validName(s string) bool {
 }
 
 // StarterConfig returns a config for the SQLite databases dbs (name ->
-// path), with a placeholder OpenAI-compatible generator and one API key
-// read from SQLRL_SERVE_KEY: what `sqlrl serve init` writes.
+// path, made absolute; each must be a file), with a placeholder
+// OpenAI-compatible generator and one API key read from SQLRL_SERVE_KEY:
+// what `sqlrl serve init` writes.
 func StarterConfig(dbs map[string]string) ([]byte, error) {
 	c := Config{Databases: map[string]DatabaseConfig{}, APIKeys: map[string]APIKey{"admin": {Env: "SQLRL_SERVE_KEY"}},
 		Generator: GeneratorConfig{OpenAI: &OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1", Model: "sqlrl-policy", APIKeyEnv: ""}},
@@ -349,7 +350,14 @@ func StarterConfig(dbs map[string]string) ([]byte, error) {
 		if !validName(name) {
 			return nil, fmt.Errorf("database name %q: letters, digits, '_', '-' and '.', at most 64", name)
 		}
-		c.Databases[name] = DatabaseConfig{SQLite: p}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := os.Stat(a); err != nil || !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("database %s=%s: no such file", name, p)
+		}
+		c.Databases[name] = DatabaseConfig{SQLite: a}
 	}
 	c.Limits.withDefaults()
 	b, err := json.MarshalIndent(c, "", "  ")

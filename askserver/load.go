@@ -2,7 +2,6 @@ package askserver
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,18 +10,16 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sqlrl/sqlrl/feedback"
-	"github.com/sqlrl/sqlrl/httpserve"
+	"github.com/sqlrl/sqlrl/loadtest"
 )
 
 // LoadQuestion is one question a load run asks, with the SQL the fake
-// model (FakeModel) answers it with. SQL is ignored when the servers use
-// a real generator.
+// model (BenchOptions.FakeModel) answers it with. SQL is ignored when the
+// servers use a real generator.
 type LoadQuestion struct {
 	DB       string `json:"db"`
 	Question string `json:"question"`
@@ -93,67 +90,6 @@ func BuiltinLoadQuestions(tables map[string][]string) []LoadQuestion {
 	return out
 }
 
-// FakeModel is an OpenAI-compatible chat server (POST .../chat/completions)
-// that answers each known question with its SQL, found by the question's
-// text in the prompt (longest match first), and "SELECT 1" otherwise. It
-// costs next to nothing, so a load run measures the server, not a model;
-// the server still builds the real prompt and runs the real SQL. Set its
-// questions with SetQuestions before or while it serves.
-type FakeModel struct {
-	mu sync.RWMutex
-	qs []LoadQuestion // longest question first
-}
-
-// SetQuestions replaces the questions the fake knows.
-func (m *FakeModel) SetQuestions(qs []LoadQuestion) {
-	sorted := make([]LoadQuestion, len(qs))
-	for i, q := range qs {
-		q.Question = normSpace(q.Question)
-		sorted[i] = q
-	}
-	sort.SliceStable(sorted, func(i, j int) bool { return len(sorted[i].Question) > len(sorted[j].Question) })
-	m.mu.Lock()
-	m.qs = sorted
-	m.mu.Unlock()
-}
-
-func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// ServeHTTP implements http.Handler.
-func (m *FakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
-	}
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		http.Error(w, `{"error": "POST .../chat/completions"}`, http.StatusNotFound)
-		return
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, `{"error": "malformed request"}`, http.StatusBadRequest)
-		return
-	}
-	user := ""
-	for _, msg := range req.Messages {
-		if msg.Role == "user" {
-			user = normSpace(msg.Content)
-		}
-	}
-	sql := "SELECT 1"
-	m.mu.RLock()
-	for _, q := range m.qs {
-		if q.SQL != "" && strings.Contains(user, q.Question) {
-			sql = q.SQL
-			break
-		}
-	}
-	m.mu.RUnlock()
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"choices": []map[string]any{{"message": map[string]string{"role": "assistant", "content": sql}}}})
-}
-
 // LoadOptions configure RunLoad.
 type LoadOptions struct {
 	// Targets are the servers' base URLs (http://host:port); request n of
@@ -180,47 +116,16 @@ type LoadOptions struct {
 	Log io.Writer
 }
 
-// RouteReport is one route's figures. Latencies are of requests answered
-// 200, from sending to the whole body read.
-type RouteReport struct {
-	Requests int64 `json:"requests"`
-	OK       int64 `json:"ok"`
-	// Errors counts HTTP answers other than 200 by status: the servers'
-	// failures, which must be zero.
-	Errors map[int]int64 `json:"errors,omitempty"`
-	// ConnErrors counts requests that got no HTTP answer (refused, reset,
-	// cut mid-body): expected while a server is killed; each is retried.
-	ConnErrors int64   `json:"conn_errors"`
-	PerSecond  float64 `json:"ok_per_second"`
-	P50MS      float64 `json:"p50_ms"`
-	P99MS      float64 `json:"p99_ms"`
-	MaxMS      float64 `json:"max_ms"`
-	FirstError string  `json:"first_error,omitempty"`
-	lat        []time.Duration
-}
-
-// HTTPErrors is the number of non-200 answers.
-func (r *RouteReport) HTTPErrors() int64 {
-	var n int64
-	for _, c := range r.Errors {
-		n += c
-	}
-	return n
-}
-
 // LoadReport is what RunLoad measured and, once Verify ran, what the store
-// holds of it.
+// holds of it. Routes are RouteAsk and RouteFeedback; a route's Errors
+// (the servers' failures) must be zero, its ConnErrors are expected while
+// a server is killed (each is retried).
 type LoadReport struct {
-	Clients  int                     `json:"clients"`
-	Targets  int                     `json:"targets"`
-	Seconds  float64                 `json:"seconds"`
-	Routes   map[string]*RouteReport `json:"routes"`
-	Outcomes map[string]int64        `json:"outcomes"` // acknowledged answers by outcome or error class
-	// Disrupted is when Disrupt ran (seconds into the run) and its error.
-	Disrupted     float64 `json:"disrupted_at_s,omitempty"`
-	DisruptError  string  `json:"disrupt_error,omitempty"`
-	AckedAnswers  int     `json:"acked_answers"`
-	AckedFeedback int     `json:"acked_feedback"`
+	loadtest.Report
+	Targets       int              `json:"targets"`
+	Outcomes      map[string]int64 `json:"outcomes"` // acknowledged answers by outcome or error class
+	AckedAnswers  int              `json:"acked_answers"`
+	AckedFeedback int              `json:"acked_feedback"`
 	// Verified: Verify ran. Lost counts acknowledged answers and feedback
 	// missing from the store or stored with other content; LostSample
 	// describes the first few.
@@ -257,7 +162,7 @@ type loadClient struct {
 	n        int // requests sent, to pick the target
 	id       int
 	rng      *rand.Rand
-	routes   map[string]*RouteReport
+	routes   loadtest.Routes
 	outcomes map[string]int64
 	answers  []ackedAnswer
 	feedback []ackedFeedback
@@ -281,76 +186,27 @@ func RunLoad(ctx context.Context, o LoadOptions) (*LoadReport, error) {
 	if o.Duration <= 0 {
 		o.Duration = 60 * time.Second
 	}
-	logw := o.Log
-	if logw == nil {
-		logw = io.Discard
-	}
 	tr := &http.Transport{MaxIdleConnsPerHost: o.Clients, MaxConnsPerHost: o.Clients}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: 5 * time.Minute}
-	runCtx, cancel := context.WithTimeout(ctx, o.Duration)
-	defer cancel()
-	rep := &LoadReport{Clients: o.Clients, Targets: len(o.Targets), Routes: map[string]*RouteReport{}, Outcomes: map[string]int64{}}
 	clients := make([]*loadClient, o.Clients)
-	start := time.Now()
-	var wg sync.WaitGroup
 	for i := range clients {
-		c := &loadClient{o: &o, http: hc, id: i, rng: rand.New(rand.NewPCG(o.Seed, uint64(i))),
-			routes: map[string]*RouteReport{RouteAsk: {Errors: map[int]int64{}}, RouteFeedback: {Errors: map[int]int64{}}}, outcomes: map[string]int64{}}
-		clients[i] = c
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.run(runCtx)
-		}()
+		clients[i] = &loadClient{o: &o, http: hc, id: i, rng: rand.New(rand.NewPCG(o.Seed, uint64(i))), outcomes: map[string]int64{}}
 	}
-	if o.Disrupt != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case <-runCtx.Done():
-				return
-			case <-time.After(o.DisruptAfter):
-			}
-			rep.Disrupted = time.Since(start).Seconds()
-			fmt.Fprintf(logw, "load: disrupting at %.1fs\n", rep.Disrupted)
-			if err := o.Disrupt(runCtx); err != nil {
-				rep.DisruptError = err.Error()
-				fmt.Fprintf(logw, "load: disrupt: %v\n", err)
-			}
-		}()
-	}
-	wg.Wait()
-	rep.Seconds = time.Since(start).Seconds()
+	lr := loadtest.Run(ctx, loadtest.Options{Clients: o.Clients, Duration: o.Duration, Disrupt: o.Disrupt, DisruptAfter: o.DisruptAfter, Log: o.Log},
+		func(ctx context.Context, i int, rs loadtest.Routes) {
+			rs.Get(RouteAsk)
+			rs.Get(RouteFeedback)
+			clients[i].routes = rs
+			clients[i].run(ctx)
+		})
+	rep := &LoadReport{Report: *lr, Targets: len(o.Targets), Outcomes: map[string]int64{}}
 	for _, c := range clients {
-		for name, r := range c.routes {
-			agg := rep.Routes[name]
-			if agg == nil {
-				agg = &RouteReport{Errors: map[int]int64{}}
-				rep.Routes[name] = agg
-			}
-			agg.Requests += r.Requests
-			agg.OK += r.OK
-			agg.ConnErrors += r.ConnErrors
-			for code, n := range r.Errors {
-				agg.Errors[code] += n
-			}
-			if agg.FirstError == "" {
-				agg.FirstError = r.FirstError
-			}
-			agg.lat = append(agg.lat, r.lat...)
-		}
 		for k, n := range c.outcomes {
 			rep.Outcomes[k] += n
 		}
 		rep.answers = append(rep.answers, c.answers...)
 		rep.feedback = append(rep.feedback, c.feedback...)
-	}
-	for _, r := range rep.Routes {
-		r.P50MS, r.P99MS, r.MaxMS = httpserve.Percentiles(r.lat)
-		r.PerSecond = float64(r.OK) / rep.Seconds
-		r.lat = nil
 	}
 	rep.AckedAnswers, rep.AckedFeedback = len(rep.answers), len(rep.feedback)
 	return rep, ctx.Err()
@@ -399,22 +255,18 @@ func (c *loadClient) run(ctx context.Context) {
 // call sends one request, retrying on the next target while it gets no
 // HTTP answer and the run lasts, and decodes a 200 answer into out.
 func (c *loadClient) call(ctx context.Context, route, path, key string, body, out any) bool {
-	r := c.routes[route]
+	r := c.routes.Get(route)
 	raw, _ := json.Marshal(body)
 	backoff := 10 * time.Millisecond
 	for {
 		target := c.o.Targets[(c.id+c.n)%len(c.o.Targets)]
 		c.n++
-		r.Requests++
 		t0 := time.Now()
-		code, resp, err := c.post(target+path, key, raw)
+		code, resp, err := loadtest.Post(context.Background(), c.http, target+path, key, raw)
 		el := time.Since(t0)
 		switch {
 		case err != nil:
-			r.ConnErrors++
-			if r.FirstError == "" {
-				r.FirstError = err.Error()
-			}
+			r.Unanswered(err)
 			if ctx.Err() != nil {
 				return false
 			}
@@ -426,47 +278,17 @@ func (c *loadClient) call(ctx context.Context, route, path, key string, body, ou
 			backoff = min(2*backoff, 200*time.Millisecond)
 			continue
 		case code != http.StatusOK:
-			r.Errors[code]++
-			if r.FirstError == "" {
-				r.FirstError = fmt.Sprintf("HTTP %d: %s", code, clip(string(resp), 200))
-			}
+			r.Failed(code, fmt.Sprintf("HTTP %d: %s", code, clip(string(resp), 200)))
 			return false
 		}
 		if err := json.Unmarshal(resp, out); err != nil {
 			// Counted under 200: an answer the client cannot read.
-			r.Errors[code]++
-			if r.FirstError == "" {
-				r.FirstError = fmt.Sprintf("decoding a 200 answer: %v", err)
-			}
+			r.Failed(code, fmt.Sprintf("decoding a 200 answer: %v", err))
 			return false
 		}
-		r.OK++
-		r.lat = append(r.lat, el)
+		r.Answered(el)
 		return true
 	}
-}
-
-// post sends a request that is allowed to finish after the run's end (a
-// request cut there would look lost); an error is a transport failure.
-func (c *loadClient) post(url, key string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("X-API-Key", key)
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, nil, err
-	}
-	return resp.StatusCode, raw, nil
 }
 
 // Verify looks up every acknowledged answer and feedback in st and counts
@@ -544,27 +366,8 @@ func (rep *LoadReport) Verify(ctx context.Context, st feedback.Store) error {
 func (rep *LoadReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "load: %d clients on %d server(s) for %.1fs\n", rep.Clients, rep.Targets, rep.Seconds)
 	for _, name := range []string{RouteAsk, RouteFeedback} {
-		r := rep.Routes[name]
-		if r == nil {
-			continue
-		}
-		codes := make([]int, 0, len(r.Errors))
-		for code := range r.Errors {
-			codes = append(codes, code)
-		}
-		sort.Ints(codes)
-		var errs []string
-		for _, code := range codes {
-			errs = append(errs, fmt.Sprintf("%d: %d", code, r.Errors[code]))
-		}
-		es := "none"
-		if len(errs) > 0 {
-			es = strings.Join(errs, ", ")
-		}
-		fmt.Fprintf(w, "  %-8s %7d requests, %7d ok (%.1f/s), HTTP errors %s, connection errors %d; latency p50 %.1fms p99 %.1fms max %.1fms\n",
-			name, r.Requests, r.OK, r.PerSecond, es, r.ConnErrors, r.P50MS, r.P99MS, r.MaxMS)
-		if r.FirstError != "" {
-			fmt.Fprintf(w, "           first error: %s\n", r.FirstError)
+		if r := rep.Routes[name]; r != nil {
+			r.WriteText(w, name)
 		}
 	}
 	var oc []string

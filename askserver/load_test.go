@@ -17,15 +17,16 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/feedback"
+	"github.com/sqlrl/sqlrl/internal/fakechat"
 )
 
 // loadServers starts n in-process servers sharing one SQLite store, with
-// the OpenAI generator pointed at a FakeModel that knows qs. It returns
+// the OpenAI generator pointed at a fakechat.Server that knows qs. It returns
 // their base URLs, the store and the config.
 func loadServers(t *testing.T, n int, qs []LoadQuestion) ([]string, feedback.Store, *Config) {
 	t.Helper()
-	fake := &FakeModel{}
-	fake.SetQuestions(qs)
+	fake := &fakechat.Server{}
+	fake.Set(fakeAnswers(qs))
 	llm := httptest.NewServer(fake)
 	t.Cleanup(llm.Close)
 	dir := t.TempDir()
@@ -115,8 +116,8 @@ func TestLoadShort(t *testing.T) {
 // write.
 func TestLoadRetriesWhileDown(t *testing.T) {
 	qs := sampleQuestions()
-	fake := &FakeModel{}
-	fake.SetQuestions(qs)
+	fake := &fakechat.Server{}
+	fake.Set(fakeAnswers(qs))
 	llm := httptest.NewServer(fake)
 	defer llm.Close()
 	dir := t.TempDir()

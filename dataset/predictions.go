@@ -25,6 +25,9 @@ type Prediction struct {
 	DBID       string   `json:"db_id,omitempty"`
 	SQL        string   `json:"sql"`
 	Candidates []string `json:"candidates,omitempty"`
+	// Error, written when set, says why a question has no SQL (generation
+	// failed on it; it scores as wrong).
+	Error string `json:"error,omitempty"`
 	// Source is where the prediction was read ("line 3", `key "12"`), so
 	// that an error found later, when pairing it with a question, can
 	// name the record.
@@ -267,7 +270,8 @@ func WriteJSONLPredictions(path string, preds []Prediction) error {
 			DBID       string   `json:"db_id,omitempty"`
 			SQL        string   `json:"sql"`
 			Candidates []string `json:"candidates,omitempty"`
-		}{p.QuestionID, p.DBID, p.SQL, p.Candidates}
+			Error      string   `json:"error,omitempty"`
+		}{p.QuestionID, p.DBID, p.SQL, p.Candidates, p.Error}
 		if err := enc.Encode(rec); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}

@@ -1,7 +1,6 @@
 package rewardserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,7 +19,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
-	"github.com/sqlrl/sqlrl/httpserve"
+	"github.com/sqlrl/sqlrl/loadtest"
 	"github.com/sqlrl/sqlrl/mutate"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -89,27 +88,26 @@ type Round struct {
 	Executions       int64   `json:"executions"`
 }
 
-// LoadReport is the sustained-load phase.
+// LoadReport is the sustained-load phase: the reward route's figures
+// (requests, latencies, HTTP and connection errors) and what the bench
+// checks of the answers.
 type LoadReport struct {
-	Clients  int     `json:"clients"`
-	K        int     `json:"k"`
-	Seconds  float64 `json:"seconds"`
-	Requests int64   `json:"requests"`
-	// Errors: transport errors and non-200 answers. Lost: requests whose
-	// answer never came or did not count as served on the server.
+	loadtest.Route
+	Clients int     `json:"clients"`
+	K       int     `json:"k"`
+	Seconds float64 `json:"seconds"`
+	// Errors: connection errors and answers other than a readable 200
+	// (the route's ConnErrors and HTTPErrors). Lost: requests whose answer
+	// never came or did not count as served on the server.
 	Errors int64 `json:"errors"`
 	Lost   int64 `json:"lost"`
 	// Mismatches: answers whose rewards differ from the first pass's
 	// (rewards must be deterministic).
-	Mismatches       int64   `json:"mismatches"`
-	Completions      int64   `json:"completions"`
-	CompletionsPerS  float64 `json:"completions_per_second"`
-	RequestsPerS     float64 `json:"requests_per_second"`
-	P50MS            float64 `json:"p50_ms"`
-	P99MS            float64 `json:"p99_ms"`
-	MaxMS            float64 `json:"max_ms"`
-	ServerAnswered   int64   `json:"server_answered"`
-	FirstErrorSample string  `json:"first_error,omitempty"`
+	Mismatches      int64   `json:"mismatches"`
+	Completions     int64   `json:"completions"`
+	CompletionsPerS float64 `json:"completions_per_second"`
+	RequestsPerS    float64 `json:"requests_per_second"`
+	ServerAnswered  int64   `json:"server_answered"`
 }
 
 // benchQuestion is one request of the bench: a question and K completions.
@@ -181,22 +179,7 @@ func Bench(ctx context.Context, o BenchOptions) (*BenchReport, error) {
 	}
 	qs := benchSet(o.Examples, o.K, o.Seed)
 	rep := &BenchReport{Questions: len(qs), GOMAXPROCS: runtime.GOMAXPROCS(0)}
-	var distinct []benchQuery
-	seen := map[benchQuery]bool{}
-	add := func(q benchQuery) {
-		q.sql = strings.TrimSpace(q.sql)
-		if !seen[q] {
-			seen[q] = true
-			distinct = append(distinct, q)
-		}
-	}
-	for _, q := range qs {
-		add(benchQuery{q.ex.DBID, q.ex.SQL})
-		for _, c := range q.completions {
-			add(benchQuery{q.ex.DBID, reward.ExtractSQL(c)})
-			rep.Completions++
-		}
-	}
+	distinct := distinctQueries(qs, rep)
 	rep.Distinct = len(distinct)
 	warmFiles(o.Stack.DBRoot)
 	rounds := max(1, o.Rounds)
@@ -251,6 +234,28 @@ func Bench(ctx context.Context, o BenchOptions) (*BenchReport, error) {
 	answered := rep.Load.Requests - rep.Load.Errors
 	rep.Load.Lost += max(0, answered-rep.Load.ServerAnswered) + max(0, rep.Load.ServerAnswered-answered)
 	return rep, nil
+}
+
+// distinctQueries lists the distinct (database, SQL) queries of the golds
+// and the completions' extracted SQL, counting the completions in rep.
+func distinctQueries(qs []benchQuestion, rep *BenchReport) []benchQuery {
+	var distinct []benchQuery
+	seen := map[benchQuery]bool{}
+	add := func(q benchQuery) {
+		q.sql = strings.TrimSpace(q.sql)
+		if !seen[q] {
+			seen[q] = true
+			distinct = append(distinct, q)
+		}
+	}
+	for _, q := range qs {
+		add(benchQuery{q.ex.DBID, q.ex.SQL})
+		for _, c := range q.completions {
+			add(benchQuery{q.ex.DBID, reward.ExtractSQL(c)})
+			rep.Completions++
+		}
+	}
+	return distinct
 }
 
 // benchServer is a fresh in-process server on a loopback port.
@@ -341,22 +346,20 @@ func speedPass(ctx context.Context, client *http.Client, url string, qs []benchQ
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(qs) || ctx.Err() != nil {
 					return
 				}
-				rw, err := post(ctx, client, url, qs[i].body, len(qs[i].completions))
+				rw, _, err := post(ctx, client, url, qs[i].body, len(qs[i].completions))
 				if err != nil {
 					firstErr.CompareAndSwap(nil, fmt.Errorf("question %d: %w", qs[i].ex.QuestionID, err))
 					return
 				}
 				qs[i].rewards = rw
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	secs := time.Since(start).Seconds()
@@ -371,73 +374,46 @@ func speedPass(ctx context.Context, client *http.Client, url string, qs []benchQ
 
 // load runs clients for d, each sending the next question's request.
 func load(ctx context.Context, client *http.Client, url string, qs []benchQuestion, clients int, d time.Duration) LoadReport {
-	lr := LoadReport{Clients: clients}
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	var next, requests, errs, mismatches, completions atomic.Int64
-	var firstErr atomic.Value
-	lat := make([][]time.Duration, clients)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				q := &qs[int(next.Add(1)-1)%len(qs)]
-				requests.Add(1)
-				t := time.Now()
-				// A request started before the deadline is allowed to
-				// finish: cutting it would count as lost.
-				rw, err := post(context.Background(), client, url, q.body, len(q.completions))
-				el := time.Since(t)
-				if err != nil {
-					errs.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-					continue
-				}
-				lat[c] = append(lat[c], el)
+	var next, mismatches, completions atomic.Int64
+	rep := loadtest.Run(ctx, loadtest.Options{Clients: clients, Duration: d}, func(ctx context.Context, _ int, rs loadtest.Routes) {
+		r := rs.Get("reward")
+		for ctx.Err() == nil {
+			q := &qs[int(next.Add(1)-1)%len(qs)]
+			t := time.Now()
+			// A request started before the deadline is allowed to
+			// finish: cutting it would count as lost.
+			rw, code, err := post(context.Background(), client, url, q.body, len(q.completions))
+			switch {
+			case err != nil && code == 0:
+				r.Unanswered(err)
+			case err != nil:
+				r.Failed(code, err.Error())
+			default:
+				r.Answered(time.Since(t))
 				completions.Add(int64(len(rw)))
 				if !slices.Equal(rw, q.rewards) {
 					mismatches.Add(1)
 				}
 			}
-		}()
-	}
-	wg.Wait()
-	lr.Seconds = time.Since(start).Seconds()
-	lr.Requests, lr.Errors, lr.Mismatches, lr.Completions = requests.Load(), errs.Load(), mismatches.Load(), completions.Load()
-	if s, ok := firstErr.Load().(string); ok {
-		lr.FirstErrorSample = s
-	}
-	var all []time.Duration
-	for _, l := range lat {
-		all = append(all, l...)
-	}
-	lr.P50MS, lr.P99MS, lr.MaxMS = httpserve.Percentiles(all)
+		}
+	})
+	r := loadtest.Routes(rep.Routes).Get("reward")
+	lr := LoadReport{Route: *r, Clients: clients, Seconds: rep.Seconds, Errors: r.ConnErrors + r.HTTPErrors(),
+		Mismatches: mismatches.Load(), Completions: completions.Load()}
 	lr.CompletionsPerS = float64(lr.Completions) / lr.Seconds
 	lr.RequestsPerS = float64(lr.Requests-lr.Errors) / lr.Seconds
 	return lr
 }
 
-// post sends one /v1/reward request and returns the rewards.
-func post(ctx context.Context, client *http.Client, url string, body []byte, n int) ([]float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+// post sends one /v1/reward request and returns the rewards and the HTTP
+// status (0 when no answer came).
+func post(ctx context.Context, client *http.Client, url string, body []byte, n int) ([]float64, int, error) {
+	code, raw, err := loadtest.Post(ctx, client, url, "", body)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, textclip.Clip(string(raw), 200))
+	if code != http.StatusOK {
+		return nil, code, fmt.Errorf("HTTP %d: %s", code, textclip.Clip(string(raw), 200))
 	}
 	var out struct {
 		Results []struct {
@@ -445,16 +421,16 @@ func post(ctx context.Context, client *http.Client, url string, body []byte, n i
 		} `json:"results"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, fmt.Errorf("decoding answer: %w", err)
+		return nil, code, fmt.Errorf("decoding answer: %w", err)
 	}
 	if len(out.Results) != n {
-		return nil, fmt.Errorf("%d results for %d completions", len(out.Results), n)
+		return nil, code, fmt.Errorf("%d results for %d completions", len(out.Results), n)
 	}
 	rw := make([]float64, n)
 	for i, r := range out.Results {
 		rw[i] = r.Reward
 	}
-	return rw, nil
+	return rw, code, nil
 }
 
 // warmFiles reads the database files once so that neither the floor nor
@@ -487,7 +463,7 @@ func (r *BenchReport) WriteText(w io.Writer) {
 		l.Seconds, l.Requests, l.Completions, l.CompletionsPerS, l.RequestsPerS)
 	fmt.Fprintf(w, "       latency p50 %.2fms p99 %.2fms max %.2fms; errors %d, lost %d, mismatches %d\n",
 		l.P50MS, l.P99MS, l.MaxMS, l.Errors, l.Lost, l.Mismatches)
-	if l.FirstErrorSample != "" {
-		fmt.Fprintf(w, "       first error: %s\n", l.FirstErrorSample)
+	if l.FirstError != "" {
+		fmt.Fprintf(w, "       first error: %s\n", l.FirstError)
 	}
 }

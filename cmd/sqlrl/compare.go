@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -15,21 +14,14 @@ func init() {
 		name:    "compare",
 		summary: "compare two evaluations of the same questions question by question (flips, sign test, what changed)",
 		usage:   "[flags] BEFORE.json AFTER.json",
-		help: `Reads two reports of 'sqlrl eval --json' on the same questions (two models, or
-one model before and after training) and prints, by difficulty, EX before and
-after, the questions that turned right and those that turned wrong, and the
-two-sided exact sign test on those counts: whether the change is more than the
-luck of which questions flipped. Then the class changes (wrong_result ->
-correct, correct -> syntax_error, ...) and, with --data, checks of the quoted
-values the predictions compare with columns against the gold SQL: values put
-against another column than the gold's, and values repeated against a second
-column (schema-linking errors of values).
+		help: `Reads two reports of 'sqlrl eval --json' on the same questions and prints, by
+difficulty, EX before and after, the questions that flipped each way and the
+exact sign test on those counts (is the change more than which questions
+flipped by luck), then the class changes and, with --data, the quoted values
+put against another column than the gold's.
 
-examples:
-  sqlrl eval --data data/bench --pred sft.jsonl --json sft.json
-  sqlrl eval --data data/bench --pred kto.jsonl --json kto.json
-  sqlrl compare --data data/bench sft.json kto.json
-  sqlrl compare --data data/bench --split heldout sft_h.json kto_h.json`,
+example:
+  sqlrl compare --data data/bench sft.json kto.json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			data := fs.String("data", "", "benchmark `dir` whose gold SQL the literal checks read (default: none)")
 			split := addSplitFlags(fs)
@@ -47,10 +39,7 @@ examples:
 				}
 				var gold map[int]string
 				if *data != "" {
-					if err := split.check(*data); err != nil {
-						return err
-					}
-					b, err := split.load(*data)
+					b, err := split.load(*data, 0)
 					if err != nil {
 						return err
 					}
@@ -67,17 +56,11 @@ examples:
 				if err != nil {
 					return fmt.Errorf("compare %s with %s: %w", args[0], args[1], err)
 				}
+				if *jsonOut == "-" {
+					return writeIndented("-", d)
+				}
 				if *jsonOut != "" {
-					raw, err := json.MarshalIndent(d, "", "  ")
-					if err != nil {
-						return err
-					}
-					raw = append(raw, '\n')
-					if *jsonOut == "-" {
-						_, err = os.Stdout.Write(raw)
-						return err
-					}
-					if err := os.WriteFile(*jsonOut, raw, 0o644); err != nil {
+					if err := writeIndented(*jsonOut, d); err != nil {
 						return err
 					}
 				}

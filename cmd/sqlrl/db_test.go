@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/dbcopy"
 	"github.com/sqlrl/sqlrl/internal/pgtest"
 )
 
@@ -67,7 +68,7 @@ func TestDBCopyThenEvalOnPostgres(t *testing.T) {
 	if len(reps) != 2 || reps[0].DB != "student_club" || reps[0].Rows != 42511 || reps[1].DB != "superhero" || reps[1].Tables != 10 || reps[1].Rows != 10614 {
 		t.Errorf("copy reports: %+v", reps)
 	}
-	ro := dsnWithUser(d.Admin, role)
+	ro := dbcopy.DSNWithUser(d.Admin, role)
 
 	// A second copy needs --replace.
 	if _, errs, code := sqlrl(t, "db", "copy", "--pg-dsn", d.Admin, "--quiet", "superhero"); code != 1 || !strings.Contains(errs, "already exists") {

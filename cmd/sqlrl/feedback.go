@@ -16,19 +16,12 @@ func init() {
 		name:    "data from-feedback",
 		summary: "turn the answers and verdicts of a feedback store into KTO records, DPO pairs and rollouts",
 		usage:   "-store PATH_OR_DSN -out DIR [flags]",
-		help: `-store is the feedback store 'sqlrl serve' writes: a SQLite file, or a postgres:// DSN.
-
-Writes to -out (replaced whole once every file is written and synced):
-  feedback.json      the questions with a signal, BIRD layout (question_id = answer id,
-                     SQL = the accepted or corrected SQL, "" when there is none)
-  rollouts.jsonl     question_id, variant 0, completion, label, source (model|correction):
-                     for 'sqlrl train kto -online=false -offline' and 'data prepare -rollouts'
-  trl_kto.jsonl, trl_kto_chat.jsonl, openrlhf_kto.jsonl   with -db-root: KTO records
-  trl_dpo.jsonl, trl_dpo_chat.jsonl                       with -db-root: corrected SQL
-                                                           chosen over the model's
-  manifest.json      counts
-Thumbs-up and validated corrections are desirable; thumbs-down and execution errors
-undesirable. Rules and fields: docs/feedback.md.`,
+		help: `-store is the feedback store 'sqlrl serve' writes (a SQLite file or a
+postgres:// DSN). Writes to -out the questions with a signal (BIRD layout),
+rollouts.jsonl for 'sqlrl train kto' and 'data prepare -rollouts', and with
+-db-root the TRL/OpenRLHF KTO and DPO files. Thumbs-up and validated
+corrections are desirable; thumbs-down and execution errors undesirable.
+Rules and fields: docs/feedback.md.`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			storeLoc := fs.String("store", "", "feedback store: SQLite file or postgres:// DSN (required)")
 			out := fs.String("out", "", "output directory (required)")

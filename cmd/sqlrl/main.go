@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -139,4 +140,42 @@ func groupHelp(word string) string {
 		fmt.Fprintf(&b, "  %-18s %s\n", name, commands[name].summary)
 	}
 	return b.String()
+}
+
+// threadsFlag declares -threads, the threads of the native model's math
+// (nn.SetThreads), for every command that runs one.
+func threadsFlag(fs *flag.FlagSet) *int {
+	return fs.Int("threads", 2, "threads of the native model's math")
+}
+
+// writeIndented writes v as indented JSON to path (- for stdout).
+func writeIndented(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if path == "-" {
+		_, err = os.Stdout.Write(append(b, '\n'))
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeTo calls write with path created, or with stdout for "".
+func writeTo(path string, write func(io.Writer) error) error {
+	if path == "" {
+		return write(os.Stdout)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -23,10 +23,8 @@ same architecture, tokenizer and prompt format (an SFT checkpoint and an RL
 run from it), or the merge is refused. The output is a checkpoint that
 'sqlrl generate', 'serve-model' and '-init' read like any other.
 
-On the bundled benchmark, online KTO merged halfway back to its SFT-75 start
-turns far fewer dev answers wrong than KTO and fewer right: a steadier, on
-average smaller gain (docs/rl.md, "Merged back halfway");
-'sqlrl experiment flywheel -merge 0.5' evaluates it beside KTO.
+Results: docs/rl.md; 'sqlrl experiment flywheel -merge 0.5' evaluates a merge
+beside the tuned model.
 
 example:
   sqlrl model merge -start out/sft -tuned out/kto -alpha 0.5 -out out/kto-merged`,

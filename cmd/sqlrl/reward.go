@@ -36,7 +36,7 @@ examples:
   sqlrl reward serve --addr 0.0.0.0:5000
   sqlrl reward serve --reward mats --data data/bird --split train
   OPENAI_BASE_URL=http://localhost:8000/v1 sqlrl reward serve --judge llm --judge-model Qwen2.5-7B-Instruct`,
-		flags: serveFlags,
+		flags: rewardServeFlags,
 	})
 	register(&command{
 		name:    "reward bench",
@@ -58,8 +58,8 @@ example:
 	})
 }
 
-// serveFlags declares `reward serve`'s flags.
-func serveFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+// rewardServeFlags declares `reward serve`'s flags.
+func rewardServeFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	addr := fs.String("addr", "127.0.0.1:5000", "listen `address` (0.0.0.0:5000 to serve other machines)")
 	stackOpts := stackFlags(fs)
 	requestTimeout := fs.Duration("request-timeout", rewardserver.DefaultRequestTimeout, "deadline for one request (OpenRLHF's client waits 180s)")

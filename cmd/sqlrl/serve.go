@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -43,53 +42,12 @@ func init() {
 		name:    "serve",
 		summary: "answer questions over your databases: a JSON API and a web page that record every answer and verdict",
 		usage:   "-config FILE [-addr HOST:PORT]",
-		help: `Serves a web page on / and a JSON API under /api/ (docs/serve.md):
-POST /api/ask {db, question, evidence?} writes SQL with the configured
-generator (the native policy or an OpenAI-compatible server), runs it
-read-only and answers with the SQL, the first page of the result, the
-execution error if any and a chart for one label and one number column;
-GET /api/answers/{id}/rows?page=N; POST /api/answers/{id}/feedback
-{verdict, corrected_sql?, comment?} (API key); GET /api/history, /api/stats,
-/api/databases; POST /api/admin/reload (API key). GET /healthz and /metrics
-watch it; SIGINT/SIGTERM drain requests in flight.
-
-Every answer is recorded in the feedback store before it is sent, and an
-acknowledged feedback is durable; 'sqlrl data from-feedback' turns the store
-into training data. 'sqlrl serve init -db NAME=PATH ...' writes a starter
-config.`,
-		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			config := fs.String("config", "", "config file (JSON; required; 'sqlrl serve init' writes one)")
-			addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-			threads := fs.Int("threads", 2, "threads for the native policy")
-			quiet := fs.Bool("quiet", false, "do not log failed requests and generator errors")
-			return func(ctx context.Context, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %v", args)
-				}
-				if *config == "" {
-					return usagef("-config is required ('sqlrl serve init -db NAME=PATH > serve.json' writes one)")
-				}
-				cfg, err := askserver.LoadConfig(*config)
-				if err != nil {
-					return err
-				}
-				o := askserver.Options{Threads: *threads}
-				if !*quiet {
-					o.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-				}
-				s, err := askserver.New(ctx, cfg, o)
-				if err != nil {
-					return err
-				}
-				defer s.Close()
-				ln, err := net.Listen("tcp", *addr)
-				if err != nil {
-					return fmt.Errorf("listen: %w", err)
-				}
-				fmt.Fprintf(os.Stderr, "serving %d databases on http://%s/ (store %s)\n", len(cfg.Databases), ln.Addr(), storeName(cfg.Store))
-				return s.Serve(ctx, ln)
-			}
-		},
+		help: `Serves a web page on / and a JSON API (POST /api/ask, ...) that writes SQL for a
+question with the configured generator, runs it read-only and records every
+answer and verdict in the feedback store before answering (docs/serve.md).
+'sqlrl serve init' writes a starter config; 'sqlrl data from-feedback' turns
+the store into training data.`,
+		flags: serveFlags,
 	})
 	register(&command{
 		name:    "serve init",
@@ -100,43 +58,59 @@ placeholder OpenAI-compatible generator at http://127.0.0.1:8000/v1 (what
 'sqlrl serve-model' serves), the store feedback.sqlite beside the config, an
 API key named admin read from $SQLRL_SERVE_KEY, and the default limits. Edit
 it, then: SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json`,
-		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			dbs := dbFlags{}
-			fs.Var(dbs, "db", "a database, NAME=PATH to a SQLite file (repeatable)")
-			return func(_ context.Context, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %v", args)
-				}
-				if len(dbs) == 0 {
-					return usagef("give at least one -db NAME=PATH")
-				}
-				abs := map[string]string{}
-				for name, p := range dbs {
-					a, err := filepath.Abs(p)
-					if err != nil {
-						return err
-					}
-					if st, err := os.Stat(a); err != nil || !st.Mode().IsRegular() {
-						return fmt.Errorf("-db %s=%s: no such file", name, p)
-					}
-					abs[name] = a
-				}
-				b, err := askserver.StarterConfig(abs)
-				if err != nil {
-					return err
-				}
-				_, err = os.Stdout.Write(b)
-				return err
-			}
-		},
+		flags: serveInitFlags,
 	})
 }
 
-// storeName is a store location fit for a log line: a DSN's password is
-// left out.
-func storeName(loc string) string {
-	if i := strings.Index(loc, "@"); i > 0 && strings.Contains(loc, "://") {
-		return loc[:strings.Index(loc, "://")+3] + "…" + loc[i:]
+func serveFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+	config := fs.String("config", "", "config file (JSON; required; 'sqlrl serve init' writes one)")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	threads := threadsFlag(fs)
+	quiet := fs.Bool("quiet", false, "do not log failed requests and generator errors")
+	return func(ctx context.Context, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %v", args)
+		}
+		if *config == "" {
+			return usagef("-config is required ('sqlrl serve init -db NAME=PATH > serve.json' writes one)")
+		}
+		cfg, err := askserver.LoadConfig(*config)
+		if err != nil {
+			return err
+		}
+		o := askserver.Options{Threads: *threads}
+		if !*quiet {
+			o.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		}
+		s, err := askserver.New(ctx, cfg, o)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			return fmt.Errorf("listen: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "serving %d databases on http://%s/ (store %s)\n", len(cfg.Databases), ln.Addr(), askserver.StoreName(cfg.Store))
+		return s.Serve(ctx, ln)
 	}
-	return loc
+}
+
+func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+	dbs := dbFlags{}
+	fs.Var(dbs, "db", "a database, NAME=PATH to a SQLite file (repeatable)")
+	return func(_ context.Context, args []string) error {
+		if len(args) > 0 {
+			return usagef("unexpected arguments %v", args)
+		}
+		if len(dbs) == 0 {
+			return usagef("give at least one -db NAME=PATH")
+		}
+		b, err := askserver.StarterConfig(dbs)
+		if err != nil {
+			return err
+		}
+		_, err = os.Stdout.Write(b)
+		return err
+	}
 }

@@ -45,7 +45,7 @@ func benchServeConfig(t *testing.T, store string) string {
 
 // runServeBench runs `sqlrl serve bench` in-process; the servers it starts
 // are this test binary run as sqlrl (TestMain, SQLRL_TEST_MAIN=1).
-func runServeBench(t *testing.T, args ...string) (*serveBenchReport, string) {
+func runServeBench(t *testing.T, args ...string) (*askserver.BenchReport, string) {
 	t.Helper()
 	t.Setenv("SQLRL_TEST_MAIN", "1")
 	out := filepath.Join(t.TempDir(), "report.json")
@@ -58,7 +58,7 @@ func runServeBench(t *testing.T, args ...string) (*serveBenchReport, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := &serveBenchReport{LoadReport: &askserver.LoadReport{}}
+	rep := &askserver.BenchReport{LoadReport: &askserver.LoadReport{}}
 	if err := json.Unmarshal(b, rep); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func runServeBench(t *testing.T, args ...string) (*serveBenchReport, string) {
 
 // checkBench: requests were answered on both routes with no HTTP error,
 // every acknowledged write was found, and the report says so.
-func checkBench(t *testing.T, rep *serveBenchReport, text string) {
+func checkBench(t *testing.T, rep *askserver.BenchReport, text string) {
 	t.Helper()
 	for _, route := range []string{askserver.RouteAsk, askserver.RouteFeedback} {
 		r := rep.Routes[route]

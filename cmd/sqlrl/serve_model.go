@@ -33,7 +33,7 @@ prompts) unless the text already ends with it; the reply is the SQL.`,
 			addr := fs.String("addr", "127.0.0.1:8000", "listen address")
 			name := fs.String("name", "sqlrl-policy", "model id reported by /v1/models")
 			maxTok := fs.Int("max-tokens", 256, "default max_tokens")
-			threads := fs.Int("threads", 2, "threads")
+			threads := threadsFlag(fs)
 			slots := fs.Int("slots", 32, "sequences decoded at once, across concurrent requests")
 			maxBody := fs.Int("max-body-mib", modelserver.DefaultMaxBodyBytes>>20, "largest request body in MiB (larger: 413)")
 			requestTimeout := fs.Duration("request-timeout", modelserver.DefaultRequestTimeout, "deadline for one request (past it: 504, and its slots are freed)")

@@ -17,17 +17,10 @@ func init() {
 		summary: "summarise training runs' logs: where an RL step's time goes, and the metrics by window of steps",
 		usage:   "[flags] RUN [RUN ...]",
 		help: `RUN is a run directory ('sqlrl train ... -out RUN') or its train_log.jsonl.
-
-For each run: the median step and its split into sampling, reward, scoring
-(policy and reference forward passes) and update, each as its median
-seconds, its median share of a step, its share of the run's summed time (a
-rare slow reward counts by what it cost) and its largest share of one step;
-then the mean of -metrics over windows of -window steps (1-100, 101-200,
-...), so that runs line up. Steps logged twice by a resumed run count once.
-SFT runs have no time split; their windows still print (-metrics loss, lr).
+Prints where an RL step's time goes (sampling, reward, scoring, update) and
+the mean of -metrics over windows of -window steps, so that runs line up.
 
 example:
-  sqlrl train log runs/kto
   sqlrl train log -window 50 -metrics share_correct,kl_ref runs/kto-s1 runs/kto-s2`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			window := fs.Int("window", 100, "steps per window of the metrics table (0: no table)")
