@@ -15,7 +15,7 @@ import (
 
 // Grad is what every loss of this package returns: the loss value, its
 // derivative with respect to the policy's log-probabilities as a scorer
-// reports them (per sequence Sum or Mean, or per token; policy.Scorer),
+// reports them (per sequence Sum or Mean, or per token; policy.LogProbScorer),
 // and diagnostics. Package train hands the derivatives back to the scorer
 // that produced the log-probabilities.
 type Grad struct {
@@ -32,7 +32,7 @@ type Grad struct {
 	Stats map[string]float64
 }
 
-// Float64Tokens copies per-token values from a Scorer (TokenLogProbs,
+// Float64Tokens copies per-token values from a LogProbScorer (TokenLogProbs,
 // TokenValues: float32, aliasing its buffers) into the float64 the losses
 // take, so that a loss's sums of many small terms keep their digits.
 func Float64Tokens(x [][]float32) [][]float64 {
@@ -50,7 +50,7 @@ func Float64Tokens(x [][]float32) [][]float64 {
 }
 
 // Float32Tokens is the converse of Float64Tokens, for derivatives going
-// back to a Scorer.
+// back to a LogProbScorer.
 func Float32Tokens(x [][]float64) [][]float32 {
 	if x == nil {
 		return nil
@@ -67,7 +67,7 @@ func Float32Tokens(x [][]float64) [][]float32 {
 
 // TokenGrads is DTok with DSum and DMean folded in (a sequence's Sum moves
 // with each of its tokens' log-probs, its Mean with 1/len of each), in
-// float32 as policy.Scorer.BackwardTokens takes them.
+// float32 as policy.LogProbScorer.BackwardTokens takes them.
 func (g *Grad) TokenGrads() [][]float32 {
 	out := make([][]float32, len(g.DTok))
 	for i, row := range g.DTok {

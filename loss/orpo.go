@@ -31,7 +31,7 @@ func orpoLogOdds(m float64) (lo, dlo float64) {
 // penalty, with no reference model, which is why MATS trains its agents
 // with it:
 //
-//	p(y)    = exp(mean token log-prob of y)          (Scorer's Mean)
+//	p(y)    = exp(mean token log-prob of y)          (LogProbScorer's Mean)
 //	lo(y)   = log(p/(1-p)) = m - log(1 - e^m)
 //	L_p     = -m(y_c) + λ (-log σ(lo(y_c) - lo(y_r)))
 //	L       = mean over pairs

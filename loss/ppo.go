@@ -103,7 +103,7 @@ func GAE(rewards, values []float64, gamma, lambda float64) (adv, ret []float64) 
 //
 // Means are over all completion tokens of the batch (each token is a
 // timestep). The value loss is CLIPPED (PPO2 / TRL / OpenRLHF) unless
-// ValueClip < 0. The Scorer gives only the sampled token's log-prob, not the
+// ValueClip < 0. The LogProbScorer gives only the sampled token's log-prob, not the
 // full distribution, so the entropy is the sampled estimate -ρ log π
 // whose gradient, -ρ(log π + 1), is unbiased for the entropy's.
 //

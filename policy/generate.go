@@ -50,7 +50,7 @@ type SampleOptions struct {
 	Constrain func(prompt int) Constraint
 	// Supports records, for a constrained completion sampled at
 	// temperature 1, the set of tokens each token was drawn from
-	// (Completion.Support), which a Scorer needs to give a loss the
+	// (Completion.Support), which a LogProbScorer needs to give a loss the
 	// log-probabilities of the distribution that sampled.
 	Supports bool
 	// Beams > 1 decodes by beam search (temperature 0 only): the Beams

@@ -203,7 +203,7 @@ type Sequence struct {
 	Tokens    []int32
 	PromptLen int
 	// Shared > 0 marks the first Shared tokens (fewer than PromptLen) as
-	// a prefix other sequences of a batch may have too: a Scorer computes
+	// a prefix other sequences of a batch may have too: a LogProbScorer computes
 	// such a prefix once for all the sequences that repeat it (questions
 	// on one schema, K samples of one prompt).
 	Shared int

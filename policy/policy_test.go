@@ -59,11 +59,11 @@ func TestCheckpointReloadsIdentically(t *testing.T) {
 		t.Fatal(err)
 	}
 	seqs := []Sequence{p.Sequence(texts[0], texts[1]), p.Sequence(texts[0], texts[2])}
-	a, err := NewScorer(p.Model).LogProbs(seqs)
+	a, err := NewLogProbScorer(p.Model).LogProbs(seqs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewScorer(q.Model).LogProbs(seqs)
+	b, err := NewLogProbScorer(q.Model).LogProbs(seqs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestGenerateConsistent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := NewScorer(p.Model)
+	sc := NewLogProbScorer(p.Model)
 	for i := range prompts {
 		for j, c := range outs[i] {
 			if c.Text != outs1[i][j].Text {
@@ -133,7 +133,7 @@ func TestScorerBackward(t *testing.T) {
 	}
 	p.Model.EnableGrads()
 	seqs := []Sequence{p.Sequence(texts[0], texts[1]), p.Sequence(texts[0], texts[2])}
-	sc := NewScorer(p.Model)
+	sc := NewLogProbScorer(p.Model)
 	loss := func() (float64, []SeqLogProb) {
 		lp, err := sc.LogProbs(seqs)
 		if err != nil {
@@ -168,7 +168,7 @@ func TestScorerBackward(t *testing.T) {
 	}
 	t.Logf("worst relative error %.2g", worst)
 	// a frozen reference copy scores without gradients, independently
-	ref := NewScorer(p.Model.Clone())
+	ref := NewLogProbScorer(p.Model.Clone())
 	r1, err := ref.LogProbs(seqs)
 	if err != nil {
 		t.Fatal(err)
@@ -205,13 +205,13 @@ func TestScorerShared(t *testing.T) {
 		seqs = append(seqs, p.Sequence(texts[0], c))
 	}
 	seqs = append(seqs, p.Sequence("question: x\nSQL: ", texts[1]))
-	whole, err := NewScorer(p.Model).LogProbs(seqs)
+	whole, err := NewLogProbScorer(p.Model).LogProbs(seqs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	shared := slices.Clone(seqs)
 	shared[0].Shared, shared[1].Shared = 9, 9
-	sc := NewScorer(p.Model)
+	sc := NewLogProbScorer(p.Model)
 	got, err := sc.LogProbs(shared)
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +229,7 @@ func TestScorerShared(t *testing.T) {
 	}
 	t.Logf("worst difference %.3g of its tolerance", worst)
 	shared[0].Shared = shared[0].PromptLen
-	if _, err := NewScorer(p.Model).LogProbs(shared); err == nil {
+	if _, err := NewLogProbScorer(p.Model).LogProbs(shared); err == nil {
 		t.Error("a shared prefix covering the whole prompt was accepted")
 	}
 }
@@ -244,7 +244,7 @@ func TestBeamSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := NewScorer(p.Model)
+	sc := NewLogProbScorer(p.Model)
 	for i, cs := range beams {
 		if len(cs) != 3 {
 			t.Fatalf("prompt %d: %d completions", i, len(cs))
@@ -326,7 +326,7 @@ func TestBatcher(t *testing.T) {
 
 // checkLogProb checks that a completion's reported log-probability is the
 // scorer's, end token included when it stopped there.
-func checkLogProb(t *testing.T, p *Policy, sc *Scorer, prompt string, c Completion) {
+func checkLogProb(t *testing.T, p *Policy, sc *LogProbScorer, prompt string, c Completion) {
 	t.Helper()
 	pt := p.Tok.Encode(prompt)
 	seq := Sequence{Tokens: append(slices.Clone(pt), c.Tokens...), PromptLen: len(pt)}

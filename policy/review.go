@@ -111,7 +111,7 @@ func (p *Policy) CompletionLogProbs(ctx context.Context, prompts, completions []
 	}
 	const batch = 16
 	out := make([]SeqLogProb, len(prompts))
-	sc := NewScorer(p.Model)
+	sc := NewLogProbScorer(p.Model)
 	maxT := p.Model.Cfg.MaxSeq
 	var seqs []Sequence
 	var idx []int

@@ -81,7 +81,7 @@ func TestCompletionLogProbs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := NewScorer(p.Model)
+	sc := NewLogProbScorer(p.Model)
 	for i := range 20 {
 		want, err := sc.LogProbs([]Sequence{p.Sequence(prompts[i], comps[i])})
 		if err != nil {

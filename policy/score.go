@@ -16,7 +16,7 @@ type SeqLogProb struct {
 	Tokens int `json:"tokens"`
 }
 
-// Scorer computes, for a batch of sequences, the sum and mean of the
+// LogProbScorer computes, for a batch of sequences, the sum and mean of the
 // completion tokens' log-probabilities under one model, in one forward pass
 // over the packed batch, and can then backpropagate a loss on those values
 // into the model's gradients. It is the piece every training loss builds
@@ -27,10 +27,10 @@ type SeqLogProb struct {
 //	ORPO:     log-odds of the mean log-probability
 //	RLOO/PPO: advantage-weighted log-probabilities
 //
-// Use one Scorer for the trained policy and another on a frozen copy
-// (nn.Model.Clone) for the reference; a Scorer on a model without gradients
-// only scores. A Scorer is not safe for concurrent use.
-type Scorer struct {
+// Use one LogProbScorer for the trained policy and another on a frozen copy
+// (nn.Model.Clone) for the reference; a LogProbScorer on a model without gradients
+// only scores. A LogProbScorer is not safe for concurrent use.
+type LogProbScorer struct {
 	Model *nn.Model
 	batch nn.Batch
 	seqOf []int // target -> sequence
@@ -38,12 +38,12 @@ type Scorer struct {
 	token []float32
 }
 
-// NewScorer returns a scorer for m.
-func NewScorer(m *nn.Model) *Scorer { return &Scorer{Model: m} }
+// NewLogProbScorer returns a scorer for m.
+func NewLogProbScorer(m *nn.Model) *LogProbScorer { return &LogProbScorer{Model: m} }
 
 // LogProbs scores seqs, each completion token under its Support when the
 // sequence has one. The activations are kept for one Backward call.
-func (s *Scorer) LogProbs(seqs []Sequence) ([]SeqLogProb, error) {
+func (s *LogProbScorer) LogProbs(seqs []Sequence) ([]SeqLogProb, error) {
 	s.batch.Reset()
 	s.seqOf = s.seqOf[:0]
 	prefix, prefixToks := -1, []int32(nil)
@@ -109,7 +109,7 @@ func (s *Scorer) LogProbs(seqs []Sequence) ([]SeqLogProb, error) {
 // TokenLogProbs returns the per-token log-probabilities of the last
 // LogProbs call, completion by completion (for per-token losses such as
 // PPO's); the slices alias the scorer's buffers until the next call.
-func (s *Scorer) TokenLogProbs() [][]float32 {
+func (s *LogProbScorer) TokenLogProbs() [][]float32 {
 	out := make([][]float32, len(s.last))
 	t := 0
 	for i, q := range s.last {
@@ -122,7 +122,7 @@ func (s *Scorer) TokenLogProbs() [][]float32 {
 // Backward adds into the model's gradients the gradient of a loss given
 // its derivatives with respect to each sequence's Sum and Mean from the
 // last LogProbs call (either may be nil).
-func (s *Scorer) Backward(dSum, dMean []float64) error {
+func (s *LogProbScorer) Backward(dSum, dMean []float64) error {
 	if s.last == nil {
 		return fmt.Errorf("policy: Backward without LogProbs")
 	}
@@ -147,7 +147,7 @@ func (s *Scorer) Backward(dSum, dMean []float64) error {
 
 // BackwardTokens is Backward with a derivative per completion token
 // (aligned with TokenLogProbs).
-func (s *Scorer) BackwardTokens(dTok [][]float32) error {
+func (s *LogProbScorer) BackwardTokens(dTok [][]float32) error {
 	if s.last == nil {
 		return fmt.Errorf("policy: Backward without LogProbs")
 	}

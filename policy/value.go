@@ -15,7 +15,7 @@ const (
 	FileValueOptimizer = "value_optimizer.bin"
 )
 
-// ValueScorer is a Scorer with a value head (PPO's critic) on the same
+// ValueScorer is a LogProbScorer with a value head (PPO's critic) on the same
 // forward pass: LogProbs scores the completions and computes, for each
 // completion token, the value of the state in which it was chosen
 // (TokenValues, aligned with TokenLogProbs), and BackwardTokens
@@ -26,7 +26,7 @@ const (
 // only the head learns from it (the trunk then needs no gradients for the
 // value loss alone). A ValueScorer is not safe for concurrent use.
 type ValueScorer struct {
-	Scorer *Scorer
+	Scorer *LogProbScorer
 	Head   *nn.ValueHead
 	Trunk  bool
 	values []float32
@@ -34,10 +34,10 @@ type ValueScorer struct {
 
 // NewValueScorer returns a value scorer for m and head.
 func NewValueScorer(m *nn.Model, head *nn.ValueHead) *ValueScorer {
-	return &ValueScorer{Scorer: NewScorer(m), Head: head}
+	return &ValueScorer{Scorer: NewLogProbScorer(m), Head: head}
 }
 
-// LogProbs scores seqs as Scorer.LogProbs does and computes their values.
+// LogProbs scores seqs as LogProbScorer.LogProbs does and computes their values.
 // The activations are kept for one BackwardTokens call.
 func (v *ValueScorer) LogProbs(seqs []Sequence) ([]SeqLogProb, error) {
 	out, err := v.Scorer.LogProbs(seqs)
@@ -52,7 +52,7 @@ func (v *ValueScorer) LogProbs(seqs []Sequence) ([]SeqLogProb, error) {
 	return out, nil
 }
 
-// TokenLogProbs is Scorer.TokenLogProbs.
+// TokenLogProbs is LogProbScorer.TokenLogProbs.
 func (v *ValueScorer) TokenLogProbs() [][]float32 { return v.Scorer.TokenLogProbs() }
 
 // TokenValues returns the value of each completion token's state from the

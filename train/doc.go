@@ -15,7 +15,7 @@
 // RL after SFT samples from the policy (or reads offline rollouts),
 // scores the samples with a reward, and applies one of the losses of
 // package loss (KTO, DPO, ORPO, RLOO, GRPO, PPO) through policy's
-// Scorer, micro-batch by micro-batch. The losses themselves are pure
+// LogProbScorer, micro-batch by micro-batch. The losses themselves are pure
 // math in package loss; the agents' training (validators, fixer,
 // selector) is package agents/agenttrain, built on SFT and RL here.
 package train

@@ -58,13 +58,13 @@ func microBatches(seqs []policy.Sequence, size int) []span {
 	return append(out, span{lo, len(seqs)})
 }
 
-// sharesPrefix says whether b continues a's prompt prefix (the Scorer
+// sharesPrefix says whether b continues a's prompt prefix (the LogProbScorer
 // runs such a prefix once for consecutive sequences).
 func sharesPrefix(a, b policy.Sequence) bool {
 	return a.Shared > 0 && a.Shared == b.Shared && slices.Equal(a.Tokens[:a.Shared], b.Tokens[:b.Shared])
 }
 
-// tokenScorer is what scoreChunks needs of a policy.Scorer or a
+// tokenScorer is what scoreChunks needs of a policy.LogProbScorer or a
 // policy.ValueScorer.
 type tokenScorer interface {
 	LogProbs(seqs []policy.Sequence) ([]policy.SeqLogProb, error)
@@ -125,9 +125,9 @@ func sliceGrad(g loss.Grad, s span) loss.Grad {
 // scorerBackward adds g's gradient into the model behind s, which must
 // hold the LogProbs call whose values the loss was computed from.
 // Per-token and per-sequence derivatives are folded into one per-token
-// derivative when both are present. DValue is not the Scorer's and is
+// derivative when both are present. DValue is not the LogProbScorer's and is
 // left to the caller's value head.
-func scorerBackward(g loss.Grad, s *policy.Scorer) error {
+func scorerBackward(g loss.Grad, s *policy.LogProbScorer) error {
 	if g.DTok == nil {
 		return s.Backward(g.DSum, g.DMean)
 	}

@@ -156,7 +156,7 @@ func TestScoreBatchKeepsTheMaths(t *testing.T) {
 
 // TestMismatchedSeqsShared: KTO's mismatched pairs put each sample after
 // the next prompt, the same one for the K samples of a prompt, so each
-// group is marked as sharing that prompt (run once by the Scorer); the
+// group is marked as sharing that prompt (run once by the LogProbScorer); the
 // pairs score the same log-probabilities as when every pair runs its
 // prompt alone.
 func TestMismatchedSeqsShared(t *testing.T) {
@@ -196,7 +196,7 @@ func TestMismatchedSeqsShared(t *testing.T) {
 		}
 	}
 	spans := microBatches(mm, 8)
-	shared, err := scoreChunks(policy.NewScorer(pol.Model), mm, spans)
+	shared, err := scoreChunks(policy.NewLogProbScorer(pol.Model), mm, spans)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestMismatchedSeqsShared(t *testing.T) {
 	for i := range alone {
 		alone[i].Shared = 0
 	}
-	want, err := scoreChunks(policy.NewScorer(pol.Model), alone, spans)
+	want, err := scoreChunks(policy.NewLogProbScorer(pol.Model), alone, spans)
 	if err != nil {
 		t.Fatal(err)
 	}

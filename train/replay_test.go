@@ -84,7 +84,7 @@ func TestReplayGradient(t *testing.T) {
 	o.Replay, o.ReplayWeight = 5, 0.3
 	b := newOnline(d, o, nil, nil)
 	pol := loadPolicy(t, rlInit(t))
-	b.pol, b.sc = pol, policy.NewScorer(pol.Model)
+	b.pol, b.sc = pol, policy.NewLogProbScorer(pol.Model)
 	var err error
 	if b.rp, err = newReplay(d, pol); err != nil {
 		t.Fatal(err)

@@ -317,9 +317,9 @@ type rlBase struct {
 	ptoks  [][]int32 // pool prompts, tokenized (nil: does not fit)
 	fits   []int     // pool indices that fit the context
 	ref    *policy.Policy
-	refSc  *policy.Scorer
+	refSc  *policy.LogProbScorer
 	pol    *policy.Policy
-	sc     *policy.Scorer
+	sc     *policy.LogProbScorer
 	vs     *policy.ValueScorer // PPO
 	head   *nn.ValueHead
 	hopt   *nn.AdamW
@@ -384,8 +384,8 @@ func (b *rlBase) start(p *policy.Policy) error {
 		return fmt.Errorf("train: the policy expects prompts %+v, the data is rendered as %+v", p.Info.Prompt, b.d.Format)
 	}
 	b.pol = p
-	b.sc = policy.NewScorer(p.Model)
-	b.refSc = policy.NewScorer(b.ref.Model)
+	b.sc = policy.NewLogProbScorer(p.Model)
+	b.refSc = policy.NewLogProbScorer(b.ref.Model)
 	b.ptoks = make([][]int32, len(b.pool))
 	b.fits = b.fits[:0]
 	for i := range b.pool {
@@ -1107,9 +1107,9 @@ func (b *rlBase) mismatched(ro *rollout, seqs []policy.Sequence) (pol, ref []flo
 // promptItem[i] (loss.KTOMismatch), cut at maxSeq tokens. The K samples of a
 // prompt all take the next prompt's, so consecutive pairs repeat one
 // prompt: they are marked Shared as the samples are (rlBase.seqs), and
-// the Scorer runs that prompt once for them, not K times (the pairs are
+// the LogProbScorer runs that prompt once for them, not K times (the pairs are
 // half of a KTO step's scoring otherwise). A pair whose prompt differs
-// from its neighbour's is scored alone: the Scorer compares the tokens.
+// from its neighbour's is scored alone: the LogProbScorer compares the tokens.
 func mismatchedSeqs(seqs []policy.Sequence, promptItem []int, maxSeq int) []policy.Sequence {
 	mm := make([]policy.Sequence, len(seqs))
 	for i := range seqs {

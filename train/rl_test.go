@@ -194,9 +194,9 @@ func TestRLResumesExactly(t *testing.T) {
 }
 
 // TestSampledLogProbsAreScored: the log-probability Generate reports for
-// an unguided sample at temperature 1 is the one the Scorer gives the
+// an unguided sample at temperature 1 is the one the LogProbScorer gives the
 // sequence RL builds from it, and a guided sample's, renormalised over
-// what the guide allowed, the one the Scorer gives it under its supports:
+// what the guide allowed, the one the LogProbScorer gives it under its supports:
 // what makes the online losses on-policy, guided or not.
 func TestSampledLogProbsAreScored(t *testing.T) {
 	d := rlData(t)

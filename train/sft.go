@@ -87,7 +87,7 @@ type sft struct {
 	o       SFTOptions
 	logf    func(string, ...any)
 	pol     *policy.Policy
-	sc      *policy.Scorer
+	sc      *policy.LogProbScorer
 	batch   nn.Batch
 	rn      *renamer
 	nb      int // batches per epoch
@@ -214,7 +214,7 @@ func (t *sft) Start(ctx context.Context, p *policy.Policy) error {
 		return fmt.Errorf("train: the policy's task is %q, the data's %q", p.Info.Task, t.d.Task)
 	}
 	t.pol = p
-	t.sc = policy.NewScorer(p.Model)
+	t.sc = policy.NewLogProbScorer(p.Model)
 	t.planFor = -1
 	return nil
 }
@@ -387,7 +387,7 @@ func (d *Data) trainRenamer(mode renameMode) *renamer {
 // the completion tokens of the batch, and its gradient times w (1 for
 // SFT; RL's replay weighs it), added into the model's. It returns the
 // loss and the tokens it was taken over.
-func completionStep(sc *policy.Scorer, batch []policy.Sequence, w float64) (float64, int, error) {
+func completionStep(sc *policy.LogProbScorer, batch []policy.Sequence, w float64) (float64, int, error) {
 	lps, err := sc.LogProbs(batch)
 	if err != nil {
 		return 0, 0, err

@@ -294,7 +294,7 @@ func agentPairs(ctx context.Context, o Options, sftCk string, recs map[int]*agen
 			if len(ps) == 0 {
 				continue
 			}
-			sc := policy.NewScorer(m.Model)
+			sc := policy.NewLogProbScorer(m.Model)
 			right := 0
 			for lo := 0; lo < len(ps); lo += 16 {
 				var seqs []policy.Sequence
