@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/textclip"
 )
@@ -219,7 +220,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // Agent is one role played by one backend.
 type Agent struct {
 	Role string
-	Gen  Generator
+	Gen  policy.Generator
 	// Templates is the set the backend reads (LoadTemplates); Set names
 	// it: answers of SetChat agents are parsed in the recipe's formats,
 	// those of the native model are bare.

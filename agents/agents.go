@@ -2,7 +2,7 @@
 // to a model: the MATS pipeline (planner, validators, fixer, selector),
 // built on policy's decode loop (policy.DecodeBatch), and the records,
 // prompts and training sets of its agents. Every model it calls is a
-// Generator: the native policy, its batcher and a remote
+// policy.Generator: the native policy, its batcher and a remote
 // OpenAI-compatible server (vLLM, llama.cpp, Ollama, `sqlrl serve-model`)
 // all satisfy it, so a pipeline can mix backends per agent.
 //
@@ -20,15 +20,6 @@
 //     its SQL is kept only if it executes;
 //   - a selection strategy picks one candidate (package docs in select.go).
 package agents
-
-import (
-	"github.com/sqlrl/sqlrl/policy"
-)
-
-// Generator writes completions of prompts (policy.Generator, the
-// interface of policy's decode loop): *policy.Policy, *policy.Batcher and
-// *Remote satisfy it.
-type Generator = policy.Generator
 
 // Validator kinds: what each validator checks of a candidate.
 const (

@@ -25,7 +25,7 @@ import (
 // every agent set reads.
 type Backends struct {
 	// Remote builds a remote backend from a URL spec; nil refuses them.
-	Remote func(spec string) (Generator, error)
+	Remote func(spec string) (policy.Generator, error)
 	// RemoteSet is the template set remote agents read: SetChat (the
 	// default: a chat model answering in the recipe's formats) or
 	// SetNative (a server of a native checkpoint, `sqlrl serve-model`,
@@ -306,7 +306,7 @@ func (c *RunConfig) Check() error {
 // settings name, and writes every prompt the agents read for exs, whose
 // databases eng runs (and dbRoot holds).
 func (c *RunConfig) Pipeline(ctx context.Context, eng sqlexec.Engine, dbRoot string, exs []dataset.Example) (*Pipeline, Prompts, error) {
-	be := &Backends{TemplateDir: c.Templates, NativePrompts: c.NativePrompts, Remote: func(spec string) (Generator, error) {
+	be := &Backends{TemplateDir: c.Templates, NativePrompts: c.NativePrompts, Remote: func(spec string) (policy.Generator, error) {
 		return remoteAgent(spec, c.APIKey, c.RemoteTimeout, c.RemoteAPI == "chat")
 	}}
 	if c.RemoteAPI == "completions" {
@@ -374,7 +374,7 @@ func (c *RunConfig) loadAgents(be *Backends, p *Pipeline) (map[string]bool, erro
 }
 
 // remoteAgent builds a remote backend from URL#MODEL.
-func remoteAgent(spec, key string, timeout time.Duration, chat bool) (Generator, error) {
+func remoteAgent(spec, key string, timeout time.Duration, chat bool) (policy.Generator, error) {
 	base, model, _ := strings.Cut(spec, "#")
 	if _, err := url.ParseRequestURI(base); err != nil {
 		return nil, fmt.Errorf("bad URL: %w", err)

@@ -87,7 +87,7 @@ type agentCall struct {
 // errHang makes a scripted agent hang until its per-call deadline.
 var errHang = errors.New("hang")
 
-// scriptGen is a Generator that answers each completion by a function of
+// scriptGen is a policy.Generator that answers each completion by a function of
 // what the prompt asks (native template set), as a model would, so that a
 // test states which agent answers what on which question. A call that
 // holds a prompt whose answer is an error fails as a whole, as a batched

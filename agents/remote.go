@@ -14,7 +14,7 @@ import (
 	"github.com/sqlrl/sqlrl/policy"
 )
 
-// Remote is a Generator over an OpenAI-compatible server (vLLM,
+// Remote is a policy.Generator over an OpenAI-compatible server (vLLM,
 // llama.cpp, Ollama, `sqlrl serve-model`), so that any agent of the
 // pipeline can run on a model this repository did not train. Timeouts,
 // retries with backoff and the bound on requests in flight are the

@@ -20,7 +20,7 @@ import (
 	"github.com/sqlrl/sqlrl/prompt"
 )
 
-var _ Generator = (*Remote)(nil)
+var _ policy.Generator = (*Remote)(nil)
 
 // numbered answers choice j of a prompt with its text and j.
 func numbered(q fakeopenai.Request, j int) string { return fmt.Sprintf("%s#%d", q.Text(), j) }
