@@ -186,7 +186,7 @@ func TestServeBrowser(t *testing.T) {
 // startBrowserServer serves a copy of the bundled superhero database on
 // 127.0.0.1 with gen as the model; it returns the base URL and the store's
 // file.
-func startBrowserServer(t *testing.T, dir string, gen askserver.Generator) (string, string) {
+func startBrowserServer(t *testing.T, dir string, gen askserver.SQLGenerator) (string, string) {
 	t.Helper()
 	src := filepath.Join("..", "datasets", "bird-dev-sample", "dev_databases", "superhero", "superhero.sqlite")
 	raw, err := os.ReadFile(src)

@@ -46,8 +46,9 @@ type DatabaseConfig struct {
 	Schema string `json:"schema,omitempty"`
 }
 
-// GeneratorConfig is the model that writes SQL: the native policy
-// (Native, a checkpoint or run directory) or an OpenAI-compatible server.
+// GeneratorConfig is the config file's "generator": the model that writes
+// SQL (the SQLGenerator New opens), the native policy (Native, a
+// checkpoint or run directory) or an OpenAI-compatible server.
 type GeneratorConfig struct {
 	Native string        `json:"native,omitempty"`
 	OpenAI *OpenAIConfig `json:"openai,omitempty"`

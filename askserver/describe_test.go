@@ -54,7 +54,7 @@ func TestNativePromptsHaveDescriptions(t *testing.T) {
 		{"beside the file", dbs.descriptionDir, true},
 		{"none", nil, false},
 	} {
-		g, err := NewNative(pol, dbs, tt.descDir, "tiny", 1, 8)
+		g, err := NewNativeGenerator(pol, dbs, tt.descDir, "tiny", 1, 8)
 		if err != nil {
 			t.Fatal(err)
 		}

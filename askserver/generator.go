@@ -15,7 +15,7 @@ import (
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
-// Question is what a Generator is asked: a user's question on one
+// Question is what an SQLGenerator is asked: a user's question on one
 // database, with the schema read from it. The question and evidence are
 // data for the prompt; the SQL the generator returns is the only SQL that
 // runs.
@@ -32,28 +32,28 @@ type Question struct {
 	Prompt *prompt.Prompt
 }
 
-// Generator writes the SQL that answers a question: the native policy, a
+// SQLGenerator writes the SQL that answers a question: the native policy, a
 // model behind an OpenAI-compatible server, or a test's fake.
-type Generator interface {
+type SQLGenerator interface {
 	Generate(ctx context.Context, q Question) (string, error)
 	// Name is recorded with each answer, so that feedback on one model is
 	// not taken as feedback on another.
 	Name() string
 }
 
-// OpenAI writes SQL with a chat model behind an OpenAI-compatible server,
+// OpenAIGenerator writes SQL with a chat model behind an OpenAI-compatible server,
 // prompted with package prompt's chat form (what `data prepare` trains
 // on). The SQL is taken out of the answer as the reward's extractor does
 // (fences, reasoning, prose).
-type OpenAI struct {
+type OpenAIGenerator struct {
 	Client *llmclient.Client
 }
 
-// Name implements Generator.
-func (g *OpenAI) Name() string { return "openai:" + g.Client.Model }
+// Name implements SQLGenerator.
+func (g *OpenAIGenerator) Name() string { return "openai:" + g.Client.Model }
 
-// Generate implements Generator.
-func (g *OpenAI) Generate(ctx context.Context, q Question) (string, error) {
+// Generate implements SQLGenerator.
+func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, error) {
 	var msgs []openai.Message
 	if q.Prompt != nil {
 		for _, m := range q.Prompt.Messages() {
@@ -80,12 +80,12 @@ func (g *OpenAI) Generate(ctx context.Context, q Question) (string, error) {
 	return sql, err
 }
 
-// Native writes SQL with the native policy: prompts in the checkpoint's
+// NativeGenerator writes SQL with the native policy: prompts in the checkpoint's
 // format fitted to its context (policy.Prompter.Fit), decoding guided by
 // the tables the prompt shows (policy.FitGuides), and concurrent requests
 // decoded together (policy.Batcher). It reads schemas through its own
 // prompter over eng, which Reload replaces.
-type Native struct {
+type NativeGenerator struct {
 	Policy    *policy.Policy
 	MaxTokens int
 	Label     string
@@ -97,12 +97,12 @@ type Native struct {
 	pr      *policy.Prompter
 }
 
-// NewNative returns the native generator over eng (whose database names
+// NewNativeGenerator returns the native generator over eng (whose database names
 // are the server's), decoding up to slots sequences at once. descDir(db)
 // names the folder holding db's database_description/ (nil: none): a model
 // trained with column descriptions in its prompts must be served with them.
-func NewNative(pol *policy.Policy, eng sqlexec.Engine, descDir func(db string) string, label string, slots, maxTokens int) (*Native, error) {
-	g := &Native{Policy: pol, MaxTokens: maxTokens, Label: label, eng: eng, descDir: descDir}
+func NewNativeGenerator(pol *policy.Policy, eng sqlexec.Engine, descDir func(db string) string, label string, slots, maxTokens int) (*NativeGenerator, error) {
+	g := &NativeGenerator{Policy: pol, MaxTokens: maxTokens, Label: label, eng: eng, descDir: descDir}
 	pr, err := g.prompter()
 	if err != nil {
 		return nil, err
@@ -111,18 +111,18 @@ func NewNative(pol *policy.Policy, eng sqlexec.Engine, descDir func(db string) s
 	return g, nil
 }
 
-func (g *Native) prompter() (*policy.Prompter, error) {
+func (g *NativeGenerator) prompter() (*policy.Prompter, error) {
 	if g.descDir == nil {
 		return policy.NewPrompter(g.eng, "", g.Policy.Info.Prompt)
 	}
 	return policy.NewPrompterDirs(g.eng, g.descDir, g.Policy.Info.Prompt)
 }
 
-// Name implements Generator.
-func (g *Native) Name() string { return "native:" + g.Label }
+// Name implements SQLGenerator.
+func (g *NativeGenerator) Name() string { return "native:" + g.Label }
 
 // Reload forgets the schemas read so far.
-func (g *Native) Reload() error {
+func (g *NativeGenerator) Reload() error {
 	pr, err := g.prompter()
 	if err != nil {
 		return err
@@ -134,10 +134,10 @@ func (g *Native) Reload() error {
 }
 
 // Close stops the batcher.
-func (g *Native) Close() { g.batcher.Close() }
+func (g *NativeGenerator) Close() { g.batcher.Close() }
 
-// Generate implements Generator.
-func (g *Native) Generate(ctx context.Context, q Question) (string, error) {
+// Generate implements SQLGenerator.
+func (g *NativeGenerator) Generate(ctx context.Context, q Question) (string, error) {
 	g.mu.Lock()
 	pr := g.pr
 	g.mu.Unlock()

@@ -3,7 +3,7 @@
 // every human verdict in the feedback store, the production half of the
 // flywheel (package feedback turns the store into training data).
 //
-// A question becomes SQL only through a Generator (the native policy, a
+// A question becomes SQL only through an SQLGenerator (the native policy, a
 // model behind an OpenAI-compatible server, a test's fake): the question is
 // prompt data and is never put into SQL. The SQL runs read-only under the
 // engines' own enforcement (sqlexec), a statement timeout, and row and byte
@@ -45,10 +45,11 @@ import (
 //go:embed web
 var webFS embed.FS
 
-// Options are what a caller may set besides the config.
+// Options are New's settings that are not in the config file (Config):
+// what a calling program, not the server's operator, decides.
 type Options struct {
 	// Generator replaces the config's (tests, embedding programs).
-	Generator Generator
+	Generator SQLGenerator
 	// Store replaces the config's store (tests); the server does not
 	// close it.
 	Store feedback.Store
@@ -61,7 +62,7 @@ type Options struct {
 // Server answers the API and serves the page.
 type Server struct {
 	cfg       *Config
-	gen       Generator
+	gen       SQLGenerator
 	store     feedback.Store
 	ownStore  bool
 	dbs       *router
@@ -127,7 +128,7 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 		if g.OpenAI.APIKeyEnv != "" {
 			key = getenv(g.OpenAI.APIKeyEnv)
 		}
-		s.gen = &OpenAI{Client: &llmclient.Client{BaseURL: g.OpenAI.BaseURL, Model: g.OpenAI.Model, APIKey: key,
+		s.gen = &OpenAIGenerator{Client: &llmclient.Client{BaseURL: g.OpenAI.BaseURL, Model: g.OpenAI.Model, APIKey: key,
 			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}}
 	case g.Native != "":
 		if threads > 0 {
@@ -137,7 +138,7 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 		if err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}
-		n, err := NewNative(pol, s.dbs, s.dbs.descriptionDir, g.Native, g.Slots, g.MaxTokens)
+		n, err := NewNativeGenerator(pol, s.dbs, s.dbs.descriptionDir, g.Native, g.Slots, g.MaxTokens)
 		if err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}
