@@ -8,7 +8,7 @@ import (
 	"github.com/sqlrl/sqlrl/train"
 )
 
-// The canonical JSON of a Config (what its ID hashes, and its run's
+// The canonical JSON of a RunConfig (what its ID hashes, and its run's
 // config.json) keeps the flat layout the run configs had before their
 // settings became package train's grouped RLConfig and SFTConfig: the
 // same bytes, so that every cached run keeps its ID. Settings the layout
@@ -165,21 +165,21 @@ func (w *rlJSON) config() *RLConfig {
 	}
 }
 
-func (c Config) toJSON() configJSON {
+func (c RunConfig) toJSON() configJSON {
 	return configJSON{Kind: c.Kind, Bench: c.Bench, Seed: c.Seed, SplitSeed: c.SplitSeed, Parent: c.Parent,
 		SFT: toSFTJSON(c.SFT), RL: toRLJSON(c.RL), Eval: c.Eval, Merge: c.Merge}
 }
 
 // MarshalJSON writes c's canonical layout.
-func (c Config) MarshalJSON() ([]byte, error) { return json.Marshal(c.toJSON()) }
+func (c RunConfig) MarshalJSON() ([]byte, error) { return json.Marshal(c.toJSON()) }
 
 // UnmarshalJSON reads the canonical layout (a run's config.json).
-func (c *Config) UnmarshalJSON(b []byte) error {
+func (c *RunConfig) UnmarshalJSON(b []byte) error {
 	var w configJSON
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*c = Config{Kind: w.Kind, Bench: w.Bench, Seed: w.Seed, SplitSeed: w.SplitSeed, Parent: w.Parent,
+	*c = RunConfig{Kind: w.Kind, Bench: w.Bench, Seed: w.Seed, SplitSeed: w.SplitSeed, Parent: w.Parent,
 		SFT: w.SFT.config(), RL: w.RL.config(), Eval: w.Eval, Merge: w.Merge}
 	return nil
 }

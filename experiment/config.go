@@ -25,12 +25,12 @@ const (
 	KindMerge = "merge"
 )
 
-// Config is everything that decides what one run computes. Its canonical
+// RunConfig is everything that decides what one run computes. Its canonical
 // JSON (MarshalJSON: fixed field order, no maps) is hashed
 // into the run's directory name, so that the same config always lands in
 // the same directory (a rerun finds its result or its checkpoints) and any
 // change of setting, data or starting point gets a new one.
-type Config struct {
+type RunConfig struct {
 	Kind string `json:"kind"`
 	// Bench is the content fingerprint of the benchmark (Fingerprint), not
 	// its path: moving the benchmark keeps the cache, changing it does not.
@@ -92,7 +92,7 @@ func decoderKey() int {
 }
 
 // Canonical is the JSON the ID hashes.
-func (c Config) Canonical() []byte {
+func (c RunConfig) Canonical() []byte {
 	b, err := json.Marshal(c)
 	if err != nil {
 		// Only a NaN or infinite setting makes Marshal fail; Go's own
@@ -123,7 +123,7 @@ func (c Config) Canonical() []byte {
 
 // ID names the run's directory: its kind and 12 hex digits of the
 // SHA-256 of its canonical JSON.
-func (c Config) ID() string {
+func (c RunConfig) ID() string {
 	h := sha256.Sum256(c.Canonical())
 	return c.Kind + "-" + hex.EncodeToString(h[:6])
 }

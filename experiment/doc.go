@@ -5,14 +5,14 @@
 //
 // An experiment is a plan of runs: SFT runs, RL runs that start from an
 // SFT run, and final evaluations of each model on each split. A run's
-// directory is named by a hash of its canonical config (Config.ID), whose
+// directory is named by a hash of its canonical config (RunConfig.ID), whose
 // parent's ID is part of it, so that a run shared by several studies (the
 // SFT-75 start, the recipe's online KTO) is trained once, a rerun of the
 // same experiment skips every finished run (result.json) and resumes the
 // unfinished one from its checkpoints, and a changed setting redoes exactly
 // the runs that depend on it.
 //
-// The work itself is behind Trainer: Native runs package train in process;
+// The work itself is behind Trainer: InProcess runs package train in process;
 // tests use a fake. The report (report.md, report.json, SVG plots drawn by
 // hand) is rebuilt from the results at the end of every invocation, and
 // its claim checks are computed from the tables, never written in advance:

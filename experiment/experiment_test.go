@@ -138,10 +138,10 @@ func fixedOptions(bench, out string, tr Trainer) Options {
 
 func TestConfigIDStableAndSensitive(t *testing.T) {
 	p := Quick()
-	base := func() Config {
+	base := func() RunConfig {
 		s := p.SFT
 		s.Fraction = 0.75
-		return Config{Kind: KindSFT, Bench: "abc", Seed: 1, SplitSeed: 1, SFT: &s}
+		return RunConfig{Kind: KindSFT, Bench: "abc", Seed: 1, SplitSeed: 1, SFT: &s}
 	}
 	id := base().ID()
 	// Stable: the same config, built again, and a golden value (a change
@@ -155,17 +155,17 @@ func TestConfigIDStableAndSensitive(t *testing.T) {
 	testkit.Golden(t, "testdata/config_id.txt", []byte(id+"\n"+string(base().Canonical())+"\n"))
 	for _, tc := range []struct {
 		name   string
-		change func(c *Config)
+		change func(c *RunConfig)
 	}{
-		{"seed", func(c *Config) { c.Seed = 2 }},
-		{"bench", func(c *Config) { c.Bench = "abd" }},
-		{"split seed", func(c *Config) { c.SplitSeed = 2 }},
-		{"fraction", func(c *Config) { c.SFT.Fraction = 1 }},
-		{"epochs", func(c *Config) { c.SFT.Epochs++ }},
-		{"model width", func(c *Config) { c.SFT.Model.Dim = 64 }},
-		{"lr", func(c *Config) { c.SFT.LR *= 1.0000001 }},
-		{"parent", func(c *Config) { c.Parent = "sft-000000000000" }},
-		{"kind", func(c *Config) { c.Kind = KindRL }},
+		{"seed", func(c *RunConfig) { c.Seed = 2 }},
+		{"bench", func(c *RunConfig) { c.Bench = "abd" }},
+		{"split seed", func(c *RunConfig) { c.SplitSeed = 2 }},
+		{"fraction", func(c *RunConfig) { c.SFT.Fraction = 1 }},
+		{"epochs", func(c *RunConfig) { c.SFT.Epochs++ }},
+		{"model width", func(c *RunConfig) { c.SFT.Model.Dim = 64 }},
+		{"lr", func(c *RunConfig) { c.SFT.LR *= 1.0000001 }},
+		{"parent", func(c *RunConfig) { c.Parent = "sft-000000000000" }},
+		{"kind", func(c *RunConfig) { c.Kind = KindRL }},
 	} {
 		c := base()
 		m := *c.SFT.Model
@@ -185,7 +185,7 @@ func TestConfigIDStableAndSensitive(t *testing.T) {
 // option, pinned by the golden reports' stage tables) at 0.
 func TestConfigIDErrorValue(t *testing.T) {
 	r := Flywheel().RL
-	c := Config{Kind: KindRL, Bench: "abc", Seed: 1, SplitSeed: 1, Parent: "sft-000000000000", RL: &r}
+	c := RunConfig{Kind: KindRL, Bench: "abc", Seed: 1, SplitSeed: 1, Parent: "sft-000000000000", RL: &r}
 	id := c.ID()
 	if strings.Contains(string(c.Canonical()), "error_value") {
 		t.Errorf("canonical config %s names error_value at 0", c.Canonical())
@@ -558,7 +558,7 @@ func TestGains(t *testing.T) {
 		if ex >= 0 {
 			results[id] = &Result{Score: &Score{N: 10, EX: ex, Levels: map[string]float64{"simple": ex}, Counts: map[string]int{"simple": 10}}}
 		}
-		return &Run{Config: Config{Seed: seed}, Evals: map[string]*Run{"dev": {ID: id}}}
+		return &Run{Config: RunConfig{Seed: seed}, Evals: map[string]*Run{"dev": {ID: id}}}
 	}
 	sft := Arm{Key: "sft75", Models: []*Run{model("sft", 1, 0.40), model("sft", 2, 0.60), model("sft", 3, 0.50)}}
 	// Seed 3's RL evaluation has not finished; seed 1 comes second.

@@ -19,7 +19,7 @@ import (
 // the settings' Go shape must not change a byte of the canonical JSON.
 func TestIDsPinned(t *testing.T) {
 	m := MicroModel
-	all := Config{Kind: KindRL, Bench: "fp", Seed: 2, SplitSeed: 1, Parent: "sft-0123456789ab",
+	all := RunConfig{Kind: KindRL, Bench: "fp", Seed: 2, SplitSeed: 1, Parent: "sft-0123456789ab",
 		SFT: &SFTConfig{Split: train.Split{Fraction: 0.75, DevSplit: "dev"}, Preset: "tiny", Model: &m, VocabSize: 400, Epochs: 1, MaxSteps: 3, BatchSize: 4,
 			LoopConfig: train.LoopConfig{LR: 3e-3, EvalEvery: -1, EvalN: 4}},
 		RL: &RLConfig{Algorithm: train.Algorithm{Algo: "kto", Online: true, Steps: 200, Beta: 0.1},
@@ -34,14 +34,14 @@ func TestIDsPinned(t *testing.T) {
 	fw := Flywheel()
 	for _, c := range []struct {
 		name      string
-		c         Config
+		c         RunConfig
 		canonical string
 		id        string
 	}{
 		{"every field", all, `{"kind":"rl","bench":"fp","seed":2,"split_seed":1,"parent":"sft-0123456789ab","sft":{"fraction":0.75,"preset":"tiny","model":{"vocab":0,"dim":32,"layers":1,"heads":2,"hidden":64,"max_seq":1024,"rope_base":0,"prev_token":true,"copy":true},"vocab":400,"epochs":1,"max_steps":3,"batch":4,"lr":0.003,"eval_every":-1,"eval_n":4,"dev_split":"dev"},"rl":{"algo":"kto","online":true,"on":"holdout","fraction":0.75,"pool":0.875,"augment":4,"reward":"gate","steps":200,"prompts":8,"k":4,"temperature":0.7,"max_tokens":256,"beta":0.1,"lr":0.00005,"eval_every":50,"eval_n":50,"dev_split":"dev","replay":8,"guided":true,"rename":0.9,"rename_families":true,"error_value":-1,"gold_unsolved":1},"eval":{"split":"heldout","n":10,"guide":true,"held_out":0.875,"decoder":2},"merge":{"alpha":0.5}}`, "rl-0ca2096ee618"},
-		{"flywheel sft", Config{Kind: KindSFT, Bench: "fp", Seed: 1, SplitSeed: 1, SFT: &fw.SFT}, "", "sft-d357014f5a95"},
-		{"flywheel rl", Config{Kind: KindRL, Bench: "fp", Seed: 1, SplitSeed: 1, Parent: "sft-0123456789ab", RL: &fw.RL}, "", "rl-f26ec12412d5"},
-		{"flywheel eval", Config{Kind: KindEval, Bench: "fp", Seed: 1, SplitSeed: 1, Parent: "rl-0123456789ab", Eval: &EvalConfig{EvalConfig: train.EvalConfig{Split: "dev", Guide: true}}}, "", "eval-7753a1596316"},
+		{"flywheel sft", RunConfig{Kind: KindSFT, Bench: "fp", Seed: 1, SplitSeed: 1, SFT: &fw.SFT}, "", "sft-d357014f5a95"},
+		{"flywheel rl", RunConfig{Kind: KindRL, Bench: "fp", Seed: 1, SplitSeed: 1, Parent: "sft-0123456789ab", RL: &fw.RL}, "", "rl-f26ec12412d5"},
+		{"flywheel eval", RunConfig{Kind: KindEval, Bench: "fp", Seed: 1, SplitSeed: 1, Parent: "rl-0123456789ab", Eval: &EvalConfig{EvalConfig: train.EvalConfig{Split: "dev", Guide: true}}}, "", "eval-7753a1596316"},
 	} {
 		if c.canonical != "" && string(c.c.Canonical()) != c.canonical {
 			t.Errorf("%s: canonical\n%s\nwant\n%s", c.name, c.c.Canonical(), c.canonical)
@@ -88,11 +88,11 @@ func TestPlanIDsPinned(t *testing.T) {
 // back from its canonical JSON as it was, so no setting of train's
 // configs is left out of the ID.
 func TestCanonicalCoversEverySetting(t *testing.T) {
-	var c Config
+	var c RunConfig
 	n := 0
 	fill(reflect.ValueOf(&c).Elem(), &n)
 	c.RL.Reward.Judge, c.RL.Reward.Judging.Key = nil, "" // not recorded: a built judge, a secret
-	var back Config
+	var back RunConfig
 	if err := json.Unmarshal(c.Canonical(), &back); err != nil {
 		t.Fatal(err)
 	}

@@ -10,17 +10,17 @@ import (
 	"github.com/sqlrl/sqlrl/train"
 )
 
-// Native is the Trainer that runs package train in process (train.Do;
+// InProcess is the Trainer that runs package train in process (train.Do;
 // offline KTO first samples its rollouts file from the SFT start). The
 // trainers resume exactly from their checkpoints, so an interrupted run
 // continues where it stopped.
-type Native struct{}
+type InProcess struct{}
 
 // promptFormat is the compact prompt `sqlrl train sft` uses by default.
 var promptFormat = policy.Format{Kind: policy.FormatCompact, Descriptions: true}
 
 // Do runs j.
-func (Native) Do(ctx context.Context, j Job) (*Result, error) {
+func (InProcess) Do(ctx context.Context, j Job) (*Result, error) {
 	c := j.Config
 	tj := train.Job{Bench: j.Bench, SplitSeed: c.SplitSeed, Format: promptFormat, SFT: c.SFT, RL: c.RL,
 		Run: train.Run{Out: j.Out, Seed: c.Seed, SaveEvery: 50, Keep: 1, Threads: j.Threads, Progress: j.Progress, LogEvery: 10}}

@@ -121,7 +121,7 @@ type Arm struct {
 // Run is one unit of cached work.
 type Run struct {
 	Name   string
-	Config Config
+	Config RunConfig
 	ID     string
 	Parent *Run
 	// Evals are the final evaluations of a model run, by split.
@@ -250,7 +250,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 		if rs := models[d.key]; len(rs) > si && rs[si] != nil {
 			return rs[si]
 		}
-		c := Config{Kind: KindSFT, Bench: bench, Seed: seed, SplitSeed: 1}
+		c := RunConfig{Kind: KindSFT, Bench: bench, Seed: seed, SplitSeed: 1}
 		var parent *Run
 		switch {
 		case d.merge > 0:
@@ -298,7 +298,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 				}
 				ev.HeldOut = p.RL.Pool
 			}
-			c := Config{Kind: KindEval, Bench: bench, Seed: m.Config.Seed, SplitSeed: m.Config.SplitSeed, Parent: m.ID, Eval: ev}
+			c := RunConfig{Kind: KindEval, Bench: bench, Seed: m.Config.Seed, SplitSeed: m.Config.SplitSeed, Parent: m.ID, Eval: ev}
 			m.Evals[split] = pl.add(&Run{Name: fmt.Sprintf("eval/%s/%s", m.Name, split), Config: c, Parent: m})
 		}
 	}

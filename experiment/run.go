@@ -15,7 +15,7 @@ import (
 )
 
 // Trainer does the work of one run: train (or resume training) an SFT or
-// RL run in j.Out, or evaluate the model in j.ParentOut. The package's Native
+// RL run in j.Out, or evaluate the model in j.ParentOut. The package's InProcess
 // trainer calls package train; tests use a fake that counts its calls.
 type Trainer interface {
 	Do(ctx context.Context, j Job) (*Result, error)
@@ -23,7 +23,7 @@ type Trainer interface {
 
 // Job is one run handed to a Trainer.
 type Job struct {
-	Config Config
+	Config RunConfig
 	ID     string
 	// Dir is the run's directory (it holds config.json and result.json);
 	// Out, a directory in it, is a training run's output (checkpoints,
@@ -78,7 +78,9 @@ const (
 	OutDir = "train"
 )
 
-// Options configure Execute.
+// Options configure Execute: the whole experiment (where, on which
+// benchmark, which preset, seeds and studies, which Trainer); what each of
+// its runs computes is that run's RunConfig.
 type Options struct {
 	// Out holds runs/<ID>/ and the report.
 	Out   string
@@ -265,13 +267,13 @@ func readResult(dir string) (*Result, error) {
 // writeConfig writes config.json, or checks that the one there is this
 // config (the directory name is a hash of it: anything else is a stray
 // file, refused rather than trained over).
-func writeConfig(dir string, c Config) error {
+func writeConfig(dir string, c RunConfig) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("experiment: %w", err)
 	}
 	path := filepath.Join(dir, ConfigFile)
 	if b, err := os.ReadFile(path); err == nil {
-		var old Config
+		var old RunConfig
 		if err := json.Unmarshal(b, &old); err != nil || string(old.Canonical()) != string(c.Canonical()) {
 			return fmt.Errorf("%s does not hold the config its directory is named after; remove the directory to redo the run", path)
 		}

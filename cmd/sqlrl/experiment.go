@@ -67,7 +67,7 @@ func oktoFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		default:
 			return usagef("-preset %q: want full or flywheel", *preset)
 		}
-		o := experiment.Options{Out: *out, Bench: args[0], Preset: p, Trainer: experiment.Native{}, Threads: *threads,
+		o := experiment.Options{Out: *out, Bench: args[0], Preset: p, Trainer: experiment.InProcess{}, Threads: *threads,
 			Command: "sqlrl " + strings.Join(os.Args[1:], " ")}
 		var err error
 		if o.Out == "" {
@@ -194,7 +194,7 @@ func flywheelFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if !*quick {
 			p.Budget = experiment.FlywheelBudget(p)
 		}
-		o := experiment.Options{Out: cmp.Or(*out, "out/flywheel"), Bench: args[0], Preset: p, Trainer: experiment.Native{}, Threads: *threads,
+		o := experiment.Options{Out: cmp.Or(*out, "out/flywheel"), Bench: args[0], Preset: p, Trainer: experiment.InProcess{}, Threads: *threads,
 			Command: "sqlrl " + strings.Join(os.Args[1:], " ")}
 		if *out == "" && *quick {
 			o.Out = "out/flywheel-quick"

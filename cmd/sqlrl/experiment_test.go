@@ -269,7 +269,7 @@ func TestExperimentFlywheelQuick(t *testing.T) {
 		}
 		ids[s.Name] = s.ID
 	}
-	var cfg experiment.Config
+	var cfg experiment.RunConfig
 	readJSONFile(t, filepath.Join(out, "runs", ids["okto_r2/seed1"], "config.json"), &cfg)
 	if cfg.Kind != experiment.KindRL || cfg.Parent == "" || cfg.Parent != ids["okto/seed1"] {
 		t.Fatalf("round 2 %+v (stages %v); want an RL run from the first round %s", cfg, ids, ids["okto/seed1"])
