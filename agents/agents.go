@@ -1,8 +1,11 @@
-// Package agents is sqlrl's home for writing SQL with more than one call
-// to a model: the MATS pipeline (planner, validators, fixer, selector),
-// built on policy's decode loop (policy.DecodeBatch), and the records,
-// prompts and training sets of its agents. Every model it calls is a
-// policy.Generator: the native policy, its batcher and a remote
+// Package agents writes the SQL for a benchmark's questions with models,
+// on policy's decode loop (policy.DecodeBatch): Predict is one native
+// policy's greedy, sampled or voted answers (`sqlrl generate`), and the
+// MATS pipeline (planner, validators, fixer, selector; RunConfig, `sqlrl
+// pipeline`) makes more than one call to a model per question. The
+// package also holds its agents' records, prompts and training sets (the
+// training itself is package agents/agenttrain). Every model a pipeline
+// calls is a policy.Generator: the native policy, its batcher and a remote
 // OpenAI-compatible server (vLLM, llama.cpp, Ollama, `sqlrl serve-model`)
 // all satisfy it, so a pipeline can mix backends per agent.
 //

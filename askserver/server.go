@@ -12,6 +12,11 @@
 // error says what went wrong without internals (file paths, DSNs, stack
 // traces). Every answer is in the store before its response is sent, and an
 // acknowledged feedback is durable (feedback.Store's guarantee).
+//
+// Config is the config file an operator writes (serve.json); Options are
+// what a calling program sets besides it. Bench (`sqlrl serve bench`)
+// starts servers as child processes, puts them under load (RunLoad) and
+// checks the store for every acknowledged answer and feedback.
 package askserver
 
 import (

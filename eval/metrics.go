@@ -15,6 +15,12 @@
 // Values compare as the Python objects Python's sqlite3 module returns (see
 // sqlexec.Value.Equal), because agreement with the official scripts on every
 // question is the point.
+//
+// Scorer executes a prediction and its gold and applies the metric (the
+// rewards score through it too); Run scores a set of predictions with a
+// Scorer into a Report, whose settings are Options; Config is an
+// evaluation as `sqlrl eval` runs it (files, engine, Scorer and Run
+// settings), which Evaluate loads and runs; Compare diffs two Reports.
 package eval
 
 import (

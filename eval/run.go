@@ -15,7 +15,8 @@ import (
 	"github.com/sqlrl/sqlrl/progress"
 )
 
-// Options configure Run.
+// Options configure Run, the scoring of predictions already loaded;
+// Config is the whole evaluation that Evaluate builds them for.
 type Options struct {
 	// Workers score questions in parallel; default GOMAXPROCS. SQLite work
 	// is CPU-bound, so more workers than cores only adds contention.

@@ -3,7 +3,8 @@
 // prompt format they were trained on, batched sampling with a key/value
 // cache, the decode loop over a batch of fitted questions (DecodeBatch,
 // for any Generator), and batched scoring of completions for the training
-// losses. Its OpenAI-compatible HTTP server is package modelserver.
+// losses (LogProbScorer, ValueScorer). Its OpenAI-compatible HTTP server is
+// package modelserver.
 //
 // A checkpoint directory holds:
 //

@@ -10,8 +10,9 @@ import (
 	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
-// Scorer executes a prediction and its gold and compares them. *eval.Scorer
-// in BIRD mode is the implementation; it must keep results (KeepResults)
+// Scorer is what a reward needs of eval's Scorer: execute a prediction and
+// its gold and compare them. *eval.Scorer in BIRD mode is the
+// implementation; it must keep results (KeepResults)
 // for judges that look at rows. The interface exists so that a server can
 // swap scorers (to bound cache memory) under running Funcs.
 type Scorer interface {

@@ -11,6 +11,10 @@
 // limits, deadlines, error mapping, request metrics and graceful shutdown
 // are httpserve's, shared with the model server. The databases are opened
 // read-only by sqlexec; nothing a client sends can change them.
+//
+// Client is the batch API's other side, what `sqlrl train` scores its
+// samples with when its reward is remote; Bench (`sqlrl reward bench`)
+// measures a server against SQLite alone and under load.
 package rewardserver
 
 import (

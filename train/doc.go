@@ -18,4 +18,10 @@
 // LogProbScorer, micro-batch by micro-batch. The losses themselves are pure
 // math in package loss; the agents' training (validators, fixer,
 // selector) is package agents/agenttrain, built on SFT and RL here.
+//
+// A run's settings are one grouped config per method (SFTConfig,
+// RLConfig; config.go), which the commands bind flags to, package
+// experiment hashes and the run records. Do runs one Job (SFT, RL or a
+// final evaluation) on a benchmark directory: experiment's one entry
+// point into this package.
 package train
