@@ -12,9 +12,9 @@ import (
 
 // Scorer is what a reward needs of eval's Scorer: execute a prediction and
 // its gold and compare them. *eval.Scorer in BIRD mode is the
-// implementation; it must keep results (KeepResults)
-// for judges that look at rows. The interface exists so that a server can
-// swap scorers (to bound cache memory) under running Funcs.
+// implementation; it must keep results (KeepResults) for judges that look
+// at rows. The interface exists so that a server can swap scorers (to
+// bound cache memory) under running Funcs.
 type Scorer interface {
 	Score(ctx context.Context, db, gold, pred string) eval.Outcome
 }
