@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/loss"
 	"github.com/sqlrl/sqlrl/nn"
@@ -828,8 +829,8 @@ func (t *online) saveRollout(ro *rollout) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("save rollout %s: %w", path, err)
+	if err := atomicfile.WriteFile(path, b); err != nil {
+		return fmt.Errorf("save rollout: %w", err)
 	}
 	// an earlier rollout is needed only until its epochs are checkpointed
 	keep := int64(t.o.SaveEvery + 2*t.o.Epochs)
