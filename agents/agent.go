@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/textclip"
@@ -101,8 +102,8 @@ func WriteTemplates(dir string) ([]string, error) {
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(out, b, 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", out, err)
+		if err := atomicfile.WriteFile(out, b); err != nil {
+			return err
 		}
 		wrote = append(wrote, out)
 		return nil

@@ -275,9 +275,7 @@ func (p *Pipeline) plan(ctx context.Context, recs []*Record, fb *policy.FitBatch
 	}
 	o := policy.DecodeOptions{Greedy: true, Samples: p.K - 1, Temperature: p.Temperature, TopP: p.TopP, MaxTokens: a.maxTokens(),
 		Seed: p.Seed, Guide: p.Guide && a.Set != SetChat, Words: p.Words}
-	if report := p.stageProgress(StagePlanner); report != nil {
-		o.Progress = func(done, total int, _ policy.Stats) { report(done, total) }
-	}
+	o.Progress = p.stageProgress(StagePlanner)
 	decoded, _, err := policy.DecodeBatch(ctx, a.Gen, pb, o)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -30,8 +31,9 @@ type PredictOptions struct {
 	Guide            bool
 	// Warn gets a line per question that failed; nil discards.
 	Warn io.Writer
-	// Progress is policy.DecodeOptions.Progress.
-	Progress func(done, total int, st policy.Stats)
+	// Progress and Running are policy.DecodeOptions'.
+	Progress progress.Func
+	Running  *policy.Stats
 }
 
 // PredictStats are what Predict decoded and how the prompts were fitted.
@@ -106,7 +108,7 @@ func Predict(ctx context.Context, pol *policy.Policy, eng sqlexec.Engine, dbRoot
 // decodeOptions are the decode's options: greedy alone, or samples with
 // the greedy decode when it answers or votes.
 func (o PredictOptions) decodeOptions(words []string) policy.DecodeOptions {
-	do := policy.DecodeOptions{MaxTokens: o.MaxTokens, Batch: o.Batch, Seed: o.Seed, Beams: o.Beams, Guide: o.Guide, Words: words, Progress: o.Progress}
+	do := policy.DecodeOptions{MaxTokens: o.MaxTokens, Batch: o.Batch, Seed: o.Seed, Beams: o.Beams, Guide: o.Guide, Words: words, Progress: o.Progress, Running: o.Running}
 	switch {
 	case o.N == 1 && o.Temperature == 0:
 		do.Greedy = true

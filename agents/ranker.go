@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"slices"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
 )
 
 // Ranker is a learned selection strategy: a linear score over cheap
@@ -288,8 +290,8 @@ func SaveRanker(path string, rk *Ranker) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("save ranker %s: %w", path, err)
+	if err := atomicfile.WriteFile(path, append(b, '\n')); err != nil {
+		return fmt.Errorf("save ranker: %w", err)
 	}
 	return nil
 }

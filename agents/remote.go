@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/sqlrl/sqlrl/llmclient"
 	"github.com/sqlrl/sqlrl/openai"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/policy"
 )
 
@@ -79,8 +79,9 @@ const maxInt64 = math.MaxInt64
 // decoding, if any, goes in Extra). o.Batch is ignored: the server
 // batches. o.Beams > 1 is an error: the OpenAI API has no beam search.
 //
-// One prompt's failure fails the call, with the first error that occurred
-// naming its prompt's index; the other requests are cancelled.
+// One prompt's failure fails the call, with the error that stopped it
+// naming its prompt's index (parallel.For); the other requests are
+// cancelled.
 func (r *Remote) Generate(ctx context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
 	if r.Client == nil {
 		return nil, policy.Stats{}, errors.New("remote generator has no client")
@@ -88,34 +89,20 @@ func (r *Remote) Generate(ctx context.Context, prompts []string, o policy.Sample
 	if o.Beams > 1 {
 		return nil, policy.Stats{}, fmt.Errorf("remote generator: beam search (beams %d) is not in the OpenAI API", o.Beams)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// Every prompt's request goes out at once (workers: len(prompts)): the
+	// server batches, and a call's prompts are already a bounded chunk.
 	outs := make([][]policy.Completion, len(prompts))
 	stats := make([]policy.Stats, len(prompts))
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		first error
-	)
-	for i, p := range prompts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var err error
-			outs[i], stats[i], err = r.one(ctx, i, p, o)
-			if err != nil {
-				mu.Lock()
-				if first == nil {
-					first = fmt.Errorf("remote %s, prompt %d of %d: %w", r.mode(), i, len(prompts), err)
-				}
-				mu.Unlock()
-				cancel()
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return nil, policy.Stats{}, first
+	err := parallel.For(ctx, len(prompts), len(prompts), func(ctx context.Context, i int) error {
+		var err error
+		outs[i], stats[i], err = r.one(ctx, i, prompts[i], o)
+		if err != nil {
+			return fmt.Errorf("remote %s, prompt %d of %d: %w", r.mode(), i, len(prompts), err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, policy.Stats{}, err
 	}
 	var st policy.Stats
 	for _, s := range stats {

@@ -51,8 +51,8 @@ type Selection struct {
 
 // DefaultReviewWeight is the review strategy's weight on the planner's
 // log-probability, chosen on the holdout's rollouts among 0, 1/4, 1/2 and 1
-// (docs/agents.md): the two directions are about equally informative, the
-// reviewer a little more.
+// (the sweep is in docs/history.md, "The reviewer"): the two directions
+// are about equally informative, the reviewer a little more.
 const DefaultReviewWeight = 0.5
 
 // SelectAll fills r.Selected with every strategy the record supports:

@@ -1,7 +1,7 @@
 package askserver
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,11 +9,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/feedback"
+	"github.com/sqlrl/sqlrl/jsonl"
 	"github.com/sqlrl/sqlrl/loadtest"
 )
 
@@ -29,32 +29,22 @@ type LoadQuestion struct {
 
 // ReadLoadQuestions reads a JSONL file of LoadQuestions.
 func ReadLoadQuestions(path string) ([]LoadQuestion, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("load questions: %w", err)
-	}
-	defer f.Close()
 	var out []LoadQuestion
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
+	err := jsonl.ReadFile(path, func(_ int, b []byte) error {
 		var q LoadQuestion
-		dec := json.NewDecoder(strings.NewReader(line))
+		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&q); err != nil {
-			return nil, fmt.Errorf("load questions %s:%d: %w", path, n, err)
+			return err
 		}
 		if q.DB == "" || strings.TrimSpace(q.Question) == "" {
-			return nil, fmt.Errorf("load questions %s:%d: want \"db\" and \"question\"", path, n)
+			return errors.New(`want "db" and "question"`)
 		}
 		out = append(out, q)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("load questions %s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load questions: %w", err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("load questions %s: no questions", path)

@@ -180,8 +180,8 @@ func TestReadLoadQuestions(t *testing.T) {
 		n                int
 	}{
 		{"ok", `{"db": "superhero", "question": "How many?", "sql": "SELECT 1"}` + "\n\n" + `{"db": "x", "question": "q"}`, "", 2},
-		{"unknown field", `{"db": "superhero", "question": "q", "gold": "x"}`, ":1: json: unknown field", 0},
-		{"no question", `{"db": "superhero"}`, `:1: want "db" and "question"`, 0},
+		{"unknown field", `{"db": "superhero", "question": "q", "gold": "x"}`, ": line 1: json: unknown field", 0},
+		{"no question", `{"db": "superhero"}`, `: line 1: want "db" and "question"`, 0},
 		{"empty", "\n", ": no questions", 0},
 	} {
 		p := filepath.Join(dir, tt.name+".jsonl")

@@ -46,8 +46,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Source is one SQLite database to copy.
@@ -763,10 +763,7 @@ func cols(names []string) string {
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
-	if len(s) > 120 {
-		s = s[:120] + "..."
-	}
-	return s
+	return textclip.Clip(s, 120)
 }
 
 // pgMessage is the server's message and detail, the reason a user needs.

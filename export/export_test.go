@@ -187,8 +187,8 @@ func TestRolloutErrors(t *testing.T) {
 		name, body, want string
 	}{
 		{"unknown question", `{"question_id": 99, "completion": "x", "reward": 1}`, "line 1: question_id 99 is not in the split"},
-		{"no score", `{"question_id": 0, "completion": "x"}`, "line 1 (question_id 0): neither reward nor label"},
-		{"no completion", "\n" + `{"question_id": 0, "reward": 1}`, "line 2 (question_id 0): missing completion"},
+		{"no score", `{"question_id": 0, "completion": "x"}`, "line 1: question_id 0: neither reward nor label"},
+		{"no completion", "\n" + `{"question_id": 0, "reward": 1}`, "line 2: question_id 0: missing completion"},
 		{"no id", `{"completion": "x", "reward": 1}`, "line 1: missing question_id"},
 		{"bad json", `{"question_id": `, "line 1:"},
 		{"bad label", `{"question_id": 0, "completion": "x", "label": "yes"}`, "line 1:"},

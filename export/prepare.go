@@ -11,12 +11,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/sqlparse"
@@ -443,36 +443,28 @@ func (w *outWriter) add(name string, n int, rec func(i int) (any, error)) {
 	w.jobs = append(w.jobs, writeJob{name, n, rec})
 }
 
-// run writes the queued files and records them in files; it returns the
-// first error in queue order.
+// run writes the queued files, a few at a time (parallel.For: the first
+// failure in queue order is returned and stops the rest), and records them
+// in files.
 func (w *outWriter) run(ctx context.Context, files map[string]FileInfo) error {
 	jobs := w.jobs
 	w.jobs = nil
-	infos := make([]FileInfo, len(jobs))
-	errs := make([]error, len(jobs))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			infos[i], errs[i] = writeJSONL(ctx, filepath.Join(w.dir, j.name), j.n, j.rec)
-			if errs[i] == nil {
-				mu.Lock()
-				w.prog.note("wrote %s: %d records, %.1f MB", j.name, infos[i].Records, float64(infos[i].Bytes)/1e6)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return err
+	infos, err := parallel.Map(ctx, len(jobs), 0, func(ctx context.Context, i int) (FileInfo, error) {
+		j := jobs[i]
+		info, err := writeJSONL(ctx, filepath.Join(w.dir, j.name), j.n, j.rec)
+		if err == nil {
+			mu.Lock()
+			w.prog.note("wrote %s: %d records, %.1f MB", j.name, info.Records, float64(info.Bytes)/1e6)
+			mu.Unlock()
 		}
-		files[jobs[i].name] = infos[i]
+		return info, err
+	})
+	if err != nil {
+		return err
+	}
+	for i, j := range jobs {
+		files[j.name] = infos[i]
 	}
 	return nil
 }

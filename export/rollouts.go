@@ -1,16 +1,17 @@
 package export
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"slices"
+
+	"github.com/sqlrl/sqlrl/jsonl"
 )
 
 // Rollout is one line of a rollouts file: a completion sampled for a
@@ -81,21 +82,10 @@ func AppendRollouts(path string, rs []Rollout) error {
 // completion, and reward or label; a bad line is reported with its number.
 // Rollout files of a long online run are large; ctx stops the read.
 func ReadRollouts(ctx context.Context, path string) ([]Rollout, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read rollouts: %w", err)
-	}
-	defer f.Close()
 	var out []Rollout
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for line := 1; sc.Scan(); line++ {
+	err := jsonl.ReadFile(path, func(line int, b []byte) error {
 		if line%4096 == 0 && ctx.Err() != nil {
-			return nil, fmt.Errorf("read rollouts %s: line %d: %w", path, line, ctx.Err())
-		}
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
+			return ctx.Err()
 		}
 		// The pointers tell a missing field from a zero one.
 		var r struct {
@@ -104,27 +94,28 @@ func ReadRollouts(ctx context.Context, path string) ([]Rollout, error) {
 			Completion *string `json:"completion"`
 		}
 		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+			return err
 		}
 		switch {
 		case r.QuestionID == nil:
-			return nil, fmt.Errorf("%s: line %d: missing question_id", path, line)
+			return errors.New("missing question_id")
 		case r.Completion == nil:
-			return nil, fmt.Errorf("%s: line %d (question_id %d): missing completion", path, line, *r.QuestionID)
+			return fmt.Errorf("question_id %d: missing completion", *r.QuestionID)
 		case r.Reward == nil && r.Label == nil:
-			return nil, fmt.Errorf("%s: line %d (question_id %d): neither reward nor label", path, line, *r.QuestionID)
+			return fmt.Errorf("question_id %d: neither reward nor label", *r.QuestionID)
 		case r.Reward != nil && (math.IsNaN(*r.Reward) || math.IsInf(*r.Reward, 0)):
-			return nil, fmt.Errorf("%s: line %d (question_id %d): reward is not a finite number", path, line, *r.QuestionID)
+			return fmt.Errorf("question_id %d: reward is not a finite number", *r.QuestionID)
 		}
 		if r.Variant < 0 {
-			return nil, fmt.Errorf("%s: line %d (question_id %d): negative variant", path, line, *r.QuestionID)
+			return fmt.Errorf("question_id %d: negative variant", *r.QuestionID)
 		}
 		ro := r.Rollout
 		ro.QuestionID, ro.Completion, ro.Line = *r.QuestionID, *r.Completion, line
 		out = append(out, ro)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read rollouts: %w", err)
 	}
 	if len(out) == 0 {
 		// Training on nothing would finish "successfully" with no signal.

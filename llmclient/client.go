@@ -26,9 +26,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/sqlrl/sqlrl/openai"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Defaults of Client.
@@ -223,24 +223,14 @@ func (c *Client) post(ctx context.Context, path string, body []byte, what string
 		return fmt.Errorf("%s: reading answer: %w", url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("%s: HTTP %d: %s", url, resp.StatusCode, Abbreviate(string(raw), 200))
+		err := fmt.Errorf("%s: HTTP %d: %s", url, resp.StatusCode, textclip.Clip(string(raw), 200))
 		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusRequestTimeout {
 			err = fmt.Errorf("%w: %w", ErrPermanent, err)
 		}
 		return err
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("%s: answer is not a %s (%s): %w", url, what, Abbreviate(string(raw), 80), err)
+		return fmt.Errorf("%s: answer is not a %s (%s): %w", url, what, textclip.Clip(string(raw), 80), err)
 	}
 	return nil
-}
-
-// Abbreviate cuts s to at most n runes, marking the cut: for error
-// messages that quote a server's answer.
-func Abbreviate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }

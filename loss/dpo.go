@@ -67,19 +67,21 @@ func checkPairs(what string, n int, pairs []Pair) error {
 	return nil
 }
 
-// DPOPairs forms one pair per prompt from K scored samples: the batch is
-// consecutive groups of k samples of one prompt each, rewards their
-// scores; the pair is the best against the worst sample of the group (the
-// first one on ties), as online DPO does. A group whose samples all score
-// the same carries no preference and gives no pair.
-func DPOPairs(rewards []float64, k int) ([]Pair, error) {
-	if err := checkGroups("dpo pairs", len(rewards), k); err != nil {
-		return nil, err
-	}
+// DPOPairs forms one pair per prompt from its scored samples: the batch is
+// consecutive groups of samples of one prompt each, sizes their lengths
+// (groups may differ in size), rewards their scores; the pair is the best
+// against the worst sample of the group (the first one on ties), as online
+// DPO does. A group whose samples all score the same carries no preference
+// and gives no pair, nor does a group of one.
+func DPOPairs(rewards []float64, sizes []int) ([]Pair, error) {
 	var out []Pair
-	for g := 0; g < len(rewards); g += k {
+	g := 0
+	for _, n := range sizes {
+		if n < 0 || g+n > len(rewards) {
+			return nil, fmt.Errorf("dpo pairs: groups of %v are not %d samples", sizes, len(rewards))
+		}
 		best, worst := g, g
-		for i := g + 1; i < g+k; i++ {
+		for i := g + 1; i < g+n; i++ {
 			if rewards[i] > rewards[best] {
 				best = i
 			}
@@ -87,9 +89,13 @@ func DPOPairs(rewards []float64, k int) ([]Pair, error) {
 				worst = i
 			}
 		}
-		if rewards[best] > rewards[worst] {
+		if n > 0 && rewards[best] > rewards[worst] {
 			out = append(out, Pair{Chosen: best, Rejected: worst})
 		}
+		g += n
+	}
+	if g != len(rewards) {
+		return nil, fmt.Errorf("dpo pairs: groups of %v are not %d samples", sizes, len(rewards))
 	}
 	return out, nil
 }

@@ -70,18 +70,31 @@ func TestDPOErrors(t *testing.T) {
 }
 
 func TestDPOPairs(t *testing.T) {
-	// group 0: best 1 (item 0), worst 0 (item 1, first of the worst);
-	// group 1: all equal, no pair; group 2: best 1 (item 7, first), worst -1.
-	got, err := DPOPairs([]float64{1, 0, 0.1, 0, 0, 0, -1, 1, 1}, 3)
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		rewards []float64
+		sizes   []int
+		want    []Pair
+	}{
+		// group 0: best 1 (item 0), worst 0 (item 1, first of the worst);
+		// group 1: all equal, no pair; group 2: best 1 (item 7, first), worst -1.
+		{"groups of 3", []float64{1, 0, 0.1, 0, 0, 0, -1, 1, 1}, []int{3, 3, 3}, []Pair{{0, 1}, {7, 6}}},
+		// a group of one, then groups of 2 and 4
+		{"sizes differ", []float64{5, 0, 1, 2, 2, 3, 0}, []int{1, 2, 4}, []Pair{{2, 1}, {5, 6}}},
+		{"empty group", []float64{0, 1}, []int{0, 2}, []Pair{{1, 0}}},
 	}
-	if want := []Pair{{0, 1}, {7, 6}}; !slices.Equal(got, want) {
-		t.Errorf("pairs %v, want %v", got, want)
+	for _, tc := range tests {
+		got, err := DPOPairs(tc.rewards, tc.sizes)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: pairs %v, want %v", tc.name, got, tc.want)
+		}
 	}
-	for _, k := range []int{1, 2, 0} {
-		if _, err := DPOPairs([]float64{1, 0, 0}, k); err == nil {
-			t.Errorf("k = %d accepted for 3 samples", k)
+	for _, sizes := range [][]int{{2}, {4}, {1, 1}, {-1, 4}} {
+		if _, err := DPOPairs([]float64{1, 0, 0}, sizes); err == nil {
+			t.Errorf("groups %v accepted for 3 samples", sizes)
 		}
 	}
 }

@@ -3,11 +3,13 @@ package nn
 // Shared prefixes. Online RL samples K completions of every prompt, and
 // the decoding step's attention reads every cached key and value of every
 // sequence: with a copy of the prompt per sample, K copies of the same
-// rows go through the memory bus at every token, and that read was 70% of
-// a sampling step (docs/rl.md). CopySlot therefore lets the copy read the
-// prompt's rows where they are: slot dst keeps only the positions it adds
-// itself, and a decoding step attends the K queries of a prompt together,
-// each prefix row read once for all of them (attendShared).
+// rows go through the memory bus at every token, and a profile found that
+// read to be most of a sampling step (docs/history.md, "One step at the
+// flywheel's settings, and the sampler against PyTorch"). CopySlot
+// therefore lets the copy read the prompt's rows where they are: slot dst
+// keeps only the positions it adds itself, and a decoding step attends the
+// K queries of a prompt together, each prefix row read once for all of
+// them (attendShared).
 //
 // The bookkeeping keeps sharing one level deep: a slot reads its first
 // plen positions from root (root < 0: all its rows are its own). A root

@@ -28,7 +28,8 @@
 // A hand-written engine over a real BLAS was chosen over PyTorch and a
 // pure-Go framework because it trained and decoded the project's small
 // models several times faster on the 2-core machine the project runs on;
-// the measurements and their commands are in docs/policy.md. The pure-Go
+// the measurements and their commands are in docs/history.md ("Speed, and
+// the peer"). The pure-Go
 // gemm is a fallback for builds without cgo, not a way to train.
 //
 // Three things make the BLAS path fast:

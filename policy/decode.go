@@ -3,6 +3,8 @@ package policy
 import (
 	"context"
 	"errors"
+
+	"github.com/sqlrl/sqlrl/progress"
 )
 
 // Generator writes completions of prompts: *Policy, *Batcher and a remote
@@ -37,9 +39,12 @@ type DecodeOptions struct {
 	Guide bool
 	Words []string
 	// Chunk is the number of questions per Generate call (default 128);
-	// Progress, when set, is called after each.
+	// Progress, when set, is called after each with the questions done.
 	Chunk    int
-	Progress func(done, total int, st Stats)
+	Progress progress.Func
+	// Running, when set, holds the decode's Stats so far, updated before
+	// each Progress call: for a report of throughput while decoding runs.
+	Running *Stats
 }
 
 // Decoded is one question's completions.
@@ -151,9 +156,10 @@ func DecodeBatch(ctx context.Context, g Generator, fb *FitBatch, o DecodeOptions
 		if err := Isolated(ctx, ok[lo:hi], decode, func(i int, err error) { out[i].Err = err }); err != nil {
 			return out, st, err
 		}
-		if o.Progress != nil {
-			o.Progress(hi, len(ok), st)
+		if o.Running != nil {
+			*o.Running = st
 		}
+		o.Progress.Report(hi, len(ok))
 	}
 	return out, st, nil
 }

@@ -68,8 +68,10 @@ func TestDecodeBatchIsolatesFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &scripted{}
 			var progress []int
-			tc.o.Progress = func(done, total int, _ Stats) { progress = append(progress, done) }
-			out, _, err := DecodeBatch(context.Background(), g, fitBatch(tc.prompts...), tc.o)
+			var running Stats
+			tc.o.Progress = func(done, total int) { progress = append(progress, done) }
+			tc.o.Running = &running
+			out, st, err := DecodeBatch(context.Background(), g, fitBatch(tc.prompts...), tc.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,6 +88,9 @@ func TestDecodeBatchIsolatesFailures(t *testing.T) {
 			}
 			if len(progress) == 0 || progress[len(progress)-1] != len(fitBatch(tc.prompts...).OK) {
 				t.Errorf("progress %v", progress)
+			}
+			if running != st {
+				t.Errorf("running stats %+v at the end, returned %+v", running, st)
 			}
 		})
 	}

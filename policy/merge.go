@@ -18,7 +18,7 @@ import (
 // sqlrl's renamed dev databases, online KTO merged halfway back to its SFT
 // start changes far fewer answers than KTO, nearly all for the better,
 // and so gains about the same where KTO gains little and about half where
-// KTO gains much (docs/rl.md, "Merged back halfway"). Above 1 it
+// KTO gains much (docs/history.md, "Merged back halfway"). Above 1 it
 // extrapolates.
 //
 // The two must be one model trained along one path: the same architecture,

@@ -21,9 +21,9 @@ type TokenCounter interface {
 // nothing except that a run containing line breaks costs one.
 //
 // It leans high on purpose, so that a budget computed with it holds with a
-// real tokenizer: on the 287 BIRD dev-sample prompts it counts 1.10x (1.10 to
-// 1.22x) what tiktoken's cl100k_base counts and 1.12x o200k_base's. Short SQL
-// strings can come out up to 7% low. Vocabularies that split numbers into
+// real tokenizer: on the BIRD dev-sample prompts it counts more than
+// tiktoken's cl100k_base and o200k_base do; short SQL strings can come out
+// a little low. Vocabularies that split numbers into
 // single digits (Qwen's) cost more on digit-heavy text than it estimates.
 type Approx struct{}
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The MATS pipeline on the bundled benchmark, as measured in docs/agents.md:
+# The MATS pipeline on the bundled benchmark, as measured in docs/history.md
+# ("The agents and the reviewer"):
 # SFT-75 planner -> planner rollouts (K=8) on dev and on the RL holdout ->
 # native agents trained from the holdout rollouts (validators, fixer,
 # selector; COLLAB vs INDEP validators) -> the full pipeline on dev and the

@@ -10,8 +10,8 @@
 #     renames, guided samples scored on-policy, SFT replay), greedy
 #     evaluation of both checkpoints on every dev question and on the other
 #     half of the holdout (split heldout), and the before/after table by
-#     difficulty (its --help gives the cost: about 26 min on a quiet 2-core
-#     machine, SFT 12 min of it).
+#     difficulty (the report's stage table gives each stage's time; a
+#     committed one: docs/reports/flywheel-*/report.md).
 # Running it again resumes: finished stages are cached in out/flywheel/runs.
 # DATA (default data) holds the benchmark and the exports, OUT (default
 # out/flywheel) the runs and the report; arguments go to the flywheel

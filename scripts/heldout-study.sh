@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where online KTO's gain is, as measured in docs/rl.md ("Where online
+# Where online KTO's gain is, as measured in docs/history.md ("Where online
 # KTO's gain is" and "Against SFT on the same questions' gold"), seed 1:
 # the 25% holdout of the SFT-75 run cut in two, B = the holdout of the
 # 0.875 split, A = the rest; every model scored, greedy and guided, on A,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The native policy's recipe on the bundled benchmark, end to end (docs/policy.md §6):
+# The native policy's recipe on the bundled benchmark, end to end (figures:
+# docs/history.md, "The native policy (policy.md §6)"):
 #  1. build sqlrl and generate the benchmark (small preset) if missing;
 #  2. SFT from random weights on the 75% SFT split (preset small, 16 epochs, groups of 8);
 #  3. decode the 500 dev questions greedily under the schema guide, and score them;

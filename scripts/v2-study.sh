@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Benchmark v2 (held-out domains), as measured in docs/rl.md ("On benchmark
-# v2's held-out domains") and docs/agents.md ("On held-out domains"):
+# Benchmark v2 (held-out domains), as measured in docs/history.md ("On
+# benchmark v2's held-out domains" and, in "The agents and the reviewer",
+# "On held-out domains"):
 # SFT-75 at the v2 recipe -> online KTO on its holdout with renamed samples
 # -> greedy, guided EX on dev, dev_compositional and dev_id for both ->
 # the reviewer -> K=8 rollouts with the reviewer on the holdout (first 300,

@@ -1,11 +1,10 @@
 package train
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/jsonl"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -192,33 +192,23 @@ func LoadBench(o BenchOptions) (*Data, error) {
 // LoadTRL reads a TRL prompt/completion SFT file (trl_sft.jsonl): text
 // data, trained as given, without renaming or dev evaluation.
 func LoadTRL(path string) (*Data, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	d := &Data{Format: policy.Format{Kind: policy.FormatText}, Notes: map[string]string{"data": path}}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
+	err := jsonl.ReadFile(path, func(line int, b []byte) error {
 		var r struct {
 			Prompt     *string `json:"prompt"`
 			Completion *string `json:"completion"`
 		}
 		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
+			return err
 		}
 		if r.Prompt == nil || r.Completion == nil {
-			return nil, fmt.Errorf("%s: line %d: want TRL's prompt and completion fields", path, line)
+			return errors.New("want TRL's prompt and completion fields")
 		}
 		d.Train = append(d.Train, Example{Example: dataset.Example{QuestionID: line}, Prompt: *r.Prompt})
 		d.Train[len(d.Train)-1].SQL = *r.Completion
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(d.Train) == 0 {

@@ -1,7 +1,6 @@
 package train
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/jsonl"
 )
 
 // StepParts are the metrics an RL step splits its time into (RL's doc):
@@ -28,29 +28,23 @@ func ReadLog(path string) (lines []LogLine, skipped int, err error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, logFile)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, 0, fmt.Errorf("read training log: %w", err)
-	}
-	defer f.Close()
 	byStep := map[int64]int{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
+	err = jsonl.ReadFile(path, func(_ int, b []byte) error {
 		var l LogLine
-		if json.Unmarshal(sc.Bytes(), &l) != nil {
+		if json.Unmarshal(b, &l) != nil {
 			skipped++
-			continue
+			return nil
 		}
 		if i, ok := byStep[l.Step]; ok {
 			lines[i] = l
-			continue
+			return nil
 		}
 		byStep[l.Step] = len(lines)
 		lines = append(lines, l)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", path, err)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("read training log: %w", err)
 	}
 	slices.SortStableFunc(lines, func(a, b LogLine) int { return cmp.Compare(a.Step, b.Step) })
 	return lines, skipped, nil

@@ -18,12 +18,12 @@ import (
 // Why: RL's prompts show the holdout databases under their own names, so
 // the policy is rewarded for writing those names and for the value and
 // column habits of those databases; SFT's renaming had taught it to read
-// the names off the prompt instead. Measured on the bundled benchmark
-// (docs/rl.md), KTO lifts unseen questions of its own databases by about
-// 6 points and leaves dev's renamed databases where they were, with new
-// errors there of a literal put in the wrong column. Replaying renamed SFT
-// examples keeps the reading-the-schema skill under the gradient that RL
-// would otherwise let drift.
+// the names off the prompt instead. On the bundled benchmark KTO lifts
+// unseen questions of its own databases and leaves dev's renamed databases
+// where they were, with new errors there of a literal put in the wrong
+// column (docs/history.md, "Where online KTO's gain is"). Replaying
+// renamed SFT examples keeps the reading-the-schema skill under the
+// gradient that RL would otherwise let drift.
 type replay struct {
 	rn  *renamer
 	fit *Fitter

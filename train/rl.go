@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/loss"
 	"github.com/sqlrl/sqlrl/nn"
@@ -506,32 +507,19 @@ type sample struct {
 	Support [][]int32 `json:"support,omitempty"`
 }
 
-// groupPairs forms one preference pair per prompt of ro (its samples are
-// consecutive): the best against the worst sample (the first on ties), as
-// loss.DPOPairs does for groups of one size; a prompt whose samples all score
-// the same gives none.
-func groupPairs(ro *rollout, rewards []float64) []loss.Pair {
-	var out []loss.Pair
+// promptGroups are the sizes of ro's runs of samples of one prompt (they
+// are consecutive), the groups loss.DPOPairs pairs within.
+func promptGroups(ro *rollout) []int {
+	var sizes []int
 	for g := 0; g < len(ro.Samples); {
 		e := g + 1
 		for e < len(ro.Samples) && ro.Samples[e].Prompt == ro.Samples[g].Prompt {
 			e++
 		}
-		best, worst := g, g
-		for i := g + 1; i < e; i++ {
-			if rewards[i] > rewards[best] {
-				best = i
-			}
-			if rewards[i] < rewards[worst] {
-				worst = i
-			}
-		}
-		if rewards[best] > rewards[worst] {
-			out = append(out, loss.Pair{Chosen: best, Rejected: worst})
-		}
+		sizes = append(sizes, e-g)
 		g = e
 	}
-	return out
+	return sizes
 }
 
 // rollout is a step's scored samples, K per prompt, consecutive, with
@@ -828,8 +816,8 @@ func (t *online) saveRollout(ro *rollout) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("save rollout %s: %w", path, err)
+	if err := atomicfile.WriteFile(path, b); err != nil {
+		return fmt.Errorf("save rollout: %w", err)
 	}
 	// an earlier rollout is needed only until its epochs are checkpointed
 	keep := int64(t.o.SaveEvery + 2*t.o.Epochs)
@@ -953,7 +941,10 @@ func (t *rlBase) update(ctx context.Context, step int64, ro *rollout, fresh bool
 			err = loss.AddNLL(&g, mean, lab, o.SFTWeight)
 		}
 	case AlgoDPO, AlgoORPO:
-		pairs := groupPairs(ro, rewards)
+		var pairs []loss.Pair
+		if pairs, err = loss.DPOPairs(rewards, promptGroups(ro)); err != nil {
+			return ss, fmt.Errorf("rl step %d: %w", step, err)
+		}
 		ss.Metrics["pairs"] = float64(len(pairs))
 		if len(pairs) == 0 {
 			ss.NoUpdate = true

@@ -12,21 +12,14 @@
 // construct that wrote it, so that the same SQL is always the same tier.
 // Generate samples a target tier per question from Options.Mix, composes
 // with that tier's constructs (weighted to match the mix below) and keeps
-// the candidate only when the rule agrees. The target per tier is BIRD's,
-// measured by `sqlrl bench stats` on the bundled BIRD dev sample
-// (datasets/bird-dev-sample; joins and subqueries as sqlparse counts them),
-// with set operations, windows and nesting added to challenging as the
-// issue asks; TestTierMix checks the produced mix against it within
-// mixTolerance:
-//
-//	| tier        | share |  JOIN | subquery |  CASE |  CAST | arithmetic | set op | window |
-//	|-------------|------:|------:|---------:|------:|------:|-----------:|-------:|-------:|
-//	| simple      |   60% | 74.7% |    2.2% |  2.2% |  2.7% |      3.8% |     0% |     0% |
-//	| moderate    |   30% | 96.3% |    6.2% | 13.6% | 11.1% |     18.5% |     0% |     0% |
-//	| challenging |   10% |  100% |   12.5% | 45.8% | 33.3% |     45.8% |     0% |     0% |
-//
-// (BIRDMix holds the feature columns; benchmark v2's allocation holds each
-// dev split's tiers to it.)
+// the candidate only when the rule agrees. The target per tier is BIRD's
+// (BIRDMix: JOIN, subquery, CASE, CAST and arithmetic shares, measured by
+// `sqlrl bench stats` on the bundled BIRD dev sample, joins and subqueries
+// as sqlparse counts them; docs/benchmark-v2.md, "Feature mix per tier",
+// shows them beside v2's splits), with set operations, windows and nesting
+// added to challenging only, as the issue asks; TestTierMix checks the
+// produced mix against it within mixTolerance, and benchmark v2's
+// allocation holds each dev split's tiers to it.
 //
 // The rule: challenging when the SQL has a set operation, a window, two or
 // more subqueries, a correlated subquery, three or more joins, or two joins
@@ -87,7 +80,7 @@ type FeatureMix struct {
 	Join, Subquery, Case, Cast, Arithmetic float64
 }
 
-// BIRDMix is BIRD dev's FeatureMix per tier (the package doc's table):
+// BIRDMix is BIRD dev's FeatureMix per tier:
 // `sqlrl bench stats -compare datasets/bird-dev-sample` on the bundled
 // sample (182 simple, 81 moderate, 24 challenging golds). Generate's
 // construct weights are tuned to it, and benchmark v2 picks each dev

@@ -74,8 +74,10 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		defer eng.Close()
 		start := time.Now()
 		o.Warn = os.Stderr
-		o.Progress = func(done, total int, st policy.Stats) {
-			fmt.Fprintf(os.Stderr, "generate: %d/%d questions, %.0f completion tok/s\n", done, total, float64(st.CompletionTokens)/time.Since(start).Seconds())
+		var running policy.Stats
+		o.Running = &running
+		o.Progress = func(done, total int) {
+			fmt.Fprintf(os.Stderr, "generate: %d/%d questions, %.0f completion tok/s\n", done, total, float64(running.CompletionTokens)/time.Since(start).Seconds())
 		}
 		preds, st, err := agents.Predict(ctx, pol, eng, b.DBRoot, exs, o)
 		if err != nil {
