@@ -181,7 +181,8 @@ func marshalState(st State) ([]byte, error) {
 }
 
 // readState reads and checks checkpoint ck's state.json: its checksum when
-// it has one, then checkState.
+// it has one, then checkState. The State comes back without its SHA256,
+// as a run holds it (marshalState computes it at each save).
 func readState(ck string) (State, error) {
 	var st State
 	path := filepath.Join(ck, stateFile)
@@ -202,7 +203,6 @@ func readState(ck string) (State, error) {
 		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
 			return st, fmt.Errorf("%s: the content does not match its sha256 (edited or damaged after the save)", path)
 		}
-		st.SHA256 = want
 	}
 	if err := checkState(ck, st); err != nil {
 		return st, fmt.Errorf("%s: %w", path, err)
