@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sqlrl/sqlrl/jsonl"
 	"github.com/sqlrl/sqlrl/sqlparse"
 	"github.com/sqlrl/sqlrl/textclip"
 )
@@ -135,6 +136,9 @@ func loadBIRDQuestions(path string) (*Benchmark, error) {
 	if err := readJSON(path, &recs); err != nil {
 		return nil, err
 	}
+	if len(recs) == 0 {
+		return nil, noQuestions(path)
+	}
 	b := &Benchmark{Layout: LayoutBIRD, Questions: path}
 	seen := map[int]int{} // question_id -> record
 	for i, raw := range recs {
@@ -161,6 +165,9 @@ func loadBIRDQuestions(path string) (*Benchmark, error) {
 		if err := CheckDBID(*r.DBID); err != nil {
 			return nil, fmt.Errorf("%s: record %d (question_id %d): %w", path, i, *r.QuestionID, err)
 		}
+		if err := checkGoldSQL(*r.SQL); err != nil {
+			return nil, fmt.Errorf("%s: record %d (question_id %d): %w", path, i, *r.QuestionID, err)
+		}
 		if first, dup := seen[*r.QuestionID]; dup {
 			// Predictions are matched to questions by question_id: with two
 			// records of one id, one of them would silently get none.
@@ -178,6 +185,12 @@ func loadBIRDQuestions(path string) (*Benchmark, error) {
 		})
 	}
 	return b, nil
+}
+
+// noQuestions is the error for a question file whose list is empty: read
+// as it is, every metric of it would be printed as 0 of 0.
+func noQuestions(path string) error {
+	return fmt.Errorf("%s: no questions: the list is empty", path)
 }
 
 type spiderRecord struct {
@@ -208,6 +221,9 @@ func loadSpiderQuestions(path string) (*Benchmark, error) {
 	if err := readJSON(path, &recs); err != nil {
 		return nil, err
 	}
+	if len(recs) == 0 {
+		return nil, noQuestions(path)
+	}
 	b := &Benchmark{Layout: LayoutSpider, Questions: path}
 	for i, raw := range recs {
 		var r spiderRecord
@@ -228,6 +244,9 @@ func loadSpiderQuestions(path string) (*Benchmark, error) {
 			return nil, fmt.Errorf("%s: record %d: missing %s", path, i, strings.Join(missing, ", "))
 		}
 		if err := CheckDBID(*r.DBID); err != nil {
+			return nil, fmt.Errorf("%s: record %d: %w", path, i, err)
+		}
+		if err := checkGoldSQL(*r.Query); err != nil {
 			return nil, fmt.Errorf("%s: record %d: %w", path, i, err)
 		}
 		ex := Example{Index: i, QuestionID: i, DBID: *r.DBID, Question: *r.Question, SQL: *r.Query}
@@ -276,11 +295,15 @@ func (b *Benchmark) checkDatabases() error {
 	return nil
 }
 
-// readJSON decodes a whole JSON file; syntax errors name the line.
+// readJSON decodes a whole JSON file; syntax errors and bytes that are not
+// UTF-8 name the line.
 func readJSON(path string, v any) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("load %w", err)
+	}
+	if err := jsonl.CheckUTF8(path, data); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("%s: %w", path, jsonErrorWithLine(data, err))

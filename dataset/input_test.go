@@ -1,8 +1,11 @@
 package dataset
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/sqlrl/sqlrl/jsonl"
 )
 
 // TestBadInputStops covers the inputs an attacker's review found accepted
@@ -46,6 +49,34 @@ func TestBadInputStops(t *testing.T) {
 		{"spider db_id", "dev.json", `[{"db_id": "a/b", "question": "q", "query": "SELECT 1"}]`, loadQ, []string{"dev.json", "record 0", `"a/b"`}},
 		{"empty gold", "gold.sql", "\n \n", gold, []string{"gold.sql", "no gold queries"}},
 		{"gold db_id", "gold.sql", "SELECT 1\tok\nSELECT 2\t../../etc\n", gold, []string{"gold.sql", "line 2", `"../../etc"`}},
+		// Issue 39: bytes that are not UTF-8 would be read as U+FFFD and
+		// scored as other text; an empty question list as a table of zeros;
+		// lines too long to be a prediction or a gold query the engine runs.
+		{"jsonl invalid UTF-8", "p.jsonl", "{\"question_id\": 1, \"sql\": \"x\"}\n{\"question_id\": 2, \"sql\": \"SELECT '\xff'\"}\n", readPreds,
+			[]string{"p.jsonl", "line 2", "invalid UTF-8"}},
+		{"sql lines invalid UTF-8", "p.sql", "SELECT 1\nSELECT 'caf\xc3'\n", readPreds, []string{"p.sql", "line 2", "invalid UTF-8"}},
+		{"bird invalid UTF-8", "p.json", "{\n\"0\": \"SELECT 1" + b + "db\",\n\"1\": \"SELECT '\xfe'" + b + "db\"\n}", readPreds,
+			[]string{"p.json", "line 3", "invalid UTF-8"}},
+		{"bird question invalid UTF-8", "dev.json", "[\n{\"question_id\": 1, \"db_id\": \"a\", \"question\": \"how \x80many\", \"SQL\": \"s\"}\n]", loadQ,
+			[]string{"dev.json", "line 2", "invalid UTF-8"}},
+		{"bird gold invalid UTF-8", "dev.json", "[{\"question_id\": 1, \"db_id\": \"a\", \"question\": \"q\", \"SQL\": \"SELECT '\xff'\"}]", loadQ,
+			[]string{"dev.json", "line 1", "invalid UTF-8"}},
+		{"gold invalid UTF-8", "gold.sql", "SELECT 1\ta\nSELECT '\xff'\ta\n", gold, []string{"gold.sql", "line 2", "invalid UTF-8"}},
+		{"tables invalid UTF-8", "tables.json", "[{\"db_id\": \"a\xff\"}]", tables, []string{"tables.json", "line 1", "invalid UTF-8"}},
+		{"bird empty list", "dev.json", "[]", loadQ, []string{"dev.json", "no questions"}},
+		{"bird empty list spaced", "dev.json", "\n[ ]\n", loadQ, []string{"dev.json", "no questions"}},
+		{"jsonl line too long", "p.jsonl", `{"question_id": 1, "sql": "SELECT '` + strings.Repeat("x", MaxPredictionLine) + `'"}`, readPreds,
+			[]string{"p.jsonl", "line 1", "line too long", fmt.Sprint(MaxPredictionLine), jsonl.LimitsDoc}},
+		{"sql line too long", "p.sql", "SELECT 1\nSELECT '" + strings.Repeat("x", MaxPredictionLine) + "'\n", readPreds,
+			[]string{"p.sql", "line 2", "line too long", fmt.Sprint(MaxPredictionLine)}},
+		{"bird value too long", "p.json", "{\"0\": \"SELECT '" + strings.Repeat("x", MaxPredictionLine) + "'" + b + "db\"}", readPreds,
+			[]string{"p.json", "line 1", `key "0"`, fmt.Sprint(MaxPredictionLine), jsonl.LimitsDoc}},
+		{"gold too long", "gold.sql", "SELECT 1\ta\nSELECT '" + strings.Repeat("x", MaxGoldSQL) + "'\ta\n", gold,
+			[]string{"gold.sql", "line 2", "gold SQL of", fmt.Sprint(MaxGoldSQL), jsonl.LimitsDoc}},
+		{"bird gold too long", "dev.json", `[{"question_id": 7, "db_id": "a", "question": "q", "SQL": "SELECT '` + strings.Repeat("x", MaxGoldSQL) + `'"}]`, loadQ,
+			[]string{"dev.json", "record 0", "question_id 7", "gold SQL of", fmt.Sprint(MaxGoldSQL)}},
+		{"spider gold too long", "dev.json", `[{"db_id": "a", "question": "q", "query": "SELECT '` + strings.Repeat("x", MaxGoldSQL) + `'"}]`, loadQ,
+			[]string{"dev.json", "record 0", "gold SQL of", fmt.Sprint(MaxGoldSQL)}},
 		{"tables db_id", "tables.json", `[{"db_id": "x\\y", "table_names_original": [], "column_names_original": [], "primary_keys": [], "foreign_keys": []}]`, tables,
 			[]string{"tables.json", "entry 0", "not a plain"}},
 	}

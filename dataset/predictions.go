@@ -13,8 +13,35 @@ import (
 
 	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/jsonl"
+	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/textclip"
 )
+
+// Per-kind limits of the readers, below jsonl.MaxLine because what a line
+// holds is bounded far below it; they are listed in jsonl.LimitsDoc.
+//
+// MaxPredictionLine, 16 MiB, bounds a prediction: a line of sqlrl's JSONL
+// (its SQL and every candidate), a line of a one-SQL-per-line file, or one
+// value of a BIRD prediction file. The engine runs no statement over
+// sqlexec.DefaultMaxSQLBytes, and model output is capped in tokens far
+// below that, so a longer line is not a model's answer; it would only be
+// held in memory and scored as wrong.
+//
+// MaxGoldSQL bounds a gold query to what the SQLite engine will run
+// (sqlexec.DefaultMaxSQLBytes): a longer gold could only fail as
+// gold_error, silently taking its question out of the score.
+const (
+	MaxPredictionLine = 16 << 20
+	MaxGoldSQL        = sqlexec.DefaultMaxSQLBytes
+)
+
+// checkGoldSQL refuses a gold query longer than MaxGoldSQL.
+func checkGoldSQL(sql string) error {
+	if len(sql) > MaxGoldSQL {
+		return fmt.Errorf("gold SQL of %d bytes: the limit is %d, the longest statement the SQLite engine runs (%s)", len(sql), MaxGoldSQL, jsonl.LimitsDoc)
+	}
+	return nil
+}
 
 // Prediction is a model's answer to one question. Index ties it to the
 // Example at the same position; Candidates (optional) are K sampled answers
@@ -48,6 +75,9 @@ func ReadBIRDPredictions(path string) ([]Prediction, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %w", err)
+	}
+	if err := jsonl.CheckUTF8(path, data); err != nil {
+		return nil, err
 	}
 	const want = "a JSON object of idx -> \"SQL\\t----- bird -----\\tdb_id\""
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -87,6 +117,9 @@ func ReadBIRDPredictions(path string) ([]Prediction, error) {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			return nil, syntax(err)
+		}
+		if len(raw) > MaxPredictionLine {
+			return nil, fmt.Errorf("%s: line %d: key %q: a value of %d bytes, the limit is %d (%s)", path, line, key, len(raw), MaxPredictionLine, jsonl.LimitsDoc)
 		}
 		if first, dup := keyLine[key]; dup {
 			return nil, fmt.Errorf("%s: line %d: key %q repeats the key on line %d; only one prediction per question", path, line, key, first)
@@ -172,6 +205,9 @@ func ReadGoldSQL(path string) ([]Example, error) {
 		if err := CheckDBID(parts[1]); err != nil {
 			return err
 		}
+		if err := checkGoldSQL(parts[0]); err != nil {
+			return err
+		}
 		i := len(out)
 		out = append(out, Example{Index: i, QuestionID: i, SQL: parts[0], DBID: parts[1]})
 		return nil
@@ -190,7 +226,7 @@ func ReadGoldSQL(path string) ([]Example, error) {
 // Spider's evaluator does, so line k pairs with the k-th gold question.
 func ReadSQLLines(path string) ([]Prediction, error) {
 	var out []Prediction
-	err := jsonl.ReadFile(path, func(line int, b []byte) error {
+	err := jsonl.ReadFileLimit(path, MaxPredictionLine, func(line int, b []byte) error {
 		sql, _, _ := strings.Cut(string(b), "\t")
 		i := len(out)
 		out = append(out, Prediction{Index: i, QuestionID: i, SQL: sql, Source: fmt.Sprintf("line %d", line)})
@@ -218,7 +254,7 @@ type jsonlPrediction struct {
 // candidates but no sql submits the first candidate.
 func ReadJSONLPredictions(path string) ([]Prediction, error) {
 	var out []Prediction
-	err := jsonl.ReadFile(path, func(line int, b []byte) error {
+	err := jsonl.ReadFileLimit(path, MaxPredictionLine, func(line int, b []byte) error {
 		var r jsonlPrediction
 		if err := strictUnmarshal(b, &r); err != nil {
 			return err

@@ -1,7 +1,8 @@
 // Package jsonl reads line-oriented files, JSON Lines foremost: one record a
 // line, blank lines skipped, and errors that name the file and the line.
-// Every reader of such files in sqlrl goes through it, so they share one
-// line limit (MaxLine) and one way of saying what went wrong where.
+// Every reader of such files in sqlrl goes through it, so they share a line
+// limit (MaxLine, or a reader's own, lower one), one check that the text is
+// UTF-8, and one way of saying what went wrong where.
 package jsonl
 
 import (
@@ -11,12 +12,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"unicode/utf8"
 )
 
 // MaxLine is the longest line a reader accepts, in bytes. It is large
 // because a prediction line may carry many candidate queries, and a line
 // costs memory only as long as it is; a longer line is refused, not cut.
 const MaxLine = 256 << 20
+
+// LimitsDoc is where the line limits of sqlrl's readers are written down,
+// named by the error that refuses a longer line.
+const LimitsDoc = "README.md, Files: input limits"
 
 // LineError is an error met on one line of a file.
 type LineError struct {
@@ -38,17 +44,77 @@ type TooLongError struct {
 }
 
 func (e *TooLongError) Error() string {
-	return fmt.Sprintf("%v: %d bytes, the limit is %d", ErrLineTooLong, e.Len, e.Limit)
+	return fmt.Sprintf("%v: %d bytes, the limit is %d (%s)", ErrLineTooLong, e.Len, e.Limit, LimitsDoc)
 }
 
 func (e *TooLongError) Unwrap() error { return ErrLineTooLong }
 
+// ErrInvalidUTF8 is wrapped by the error for text that is not UTF-8.
+// encoding/json (and every string conversion after it) would replace each
+// bad byte with U+FFFD without a word, so a damaged prediction, question or
+// gold query would be scored as some other text.
+var ErrInvalidUTF8 = errors.New("invalid UTF-8")
+
+// UTF8Error says where in a line the first byte that is not UTF-8 is.
+type UTF8Error struct {
+	Byte int // 1-based offset in the line
+}
+
+func (e *UTF8Error) Error() string {
+	return fmt.Sprintf("%v at byte %d of the line", ErrInvalidUTF8, e.Byte)
+}
+
+func (e *UTF8Error) Unwrap() error { return ErrInvalidUTF8 }
+
+// checkUTF8 returns a *UTF8Error for the first invalid byte of b, or nil.
+func checkUTF8(b []byte) error {
+	if utf8.Valid(b) {
+		return nil
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return &UTF8Error{Byte: i + 1}
+		}
+		i += n
+	}
+	return nil
+}
+
+// CheckUTF8 is the UTF-8 check of Lines for a file read whole (a JSON
+// document): nil when data is UTF-8, else a *LineError naming path and the
+// line of the first invalid byte.
+func CheckUTF8(path string, data []byte) error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	for n := 1; ; n++ {
+		line, rest, more := bytes.Cut(data, []byte{'\n'})
+		if err := checkUTF8(line); err != nil {
+			return &LineError{path, n, err}
+		}
+		if !more {
+			return nil
+		}
+		data = rest
+	}
+}
+
 // Lines calls fn with each line of r that is not blank, its surrounding
 // white space trimmed, and its 1-based number. path names r in errors. An
-// error of fn, or a line over MaxLine, stops the reading and comes back as
-// a *LineError.
+// error of fn, a line over MaxLine or a line that is not UTF-8 stops the
+// reading and comes back as a *LineError.
 func Lines(r io.Reader, path string, fn func(line int, b []byte) error) error {
 	return lines(r, path, MaxLine, fn)
+}
+
+// LinesLimit is Lines with a line limit of its own, for a kind of file
+// whose lines are bounded far below MaxLine; limit <= 0 is MaxLine.
+func LinesLimit(r io.Reader, path string, limit int, fn func(line int, b []byte) error) error {
+	if limit <= 0 || limit > MaxLine {
+		limit = MaxLine
+	}
+	return lines(r, path, limit, fn)
 }
 
 func lines(r io.Reader, path string, limit int, fn func(line int, b []byte) error) error {
@@ -82,6 +148,9 @@ func lines(r io.Reader, path string, limit int, fn func(line int, b []byte) erro
 			return &LineError{path, n, &TooLongError{Len: long, Limit: limit}}
 		}
 		if b := bytes.TrimSpace(buf); len(b) > 0 {
+			if uerr := checkUTF8(buf); uerr != nil {
+				return &LineError{path, n, uerr}
+			}
 			if ferr := fn(n, b); ferr != nil {
 				return &LineError{path, n, ferr}
 			}
@@ -94,10 +163,15 @@ func lines(r io.Reader, path string, limit int, fn func(line int, b []byte) erro
 
 // ReadFile is Lines over the file at path.
 func ReadFile(path string, fn func(line int, b []byte) error) error {
+	return ReadFileLimit(path, MaxLine, fn)
+}
+
+// ReadFileLimit is LinesLimit over the file at path.
+func ReadFileLimit(path string, limit int, fn func(line int, b []byte) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return Lines(f, path, fn)
+	return LinesLimit(f, path, limit, fn)
 }

@@ -46,8 +46,14 @@ func WriteFloats(w io.Writer, v []float32) error {
 	return bw.Flush()
 }
 
+// maxFloats bounds a tensor file's count before anything is allocated for
+// it: a damaged header must not ask for more memory than can exist.
+const maxFloats = 1 << 40
+
 // ReadFloats reads a tensor file written by WriteFloats, checking its
-// length (want, unless negative) and checksum.
+// length (want, unless negative) and checksum, and that nothing follows
+// the checksum: bytes appended to a file are damage (or another file's
+// data), and loading past them would hide it.
 func ReadFloats(r io.Reader, want int) ([]float32, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var hdr [16]byte
@@ -57,7 +63,11 @@ func ReadFloats(r io.Reader, want int) ([]float32, error) {
 	if string(hdr[:8]) != fileMagic {
 		return nil, errors.New("not an sqlrl tensor file")
 	}
-	n := int(binary.LittleEndian.Uint64(hdr[8:]))
+	n64 := binary.LittleEndian.Uint64(hdr[8:])
+	if n64 > maxFloats {
+		return nil, fmt.Errorf("tensor header counts %d values: damaged", n64)
+	}
+	n := int(n64)
 	if want >= 0 && n != want {
 		return nil, fmt.Errorf("tensor file holds %d values, want %d", n, want)
 	}
@@ -81,7 +91,18 @@ func ReadFloats(r io.Reader, want int) ([]float32, error) {
 	if binary.LittleEndian.Uint32(hdr[:4]) != crc.Sum32() {
 		return nil, errors.New("tensor file checksum mismatch (truncated or corrupt)")
 	}
+	if k, _ := io.ReadFull(br, hdr[:]); k > 0 {
+		return nil, fmt.Errorf("%s bytes after the tensor data's checksum (the file holds %d values and must end there)", trailing(k, len(hdr)), n)
+	}
 	return v, nil
+}
+
+// trailing words how many bytes were found past the end, up to max.
+func trailing(k, max int) string {
+	if k < max {
+		return fmt.Sprint(k)
+	}
+	return fmt.Sprintf("%d or more", k)
 }
 
 // SaveFloats writes v to path atomically (atomicfile.Write).

@@ -8,7 +8,8 @@
 //
 // A checkpoint directory holds:
 //
-//	config.json     format, model architecture, prompt format, provenance
+//	config.json     format, model architecture, prompt format, provenance,
+//	                model.bin's SHA-256
 //	tokenizer.json  the BPE tokenizer (package tokenizer's format)
 //	model.bin       the parameters (package nn's tensor file)
 //
@@ -20,6 +21,8 @@
 package policy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,6 +65,12 @@ type Info struct {
 	SQLWords []string `json:"sql_words,omitempty"`
 	// Notes records provenance (data, seed, command line).
 	Notes map[string]string `json:"notes,omitempty"`
+	// ModelSHA256 is the SHA-256 of model.bin, written by Save and
+	// checked by Load, so that a model.bin that is not the one saved with
+	// this config (copied over, edited) is refused. A checkpoint saved
+	// before it existed has none and loads unchecked (the tensor file's
+	// own CRC still guards against a torn or cut file).
+	ModelSHA256 string `json:"model_sha256,omitempty"`
 }
 
 // Policy is a tokenizer, a model and the prompt format they expect.
@@ -84,12 +93,17 @@ func New(tok *tokenizer.Tokenizer, preset string, cfg nn.Config, format Format, 
 }
 
 // Resolve returns the checkpoint directory dir names: dir itself, or the
-// checkpoint its "latest" file names.
+// checkpoint its "latest" file names. A "latest" that is empty, names a
+// path (anything but a directory of its own, so never one outside the
+// run), or names a directory that is not a checkpoint is an error that
+// says so: the run directory is damaged, and reading on would load
+// something else or nothing.
 func Resolve(dir string) (string, error) {
 	if _, err := os.Stat(filepath.Join(dir, FileConfig)); err == nil {
 		return dir, nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, FileLatest))
+	latest := filepath.Join(dir, FileLatest)
+	b, err := os.ReadFile(latest)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("%s: not a checkpoint (no %s) nor a run directory (no %s)", dir, FileConfig, FileLatest)
@@ -97,10 +111,17 @@ func Resolve(dir string) (string, error) {
 		return "", err
 	}
 	name := strings.TrimSpace(string(b))
-	if name == "" || strings.ContainsAny(name, `/\`) {
-		return "", fmt.Errorf("%s: bad %s file %q", dir, FileLatest, name)
+	switch {
+	case name == "":
+		return "", fmt.Errorf("%s is empty: it should name the run's newest checkpoint", latest)
+	case name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") || filepath.IsAbs(name) || filepath.VolumeName(name) != "":
+		return "", fmt.Errorf("%s names %q, not a checkpoint directory inside the run", latest, name)
 	}
-	return filepath.Join(dir, name), nil
+	ck := filepath.Join(dir, name)
+	if _, err := os.Stat(filepath.Join(ck, FileConfig)); err != nil {
+		return "", fmt.Errorf("%s names %q, which is not a checkpoint: %w", latest, name, err)
+	}
+	return ck, nil
 }
 
 // LoadTokenizer reads the tokenizer of a checkpoint or run directory
@@ -141,7 +162,7 @@ func Load(dir string) (*Policy, error) {
 	if tok.VocabSize() != info.Model.Vocab {
 		return nil, fmt.Errorf("%s: tokenizer has %d tokens, model %d", dir, tok.VocabSize(), info.Model.Vocab)
 	}
-	params, err := nn.LoadFloats(filepath.Join(dir, FileModel), info.Model.NumParams())
+	params, err := loadModel(dir, info)
 	if err != nil {
 		return nil, err
 	}
@@ -167,21 +188,16 @@ func LoadSQL(dir string) (*Policy, error) {
 }
 
 // Save writes the checkpoint files into dir (created if needed), each
-// atomically.
+// atomically, config.json last: it records model.bin's SHA-256, and a
+// directory with config.json is a checkpoint to Resolve.
 func (p *Policy) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	p.Info.Format = CheckpointFormat
-	p.Info.Model = p.Model.Cfg
-	p.Info.Params = p.Model.Cfg.NumParams()
-	cfg, err := json.MarshalIndent(p.Info, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(filepath.Join(dir, FileConfig), func(w io.Writer) error {
-		_, err := w.Write(append(cfg, '\n'))
-		return err
+	h := sha256.New()
+	if err := atomicfile.Write(filepath.Join(dir, FileModel), func(w io.Writer) error {
+		h.Reset()
+		return nn.WriteFloats(io.MultiWriter(w, h), p.Model.Params)
 	}); err != nil {
 		return err
 	}
@@ -195,7 +211,40 @@ func (p *Policy) Save(dir string) error {
 	}); err != nil {
 		return err
 	}
-	return nn.SaveFloats(filepath.Join(dir, FileModel), p.Model.Params)
+	p.Info.Format = CheckpointFormat
+	p.Info.Model = p.Model.Cfg
+	p.Info.Params = p.Model.Cfg.NumParams()
+	p.Info.ModelSHA256 = hex.EncodeToString(h.Sum(nil))
+	cfg, err := json.MarshalIndent(p.Info, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, FileConfig), func(w io.Writer) error {
+		_, err := w.Write(append(cfg, '\n'))
+		return err
+	})
+}
+
+// loadModel reads dir's model.bin, checking it against the SHA-256 in
+// config.json when there is one.
+func loadModel(dir string, info Info) ([]float32, error) {
+	path := filepath.Join(dir, FileModel)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	params, err := nn.ReadFloats(io.TeeReader(f, h), info.Model.NumParams())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if info.ModelSHA256 != "" {
+		if got := hex.EncodeToString(h.Sum(nil)); got != info.ModelSHA256 {
+			return nil, fmt.Errorf("%s: SHA-256 %s, but %s records %s: not the model saved with this checkpoint", path, got, FileConfig, info.ModelSHA256)
+		}
+	}
+	return params, nil
 }
 
 // Sequence is a tokenized prompt and completion: the completion's tokens

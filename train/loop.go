@@ -2,6 +2,8 @@ package train
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -155,6 +157,73 @@ type State struct {
 	Tokens      int64             `json:"tokens"`
 	ElapsedSec  float64           `json:"elapsed_s"`
 	Fingerprint map[string]string `json:"fingerprint"`
+	// SHA256 is the SHA-256 of state.json as written without it (the
+	// indented JSON of the other fields): a state edited or damaged after
+	// the save, a step changed by hand, would resume into another run.
+	// A checkpoint saved before it existed has none and resumes with the
+	// state's own checks only (see checkState).
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// stateFile is a checkpoint's State.
+const stateFile = "state.json"
+
+// marshalState is state.json's content: st with its SHA256 computed.
+func marshalState(st State) ([]byte, error) {
+	st.SHA256 = ""
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	st.SHA256 = hex.EncodeToString(sum[:])
+	return json.MarshalIndent(st, "", "  ")
+}
+
+// readState reads and checks checkpoint ck's state.json: its checksum when
+// it has one, then checkState. The State comes back without its SHA256,
+// as a run holds it (marshalState computes it at each save).
+func readState(ck string) (State, error) {
+	var st State
+	path := filepath.Join(ck, stateFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, fmt.Errorf("%s: %w", path, err)
+	}
+	if st.SHA256 != "" {
+		want := st.SHA256
+		st.SHA256 = ""
+		b, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			return st, fmt.Errorf("%s: %w", path, err)
+		}
+		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
+			return st, fmt.Errorf("%s: the content does not match its sha256 (edited or damaged after the save)", path)
+		}
+	}
+	if err := checkState(ck, st); err != nil {
+		return st, fmt.Errorf("%s: %w", path, err)
+	}
+	return st, nil
+}
+
+// checkState refuses a state no save writes: negative counts, or a step
+// other than the one in the checkpoint's name (step-NNNNNN). It is all
+// that guards a checkpoint without a checksum; Loop also holds the step
+// against the one config.json records.
+func checkState(ck string, st State) error {
+	switch {
+	case st.Step < 0, st.AdamStep < 0, st.AdamStep > st.Step, st.Tokens < 0, st.TotalSteps < 0:
+		return fmt.Errorf("step %d, optimizer step %d, tokens %d, total steps %d: not a state a run saves", st.Step, st.AdamStep, st.Tokens, st.TotalSteps)
+	}
+	var n int64
+	if _, err := fmt.Sscanf(filepath.Base(ck), "step-%d", &n); err == nil && n != st.Step {
+		return fmt.Errorf("step %d, but the checkpoint is %s", st.Step, filepath.Base(ck))
+	}
+	return nil
 }
 
 // LogLine is one line of train_log.jsonl.
@@ -273,10 +342,16 @@ func (r *runner) init(ctx context.Context) error {
 		}
 		r.fp[k] = v
 	}
-	ck, err := policy.Resolve(o.Out)
-	if err == nil && !o.Restart {
-		return r.resume(ctx, ck)
+	if !o.Restart {
+		ck, err := policy.Resolve(o.Out)
+		if err == nil {
+			return r.resume(ctx, ck)
+		}
+		if held := heldRun(o.Out); held != "" {
+			return fmt.Errorf("train: %s holds a run (%s) that cannot be resumed: %w; -restart starts over, replacing it", o.Out, held, err)
+		}
 	}
+	var err error
 	switch {
 	case initCk != "":
 		if r.pol, err = policy.Load(initCk); err != nil {
@@ -319,14 +394,28 @@ func initCheckpoint(dir string) (string, int64, error) {
 	return ck, info.Step, nil
 }
 
-func (r *runner) resume(ctx context.Context, ck string) error {
-	var st State
-	b, err := os.ReadFile(filepath.Join(ck, "state.json"))
-	if err != nil {
-		return fmt.Errorf("resume from %s: %w", ck, err)
+// heldRun names what in dir a run wrote: its "latest" file, or its
+// checkpoints (step-*); "" when dir holds neither, as when a run is new or
+// was killed before its first checkpoint, which Loop starts afresh.
+func heldRun(dir string) string {
+	if _, err := os.Lstat(filepath.Join(dir, policy.FileLatest)); err == nil {
+		return "a " + policy.FileLatest + " file"
 	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return fmt.Errorf("resume from %s: %w", ck, err)
+	cks, _ := filepath.Glob(filepath.Join(dir, "step-*"))
+	if len(cks) > 0 {
+		sort.Strings(cks)
+		return fmt.Sprintf("%d checkpoints, the newest %s", len(cks), filepath.Base(cks[len(cks)-1]))
+	}
+	return ""
+}
+
+// resume puts the run back where checkpoint ck left it. A checkpoint that
+// fails a check is an error naming the file and what is wrong, with
+// nothing in the run directory changed.
+func (r *runner) resume(ctx context.Context, ck string) error {
+	st, err := readState(ck)
+	if err != nil {
+		return fmt.Errorf("resume from %s: %w; -restart starts over", ck, err)
 	}
 	var diff []string
 	for k, v := range r.fp {
@@ -339,7 +428,10 @@ func (r *runner) resume(ctx context.Context, ck string) error {
 		return fmt.Errorf("%s holds a run with other settings (use -restart to start over):\n  %s", r.o.Out, strings.Join(diff, "\n  "))
 	}
 	if r.pol, err = policy.Load(ck); err != nil {
-		return err
+		return fmt.Errorf("resume from %s: %w; -restart starts over", ck, err)
+	}
+	if r.pol.Info.Step != st.Step {
+		return fmt.Errorf("resume from %s: %s says step %d, %s step %d; -restart starts over", ck, stateFile, st.Step, policy.FileConfig, r.pol.Info.Step)
 	}
 	r.opt = nn.NewAdamW(r.pol.Model, r.o.WeightDecay)
 	mv, err := nn.LoadFloats(filepath.Join(ck, optimizerFile), 2*len(r.pol.Model.Params))
@@ -541,8 +633,8 @@ func (r *runner) save() (string, error) {
 			return "", err
 		}
 	}
-	sb, _ := json.MarshalIndent(r.st, "", "  ")
-	if err := atomicfile.Write(filepath.Join(tmp, "state.json"), func(w io.Writer) error { _, err := w.Write(sb); return err }); err != nil {
+	sb, _ := marshalState(r.st)
+	if err := atomicfile.Write(filepath.Join(tmp, stateFile), func(w io.Writer) error { _, err := w.Write(sb); return err }); err != nil {
 		return "", err
 	}
 	os.RemoveAll(dir)

@@ -221,6 +221,11 @@ func (t *sft) Start(ctx context.Context, p *policy.Policy) error {
 
 // Step trains on batch step%nb of epoch step/nb's plan.
 func (t *sft) Step(ctx context.Context, step int64) (StepStats, error) {
+	if step < 0 {
+		// the loop refuses a state with a negative step; an index from
+		// one must not reach the plan
+		return StepStats{}, fmt.Errorf("train: sft step %d: want >= 0", step)
+	}
 	e, bi := int(step)/t.nb, int(step)%t.nb
 	if t.planFor != e {
 		if err := t.epochPlan(ctx, e); err != nil {
