@@ -429,3 +429,20 @@ func recordSettings(dir string, v any) error {
 	}
 	return nil
 }
+
+// AlgoSummary is one line on what algo does, for the commands' help.
+func AlgoSummary(algo string) string {
+	switch algo {
+	case AlgoKTO:
+		return "KTO, online on the holdout (the OKTO recipe) or offline"
+	case AlgoDPO:
+		return "DPO (best vs worst of K samples), online or offline"
+	case AlgoORPO:
+		return "ORPO (odds ratio, no reference), online or offline"
+	case AlgoPPO:
+		return "PPO (value head, GAE, KL penalty)"
+	case AlgoRLOO:
+		return "REINFORCE leave-one-out"
+	}
+	return "GRPO (group-normalised advantages)"
+}

@@ -153,7 +153,12 @@ func (c *sftCmd) data(path string) (*train.Data, error) {
 }
 
 // trainErr says how to resume a run that a signal stopped.
+// A train.UsageError is the caller's: its usage is printed.
 func trainErr(err error) error {
+	var ue train.UsageError
+	if errors.As(err, &ue) {
+		return usagef("%s", ue.Msg)
+	}
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("interrupted; run again with the same -out to resume from the last checkpoint")
 	}
