@@ -94,19 +94,28 @@ func (p *Preset) FlywheelFlags(fs *flag.FlagSet) {
 	fs.Var(roundsValue{&p.Rounds}, "kto-rounds", "rounds of KTO from SFT-75, each from the model of the round before, also its reference (arms okto_rN)")
 }
 
-// WithFlags is base with the flywheel settings that fs's command line set
-// (FlywheelFlags), parsed again onto base: -quick's preset with the flags
-// given on top of it.
-func WithFlags(base Preset, fs *flag.FlagSet) (Preset, error) {
-	onto := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
-	base.FlywheelFlags(onto)
-	var err error
-	fs.Visit(func(f *flag.Flag) {
-		if onto.Lookup(f.Name) != nil && err == nil {
-			err = onto.Set(f.Name, f.Value.String())
+// FlywheelPreset is the preset `experiment flywheel` runs: f, its flags
+// bound to fs by FlywheelFlags and parsed, or with quick FlywheelQuick with
+// the flags fs's command line set parsed again onto it; checked
+// (CheckFlywheel), with the budget of its settings.
+func FlywheelPreset(f Preset, quick bool, fs *flag.FlagSet) (Preset, error) {
+	if quick {
+		q := FlywheelQuick()
+		onto := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+		q.FlywheelFlags(onto)
+		var err error
+		fs.Visit(func(fl *flag.Flag) {
+			if onto.Lookup(fl.Name) != nil && err == nil {
+				err = onto.Set(fl.Name, fl.Value.String())
+			}
+		})
+		if err != nil {
+			return q, err
 		}
-	})
-	return base, err
+		return q, q.CheckFlywheel()
+	}
+	f.Budget = FlywheelBudget(f)
+	return f, f.CheckFlywheel()
 }
 
 // heldOutValue is -heldout: the share of the holdout kept from RL, set as

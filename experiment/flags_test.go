@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestWithFlags: the flywheel's flags given on the command line override
+// TestFlywheelPreset: the flywheel's flags given on the command line override
 // the quick preset's settings, the others keep the quick preset's, and a
 // share or round count out of range is refused as it is parsed.
-func TestWithFlags(t *testing.T) {
+func TestFlywheelPreset(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		args    []string
@@ -46,7 +46,7 @@ func TestWithFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := WithFlags(FlywheelQuick(), fs)
+			p, err := FlywheelPreset(f, true, fs)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -47,12 +47,15 @@ func (d *RLData) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&d.DBRoot, "db-root", "", "with -questions: the databases, as DIR/<db_id>/<db_id>.sqlite")
 }
 
-// Load loads o's prompts from args (BENCH_DIR; optional with Questions,
-// for its dev split) and returns the directory of the databases their
-// rewards are scored over ("" unless scored). set reports the flags the
-// command line gave: with Questions, those that shape a split's pool or an
-// online reward are refused rather than ignored.
-func (d RLData) Load(ctx context.Context, o *RLOptions, args []string, scored, sampleOnly bool, set func(name string) bool) (*Data, string, error) {
+// Load loads o's prompts from fs's arguments (BENCH_DIR; optional with
+// Questions, for its dev split) and returns the directory of the databases
+// their rewards are scored over ("" unless scored). fs is parsed: with
+// Questions, the flags given that shape a split's pool or an online reward
+// are refused rather than ignored.
+func (d RLData) Load(ctx context.Context, o *RLOptions, fs *flag.FlagSet, scored, sampleOnly bool) (*Data, string, error) {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	set, args := func(name string) bool { return given[name] }, fs.Args()
 	if d.Questions != "" || d.DBRoot != "" {
 		data, err := d.loadQuestions(ctx, o, args, sampleOnly, set)
 		return data, d.DBRoot, err

@@ -31,7 +31,7 @@ same command again is safe. -quick tests the machinery, not the recipe.`,
 // oktoFlags declares `experiment okto`'s flags.
 func oktoFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	o := experiment.Options{Trainer: experiment.Native{}}
-	quick := fs.Bool("quick", false, "micro model, a few steps, 1 seed (unless -seeds), a few dev questions: every study in about a minute")
+	quick := fs.Bool("quick", false, "micro model, a few steps, 1 seed (unless -seeds), a few dev questions: tests the machinery, not the recipe")
 	preset := fs.String("preset", "full", "full (tiny model: all studies, 3 seeds) or flywheel (the main job's settings; shares runs with 'experiment flywheel' in the same -out; long: pick -studies and -seeds)")
 	o.Flags(fs, "out/okto")
 	o.StudiesFlag(fs)
@@ -50,10 +50,7 @@ func oktoFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%d runs (%d now, %d done before); report in %s\n", len(d.Plan.Runs), d.Ran, d.Cached, o.Out+"/report.md")
-		for _, c := range d.Report.Claims {
-			fmt.Printf("  [%s] %s (%s): %s\n", map[bool]string{true: "holds", false: "DIFFERS"}[c.Holds], c.Claim, c.Split, c.Finding)
-		}
+		fmt.Print(d.Summary(o.Out))
 		return nil
 	}
 }
@@ -86,7 +83,7 @@ defaults: ` + experiment.Flywheel().Budget + `.`,
 // -quick, the flags given override the quick preset's.
 func flywheelFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	o, f := experiment.Options{Trainer: experiment.Native{}}, experiment.Flywheel()
-	quick := fs.Bool("quick", false, "micro model, a few steps, a few dev questions: the whole flywheel in seconds")
+	quick := fs.Bool("quick", false, "micro model, a few steps, a few dev questions: tests the machinery")
 	o.Flags(fs, "out/flywheel")
 	threads, quiet := threadsFlag(fs), quietFlag(fs)
 	f.FlywheelFlags(fs)
@@ -94,18 +91,9 @@ func flywheelFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if len(args) != 1 {
 			return usagef("want one BENCH_DIR argument, got %d", len(args))
 		}
-		o.Preset = f
-		if *quick {
-			var err error
-			if o.Preset, err = experiment.WithFlags(experiment.FlywheelQuick(), fs); err != nil {
-				return usagef("%v", err)
-			}
-		}
-		if err := o.Preset.CheckFlywheel(); err != nil {
+		var err error
+		if o.Preset, err = experiment.FlywheelPreset(f, *quick, fs); err != nil {
 			return usagef("%v", err)
-		}
-		if !*quick {
-			o.Preset.Budget = experiment.FlywheelBudget(o.Preset)
 		}
 		o.OutFor("out/flywheel", *quick)
 		o.Bench, o.Threads, o.Progress, o.Command = args[0], *threads, progressTo(*quiet), commandLine()
@@ -116,8 +104,7 @@ func flywheelFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%d stages (%d now, %d done before); report in %s\n\n", len(d.Plan.Runs), d.Ran, d.Cached, o.Out+"/report.md")
-		fmt.Print(d.Flywheel.Text())
+		fmt.Print(d.Summary(o.Out))
 		return nil
 	}
 }

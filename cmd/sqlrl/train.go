@@ -35,12 +35,8 @@ candidates with, from the planner and its split (docs/agents.md):
 }
 
 func sftFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	o := train.SFTOptions{SFTConfig: train.DefaultSFTConfig(), Run: train.Run{Seed: 1, SaveEvery: 200, Keep: 2, Threads: 2}}
-	var d train.SFTData
-	fs.StringVar(&o.Out, "out", "", "run directory (required)")
-	fs.StringVar(&o.Init, "init", "", "start from this checkpoint or run directory (its prompt format replaces the format flags)")
-	o.SFTConfig.Flags(fs)
-	o.Run.Flags(fs)
+	o, d := train.DefaultSFTOptions(), train.SFTData{}
+	o.Flags(fs)
 	d.Flags(fs)
 	quiet := quietFlag(fs)
 	return func(ctx context.Context, args []string) error {

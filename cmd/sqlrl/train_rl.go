@@ -45,31 +45,21 @@ type rlCmd struct {
 	stack             reward.StackOptions
 	quiet, sampleOnly *bool
 	rewardURL         *string
-	set               map[string]bool
 }
 
 func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) error {
-	c := &rlCmd{o: train.RLOptions{RLConfig: train.DefaultRLConfig(algo), Run: train.Run{Seed: 1, SaveEvery: 50, Keep: 2, Threads: 2, LogEvery: 1}},
-		stack: reward.DefaultStackOptions(), data: train.RLData{Warn: os.Stderr}}
-	fs.StringVar(&c.o.Out, "out", "", "run directory (with -sample-only: the rollouts file to write)")
-	fs.StringVar(&c.o.Init, "init", "", "the SFT run or checkpoint to start from (required); also the frozen reference")
-	fs.StringVar(&c.o.OfflineFile, "offline", "", "rollouts file for -online=false")
-	fs.StringVar(&c.o.RolloutsOut, "rollouts-out", "", "also append every scored sample of an online run to this rollouts file")
-	c.o.RLConfig.Flags(fs)
-	c.o.Run.Flags(fs)
+	c := &rlCmd{o: train.DefaultRLOptions(algo), stack: reward.DefaultStackOptions(), data: train.RLData{Warn: os.Stderr}}
+	c.o.Flags(fs)
 	c.stack.Flags(fs)
 	c.data.Flags(fs)
 	c.sampleOnly = fs.Bool("sample-only", false, "write a rollouts file of -k samples of every prompt from -init to -out, and stop")
 	c.rewardURL = fs.String("reward-url", "", "score with a running 'sqlrl reward serve' at this URL instead of in process")
 	c.quiet = quietFlag(fs)
-	return func(ctx context.Context, args []string) error {
-		c.set = map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
-		return c.run(ctx, args)
-	}
+	return func(ctx context.Context, _ []string) error { return c.run(ctx, fs) }
 }
 
-func (c *rlCmd) run(ctx context.Context, args []string) error {
+// run trains (or, -sample-only, samples) once fs is parsed.
+func (c *rlCmd) run(ctx context.Context, fs *flag.FlagSet) error {
 	o := &c.o
 	if o.Out == "" || o.Init == "" {
 		return usagef("-init and -out are required")
@@ -79,7 +69,7 @@ func (c *rlCmd) run(ctx context.Context, args []string) error {
 	}
 	o.Progress = progressTo(*c.quiet)
 	scored := o.Online || *c.sampleOnly
-	data, dbRoot, err := c.data.Load(ctx, o, args, scored, *c.sampleOnly, func(name string) bool { return c.set[name] })
+	data, dbRoot, err := c.data.Load(ctx, o, fs, scored, *c.sampleOnly)
 	if err != nil {
 		return trainErr(err)
 	}
