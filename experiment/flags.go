@@ -12,7 +12,7 @@ import (
 // (default the preset's).
 func (o *Options) Flags(fs *flag.FlagSet, defaultOut string) {
 	fs.StringVar(&o.Out, "out", o.Out, fmt.Sprintf("experiment directory (default %s, %s-quick with -quick)", defaultOut, defaultOut))
-	fs.Func("seeds", "comma-separated seeds (default: the preset's)", func(s string) error {
+	fs.Func("seeds", "comma-separated `seeds` (default: the preset's)", func(s string) error {
 		o.Seeds = nil
 		for _, f := range strings.Split(s, ",") {
 			if f = strings.TrimSpace(f); f == "" {
@@ -41,7 +41,7 @@ func (o *Options) OutFor(defaultOut string, quick bool) {
 
 // StudiesFlag declares -studies, bound to o.Studies (default all).
 func (o *Options) StudiesFlag(fs *flag.FlagSet) {
-	fs.Func("studies", "comma-separated studies (default all: "+strings.Join(StudyNames(), ",")+")", func(s string) error {
+	fs.Func("studies", "comma-separated `studies` (default all: "+strings.Join(StudyNames(), ",")+")", func(s string) error {
 		o.Studies = nil
 		for _, f := range strings.Split(s, ",") {
 			if f = strings.TrimSpace(f); f != "" {
@@ -90,8 +90,8 @@ func (p *Preset) FlywheelFlags(fs *flag.FlagSet) {
 	fs.Float64Var(&p.Merge, "merge", p.Merge, "also evaluate KTO merged back towards SFT-75, SFT-75 + M x (KTO - SFT-75), as the arm okto_merged (0: not)")
 	fs.BoolVar(&p.SFT100, "sft100", p.SFT100, "also train and evaluate SFT on all of train: the recipe's headline, SFT-75 + OKTO >= SFT-100")
 	fs.BoolVar(&p.SFT100KTO, "sft100-kto", p.SFT100KTO, "also run the same KTO from SFT-100 on train's own questions (implies -sft100)")
-	fs.Var(heldOutValue{p}, "heldout", "share of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
-	fs.Var(roundsValue{&p.Rounds}, "kto-rounds", "rounds of KTO from SFT-75, each from the model of the round before, also its reference (arms okto_rN)")
+	fs.Var(heldOutValue{p}, "heldout", "`share` of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
+	fs.Var(roundsValue{&p.Rounds}, "kto-rounds", "`rounds` of KTO from SFT-75, each from the model of the round before, also its reference (arms okto_rN)")
 }
 
 // FlywheelPreset is the preset `experiment flywheel` runs: f, its flags
@@ -142,7 +142,10 @@ func (v heldOutValue) Set(s string) error {
 type roundsValue struct{ n *int }
 
 func (v roundsValue) String() string {
-	if v.n == nil || *v.n == 0 {
+	switch {
+	case v.n == nil:
+		return "0" // the zero Value, which flag's help compares with
+	case *v.n == 0:
 		return "1"
 	}
 	return strconv.Itoa(*v.n)
