@@ -37,67 +37,55 @@ func init() {
 	}
 }
 
-// rlCmd is a `train ALGO` command's flags: the run's settings and where
-// its data and rewards come from.
-type rlCmd struct {
-	o                 train.RLOptions
-	data              train.RLData
-	stack             reward.StackOptions
-	quiet, sampleOnly *bool
-	rewardURL         *string
-}
-
+// rlFlags declares `train ALGO`'s flags: the run's settings and where its
+// data and rewards come from.
 func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) error {
-	c := &rlCmd{o: train.DefaultRLOptions(algo), stack: reward.DefaultStackOptions(), data: train.RLData{Warn: os.Stderr}}
-	c.o.Flags(fs)
-	c.stack.Flags(fs)
-	c.data.Flags(fs)
-	c.sampleOnly = fs.Bool("sample-only", false, "write a rollouts file of -k samples of every prompt from -init to -out, and stop")
-	c.rewardURL = fs.String("reward-url", "", "score with a running 'sqlrl reward serve' at this URL instead of in process")
-	c.quiet = quietFlag(fs)
-	return func(ctx context.Context, _ []string) error { return c.run(ctx, fs) }
-}
-
-// run trains (or, -sample-only, samples) once fs is parsed.
-func (c *rlCmd) run(ctx context.Context, fs *flag.FlagSet) error {
-	o := &c.o
-	if o.Out == "" || o.Init == "" {
-		return usagef("-init and -out are required")
-	}
-	if !o.Online && o.OfflineFile == "" {
-		return usagef("-online=false needs -offline FILE (a rollouts file: -sample-only's, or a feedback export's rollouts.jsonl)")
-	}
-	o.Progress = progressTo(*c.quiet)
-	scored := o.Online || *c.sampleOnly
-	data, dbRoot, err := c.data.Load(ctx, o, fs, scored, *c.sampleOnly)
-	if err != nil {
-		return trainErr(err)
-	}
-	defer data.Close()
-	if scored && *c.rewardURL != "" {
-		o.RewardSource, o.RewardName = rewardserver.NewClient(*c.rewardURL), "remote:"+*c.rewardURL
-	} else if scored { // the stack 'sqlrl reward serve' would run, in process
-		c.stack.Reward, c.stack.DBRoot = o.Reward, dbRoot
-		st, err := reward.NewSQLiteStack(c.stack)
-		if err != nil {
-			return err
+	o, stack, d := train.DefaultRLOptions(algo), reward.DefaultStackOptions(), train.RLData{Warn: os.Stderr}
+	o.Flags(fs)
+	stack.Flags(fs)
+	d.Flags(fs)
+	sampleOnly := fs.Bool("sample-only", false, "write a rollouts file of -k samples of every prompt from -init to -out, and stop")
+	rewardURL := fs.String("reward-url", "", "score with a running 'sqlrl reward serve' at this URL instead of in process")
+	quiet := quietFlag(fs)
+	return func(ctx context.Context, _ []string) error {
+		if o.Out == "" || o.Init == "" {
+			return usagef("-init and -out are required")
 		}
-		defer st.Close()
-		o.RewardSource, o.RewardName = st, o.Reward.Name()
-	}
-	start := time.Now()
-	if *c.sampleOnly {
-		n, err := train.SampleRollouts(ctx, data, *o, o.Out)
-		if err != nil {
-			return err
+		if !o.Online && o.OfflineFile == "" {
+			return usagef("-online=false needs -offline FILE (a rollouts file: -sample-only's, or a feedback export's rollouts.jsonl)")
 		}
-		fmt.Printf("wrote %d samples to %s (%s)\n", n, o.Out, time.Since(start).Round(time.Second))
+		o.Progress = progressTo(*quiet)
+		scored := o.Online || *sampleOnly
+		data, dbRoot, err := d.Load(ctx, &o, fs, scored, *sampleOnly)
+		if err != nil {
+			return trainErr(err)
+		}
+		defer data.Close()
+		if scored && *rewardURL != "" {
+			o.RewardSource, o.RewardName = rewardserver.NewClient(*rewardURL), "remote:"+*rewardURL
+		} else if scored { // the stack 'sqlrl reward serve' would run, in process
+			stack.Reward, stack.DBRoot = o.Reward, dbRoot
+			st, err := reward.NewSQLiteStack(stack)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			o.RewardSource, o.RewardName = st, o.Reward.Name()
+		}
+		start := time.Now()
+		if *sampleOnly {
+			n, err := train.SampleRollouts(ctx, data, o, o.Out)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("wrote %d samples to %s (%s)\n", n, o.Out, time.Since(start).Round(time.Second))
+			return nil
+		}
+		res, err := train.RL(ctx, data, o)
+		if err != nil {
+			return trainErr(err)
+		}
+		printTrained(res, start)
 		return nil
 	}
-	res, err := train.RL(ctx, data, *o)
-	if err != nil {
-		return trainErr(err)
-	}
-	printTrained(res, start)
-	return nil
 }
