@@ -73,8 +73,8 @@ before/after table by difficulty (printed; -out/report.md, report.json).
 
 Each stage is a run under -out/runs named by a hash of its config: a
 finished stage is never redone, an interrupted one resumes, and a changed
--kto-* flag redoes KTO, not SFT. -quick tests the machinery. Cost with the
-defaults: ` + experiment.Flywheel().Budget + `.`,
+-kto-* flag redoes KTO, not SFT. -quick tests the machinery. Unless -q,
+it prints its estimated cost first.`,
 		flags: flywheelFlags,
 	})
 }
