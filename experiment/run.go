@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
@@ -110,6 +111,28 @@ type Done struct {
 	Report      *Report
 	// Flywheel is ExecuteFlywheel's report (nil from Execute).
 	Flywheel *FlywheelReport
+}
+
+// Summary is what the commands print when d is done: the runs, where the
+// report is (in out), and the flywheel's table or each claim's verdict.
+func (d *Done) Summary(out string) string {
+	var b strings.Builder
+	what := "runs"
+	if d.Flywheel != nil {
+		what = "stages"
+	}
+	fmt.Fprintf(&b, "%d %s (%d now, %d done before); report in %s\n", len(d.Plan.Runs), what, d.Ran, d.Cached, out+"/report.md")
+	if d.Flywheel != nil {
+		return b.String() + "\n" + d.Flywheel.Text()
+	}
+	for _, c := range d.Report.Claims {
+		verdict := "holds"
+		if !c.Holds {
+			verdict = "DIFFERS"
+		}
+		fmt.Fprintf(&b, "  [%s] %s (%s): %s\n", verdict, c.Claim, c.Split, c.Finding)
+	}
+	return b.String()
 }
 
 // Execute plans the experiment, does every run that is not finished (a run

@@ -40,6 +40,8 @@ type BenchOptions struct {
 	Duration time.Duration
 	// Seed chooses the mutations.
 	Seed int64
+	// Questions > 0 uses only the first Questions examples.
+	Questions int
 	// Rounds repeats floor and server (alternately, fresh each time) and
 	// reports the round with the median ratio; default 1. On a shared
 	// machine one round is one noisy sample.
@@ -173,6 +175,9 @@ func Bench(ctx context.Context, o BenchOptions) (*BenchReport, error) {
 	logw := o.Log
 	if logw == nil {
 		logw = io.Discard
+	}
+	if o.Questions > 0 && o.Questions < len(o.Examples) {
+		o.Examples = o.Examples[:o.Questions]
 	}
 	if len(o.Examples) == 0 {
 		return nil, errors.New("bench: no questions")

@@ -10,7 +10,9 @@ import (
 // scorer's cache counters, and a database check that turns a label naming
 // a database the engine will not open into a 422 before anything runs.
 func StackConfig(st *reward.Stack, name string) Config {
-	return Config{Reward: st.Reward, Name: name, DBExists: dbExists(st), CacheStats: st.Scorer.CacheStats}
+	var c Config
+	c.UseStack(st, name)
+	return c
 }
 
 // dbExists reports whether st's engine will open db (reward.Stack.Check:

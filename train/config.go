@@ -429,3 +429,52 @@ func recordSettings(dir string, v any) error {
 	}
 	return nil
 }
+
+// AlgoSummary is one line on what algo does, for the commands' help.
+func AlgoSummary(algo string) string {
+	switch algo {
+	case AlgoKTO:
+		return "KTO, online on the holdout (the OKTO recipe) or offline"
+	case AlgoDPO:
+		return "DPO (best vs worst of K samples), online or offline"
+	case AlgoORPO:
+		return "ORPO (odds ratio, no reference), online or offline"
+	case AlgoPPO:
+		return "PPO (value head, GAE, KL penalty)"
+	case AlgoRLOO:
+		return "REINFORCE leave-one-out"
+	}
+	return "GRPO (group-normalised advantages)"
+}
+
+// DefaultRLOptions are `sqlrl train ALGO`'s defaults: DefaultRLConfig's
+// settings, a checkpoint every 50 steps, a log line every step.
+func DefaultRLOptions(algo string) RLOptions {
+	return RLOptions{RLConfig: DefaultRLConfig(algo), Run: Run{Seed: 1, SaveEvery: 50, Keep: 2, Threads: 2, LogEvery: 1}}
+}
+
+// Flags declares an RL run's flags: where it lives and starts, its
+// rollouts files, its settings (RLConfig.Flags) and the run's (Run.Flags).
+func (o *RLOptions) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Out, "out", o.Out, "run directory (with -sample-only: the rollouts file to write)")
+	fs.StringVar(&o.Init, "init", o.Init, "the SFT run or checkpoint to start from (required); also the frozen reference")
+	fs.StringVar(&o.OfflineFile, "offline", o.OfflineFile, "rollouts file for -online=false")
+	fs.StringVar(&o.RolloutsOut, "rollouts-out", o.RolloutsOut, "also append every scored sample of an online run to this rollouts file")
+	o.RLConfig.Flags(fs)
+	o.Run.Flags(fs)
+}
+
+// DefaultSFTOptions are `sqlrl train sft`'s defaults: DefaultSFTConfig's
+// settings, a checkpoint every 200 steps.
+func DefaultSFTOptions() SFTOptions {
+	return SFTOptions{SFTConfig: DefaultSFTConfig(), Run: Run{Seed: 1, SaveEvery: 200, Keep: 2, Threads: 2}}
+}
+
+// Flags declares an SFT run's flags: where it lives and starts, its
+// settings (SFTConfig.Flags) and the run's (Run.Flags).
+func (o *SFTOptions) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Out, "out", o.Out, "run directory (required)")
+	fs.StringVar(&o.Init, "init", o.Init, "start from this checkpoint or run directory (its prompt format replaces the format flags)")
+	o.SFTConfig.Flags(fs)
+	o.Run.Flags(fs)
+}

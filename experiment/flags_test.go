@@ -1,0 +1,58 @@
+package experiment
+
+import (
+	"flag"
+	"io"
+	"testing"
+)
+
+// TestFlywheelPreset: the flywheel's flags given on the command line override
+// the quick preset's settings, the others keep the quick preset's, and a
+// share or round count out of range is refused as it is parsed.
+func TestFlywheelPreset(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		args    []string
+		check   func(p Preset) bool
+		wantErr bool
+	}{
+		{"none", nil, func(p Preset) bool {
+			q := FlywheelQuick()
+			return p.RL.Steps == q.RL.Steps && p.RL.Pool == q.RL.Pool && p.Rounds == 0
+		}, false},
+		{"steps and guided", []string{"-kto-steps", "7", "-guided=false"}, func(p Preset) bool {
+			return p.RL.Steps == 7 && !p.RL.Guided && p.RL.K == FlywheelQuick().RL.K
+		}, false},
+		{"heldout", []string{"-heldout", "0"}, func(p Preset) bool { return p.RL.Pool == 0 }, false},
+		{"heldout share", []string{"-heldout", "0.2"}, func(p Preset) bool {
+			return p.RL.Pool == PoolFor(FlywheelQuick().RL.Fraction, 0.2)
+		}, false},
+		{"rounds", []string{"-kto-rounds", "3", "-merge", "0.5"}, func(p Preset) bool { return p.Rounds == 3 && p.Merge == 0.5 }, false},
+		{"heldout 1", []string{"-heldout", "1"}, nil, true},
+		{"rounds 0", []string{"-kto-rounds", "0"}, nil, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := Flywheel()
+			fs := flag.NewFlagSet("flywheel", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			f.FlywheelFlags(fs)
+			err := fs.Parse(tt.args)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("%v parsed", tt.args)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := FlywheelPreset(f, true, fs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(p) {
+				t.Errorf("%v: preset %+v", tt.args, p)
+			}
+		})
+	}
+}
