@@ -84,7 +84,7 @@ func benchStatsFlags(fs *flag.FlagSet) func(ctx context.Context, args []string) 
 			return err
 		}
 		if *jsonOut != "" {
-			if err := writeIndented(*jsonOut, reps); err != nil {
+			if err := writeJSON(*jsonOut, reps, true); err != nil {
 				return err
 			}
 		}

@@ -24,7 +24,7 @@ example:
   sqlrl compare --data data/bench sft.json kto.json`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			data := fs.String("data", "", "benchmark `dir` whose gold SQL the literal checks read (default: none)")
-			split := addSplitFlags(fs)
+			split := splitFlags(fs)
 			jsonOut := fs.String("json", "", "also write the comparison as JSON to `file` (- for stdout only)")
 			return func(ctx context.Context, args []string) error {
 				if len(args) != 2 {
@@ -39,7 +39,7 @@ example:
 				}
 				var gold map[int]string
 				if *data != "" {
-					b, err := split.load(*data, 0)
+					b, err := split.Load(*data, 0)
 					if err != nil {
 						return err
 					}
@@ -57,10 +57,10 @@ example:
 					return fmt.Errorf("compare %s with %s: %w", args[0], args[1], err)
 				}
 				if *jsonOut == "-" {
-					return writeIndented("-", d)
+					return writeJSON("-", d, true)
 				}
 				if *jsonOut != "" {
-					if err := writeIndented(*jsonOut, d); err != nil {
+					if err := writeJSON(*jsonOut, d, true); err != nil {
 						return err
 					}
 				}

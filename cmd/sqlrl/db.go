@@ -55,7 +55,7 @@ example:
 					return err
 				}
 				if *jsonOut != "" {
-					return writeJSON(*jsonOut, reps)
+					return writeJSON(*jsonOut, reps, false)
 				}
 				return nil
 			}

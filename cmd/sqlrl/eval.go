@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -38,7 +36,7 @@ examples:
 func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	c := eval.Config{Ks: "1,5,8", MaxBytes: sqlexec.DefaultMaxResultBytes, Engine: "sqlite", PGDSN: os.Getenv(pgDSNEnv), Warn: os.Stderr}
 	fs.StringVar(&c.Gold.Dir, "data", defaultData, "benchmark `dir` (BIRD or Spider layout)")
-	split := addSplitFlags(fs)
+	split := splitFlags(fs)
 	c.Flags(fs)
 	jsonOut := fs.String("json", "", "write the full report (summary and per-question verdicts) as JSON to `file` (- for stdout)")
 	verdicts := fs.String("verdicts", "", "write per-question verdicts as JSONL to `file`")
@@ -47,7 +45,7 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
-		c.Gold.Split, c.Gold.Parts = *split.split, split.parts()
+		c.Gold.Split, c.Gold.Parts = split.Split, split.Parts
 		if err := c.Check(); err != nil {
 			return usagef("%v", err)
 		}
@@ -72,7 +70,7 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 			fmt.Fprintf(os.Stdout, "\n%d questions in %v (%s, %s)\n", ev.Examples, ev.Elapsed.Round(time.Millisecond), ev.Mode, ev.Engine)
 		}
 		if *jsonOut != "" {
-			if err := writeJSON(*jsonOut, ev.Report); err != nil {
+			if err := writeJSON(*jsonOut, ev.Report, false); err != nil {
 				return err
 			}
 		}
@@ -81,23 +79,4 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		}
 		return nil
 	}
-}
-
-func writeJSON(path string, v any) error {
-	var w io.Writer = os.Stdout
-	if path != "-" {
-		f, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		defer f.Close()
-		w = f
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	return nil
 }

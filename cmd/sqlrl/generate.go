@@ -47,7 +47,7 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	model := fs.String("model", "", "checkpoint or run directory (required)")
 	out := fs.String("out", "", "JSONL predictions to write (required)")
 	bird := fs.String("bird", "", "also write BIRD's prediction JSON here")
-	split := addSplitFlags(fs)
+	split := splitFlags(fs)
 	limit := fs.Int("limit", 0, "only the first N questions (0: all)")
 	threads := threadsFlag(fs)
 	return func(ctx context.Context, args []string) error {
@@ -65,7 +65,7 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		b, err := split.load(args[0], *limit)
+		b, err := split.Load(args[0], *limit)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,9 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/experiment"
 )
 
 // command is one subcommand. Its name may have several words ("bench
@@ -96,7 +99,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err := runFn(ctx, fs.Args()); err != nil {
 		var ue usageError
-		if errors.As(err, &ue) {
+		if !errors.As(err, &ue) && errors.Is(err, dataset.ErrSplit) {
+			ue.msg = err.Error()
+		}
+		if ue.msg != "" {
 			fmt.Fprintf(stderr, "sqlrl %s: %s\n", cmd.name, ue.msg)
 			fs.Usage()
 			return 2
@@ -142,23 +148,40 @@ func groupHelp(word string) string {
 	return b.String()
 }
 
+// checkSplit is dataset.CheckSplit; run reports its errors as usage errors.
+var checkSplit = dataset.CheckSplit
+
+// splitFlags declares -split and how a run cut train (dataset.SplitFlags),
+// defaulting to dev and the flywheel's cut.
+func splitFlags(fs *flag.FlagSet) *dataset.SplitFlags {
+	s := &dataset.SplitFlags{Split: "dev", Parts: dataset.Parts{
+		SFTFraction: dataset.DefaultSFTFraction, RLFraction: experiment.Flywheel().RL.Pool, Seed: 1}}
+	s.Flags(fs)
+	return s
+}
+
 // threadsFlag declares -threads, the threads of the native model's math
 // (nn.SetThreads), for every command that runs one.
 func threadsFlag(fs *flag.FlagSet) *int {
 	return fs.Int("threads", 2, "threads of the native model's math")
 }
 
-// writeIndented writes v as indented JSON to path (- for stdout).
-func writeIndented(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
+// writeJSON writes v as indented JSON to path (- for stdout); escapeHTML
+// escapes <, > and & as encoding/json does by default.
+func writeJSON(path string, v any, escapeHTML bool) error {
+	var w io.Writer = os.Stdout
+	if path != "-" {
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		defer f.Close()
+		w = f
 	}
-	if path == "-" {
-		_, err = os.Stdout.Write(append(b, '\n'))
-		return err
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(escapeHTML)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

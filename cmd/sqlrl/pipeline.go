@@ -88,7 +88,7 @@ func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	cfg := agents.DefaultRunConfig()
 	cfg.Flags(fs)
 	out := fs.String("out", "", "rollouts JSONL to write (required)")
-	split := addSplitFlags(fs)
+	split := splitFlags(fs)
 	limit := fs.Int("limit", 0, "only the first N questions (0: all)")
 	heldOutOf := fs.String("heldout-of", "", "only the questions this 'pipeline train' run held out (with -split holdout: out-of-sample agents for the ranker)")
 	threads := threadsFlag(fs)
@@ -103,7 +103,7 @@ func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 			return usagef("%v", err)
 		}
 		nn.SetThreads(*threads)
-		b, err := split.load(args[0], 0)
+		b, err := split.Load(args[0], 0)
 		if err != nil {
 			return err
 		}
@@ -179,7 +179,7 @@ func pipelineReportFlags(fs *flag.FlagSet) func(context.Context, []string) error
 		}
 		rep := agents.BuildReport(recs)
 		if *jsonOut != "" {
-			if err := writeIndented(*jsonOut, rep); err != nil {
+			if err := writeJSON(*jsonOut, rep, true); err != nil {
 				return err
 			}
 		}

@@ -66,7 +66,7 @@ func serveBenchFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if rep != nil {
 			rep.WriteText(os.Stdout)
 			if *jsonOut != "" {
-				if werr := writeIndented(*jsonOut, rep); werr != nil && err == nil {
+				if werr := writeJSON(*jsonOut, rep, true); werr != nil && err == nil {
 					err = werr
 				}
 			}
