@@ -17,34 +17,27 @@ func init() {
 		summary: "generate the bundled Text2SQL benchmark (BIRD layout, deterministic)",
 		usage:   "[--preset small|full|v2-small|v2-full] [--seed N] [--out DIR] [--force]",
 		help: `Builds SQLite databases and questions with gold SQL in BIRD's tiers and
-layout, with train and dev splits whose databases differ. The same preset and
-seed give byte-identical files; every gold query runs before anything is
-written. The v2 presets build procedural databases in many domains with
-cross-domain, compositional and in-distribution dev splits (docs/benchmark-v2.md).`,
+layout, with train and dev splits whose databases differ; the same preset and
+seed give byte-identical files. The v2 presets build procedural databases in
+many domains with cross-domain and compositional dev splits (docs/benchmark-v2.md).`,
 		flags: func(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
-			names := append(bench.PresetNames(), bench.V2PresetNames()...)
-			preset := fs.String("preset", "small", "size: "+strings.Join(names, ", "))
-			seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same files")
-			out := fs.String("out", "data/bench", "output directory")
-			force := fs.Bool("force", false, "replace an existing output directory")
+			o := bench.Options{Preset: "small", Seed: 1, Out: "data/bench", Progress: os.Stderr}
+			o.Flags(fs)
 			return func(ctx context.Context, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected arguments: %s", strings.Join(args, " "))
 				}
-				_, v1 := bench.LookupPreset(*preset)
-				_, v2 := bench.LookupV2Preset(*preset)
-				if !v1 && !v2 {
-					return usagef("unknown preset %q (want %s)", *preset, strings.Join(names, ", "))
+				if err := o.Check(); err != nil {
+					return usagef("%v", err)
 				}
-				sum, err := bench.Generate(ctx, bench.Options{Preset: *preset, Seed: *seed, Out: *out, Force: *force, Progress: os.Stderr})
+				sum, err := bench.Generate(ctx, o)
 				if errors.Is(err, bench.ErrExists) {
-					return fmt.Errorf("%s exists; pass --force to replace it", *out)
+					return fmt.Errorf("%s exists; pass --force to replace it", o.Out)
 				}
-				if err != nil {
-					return err
+				if err == nil {
+					sum.WriteText(os.Stdout)
 				}
-				sum.WriteText(os.Stdout)
-				return nil
+				return err
 			}
 		},
 	})
