@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 
 	"github.com/sqlrl/sqlrl/eval"
@@ -15,10 +14,10 @@ func init() {
 		summary: "compare two evaluations of the same questions question by question (flips, sign test, what changed)",
 		usage:   "[flags] BEFORE.json AFTER.json",
 		help: `Reads two reports of 'sqlrl eval --json' on the same questions and prints, by
-difficulty, EX before and after, the questions that flipped each way and the
-exact sign test on those counts (is the change more than which questions
-flipped by luck), then the class changes and, with --data, the quoted values
-put against another column than the gold's.
+difficulty, EX before and after, the questions that flipped each way with the
+exact sign test on those counts (is the change more than luck in which
+questions flipped), the class changes and, with --data, the quoted values put
+against another column than the gold's.
 
 example:
   sqlrl compare --data data/bench sft.json kto.json`,
@@ -30,37 +29,20 @@ example:
 				if len(args) != 2 {
 					return usagef("want two eval --json reports, got %d arguments", len(args))
 				}
-				var reps [2]*eval.Report
-				for i, p := range args {
-					var err error
-					if reps[i], err = eval.ReadReport(p); err != nil {
-						return err
-					}
-				}
 				var gold map[int]string
 				if *data != "" {
 					b, err := split.Load(*data, 0)
 					if err != nil {
 						return err
 					}
-					gold = make(map[int]string, len(b.Examples))
-					for _, ex := range b.Examples {
-						gold[ex.QuestionID] = ex.SQL
-					}
+					gold = b.GoldSQL()
 				}
-				var levels []string
-				for _, l := range reps[0].Levels {
-					levels = append(levels, l.Level)
-				}
-				d, err := eval.Compare(reps[0], reps[1], levels, gold)
+				d, err := eval.CompareFiles(args[0], args[1], gold)
 				if err != nil {
-					return fmt.Errorf("compare %s with %s: %w", args[0], args[1], err)
-				}
-				if *jsonOut == "-" {
-					return writeJSON("-", d, true)
+					return err
 				}
 				if *jsonOut != "" {
-					if err := writeJSON(*jsonOut, d, true); err != nil {
+					if err := writeJSON(*jsonOut, d, true); err != nil || *jsonOut == "-" {
 						return err
 					}
 				}
