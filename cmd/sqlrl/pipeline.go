@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/sqlrl/sqlrl/agents"
@@ -222,65 +221,21 @@ func pipelineTrainRankerFlags(fs *flag.FlagSet) func(context.Context, []string) 
 }
 
 func pipelineTrainFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	o := agenttrain.Options{Epochs: 2, LR: 1e-3, BatchSize: 16, ValFraction: 0.1, Seed: 1, Progress: os.Stderr,
-		Pairs: agenttrain.PairsOptions{Samples: 4, Prompts: 1500, Steps: 200, LR: 5e-5}}
-	fs.StringVar(&o.Planner, "planner", "", "planner checkpoint the agents start from (required)")
-	fs.StringVar(&o.Out, "out", "", "run directory (required)")
-	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "epochs over the examples")
-	fs.IntVar(&o.MaxSteps, "max-steps", 0, "stop after this many steps (0: epochs)")
-	fs.Float64Var(&o.LR, "lr", o.LR, "peak learning rate")
-	fs.IntVar(&o.BatchSize, "batch", o.BatchSize, "sequences per step")
-	fs.Float64Var(&o.ValFraction, "val-fraction", o.ValFraction, "share of questions held out to measure the agents")
-	fs.IntVar(&o.Fold, "fold", 0, "1 trains on the questions fold 0 holds out and holds out the rest (cross-fitting with -val-fraction 0.5)")
-	fs.Uint64Var(&o.Seed, "seed", o.Seed, "seed")
+	o := agenttrain.DefaultOptions()
+	o.Flags(fs)
 	threads := threadsFlag(fs)
-	fs.BoolVar(&o.WithPairs, "pairs", false, "also train validators by ORPO on COLLAB and on INDEP preference pairs and compare them")
-	fs.IntVar(&o.Pairs.Samples, "pair-samples", o.Pairs.Samples, "with -pairs: feedbacks sampled per validator prompt")
-	fs.IntVar(&o.Pairs.Prompts, "pair-prompts", o.Pairs.Prompts, "with -pairs: training validator prompts sampled")
-	fs.IntVar(&o.Pairs.Steps, "pair-steps", o.Pairs.Steps, "with -pairs: ORPO steps per pair kind")
-	fs.Float64Var(&o.Pairs.LR, "pair-lr", o.Pairs.LR, "with -pairs: ORPO learning rate")
 	return func(ctx context.Context, args []string) error {
-		switch {
-		case len(args) < 2:
+		if len(args) < 2 {
 			return usagef("want a benchmark directory and at least one rollout file")
-		case o.Planner == "" || o.Out == "":
-			return usagef("-planner and -out are required")
-		case o.ValFraction < 0 || o.ValFraction >= 1:
-			return usagef("-val-fraction %v: want [0, 1)", o.ValFraction)
-		case o.Fold != 0 && o.Fold != 1:
-			return usagef("-fold %d: want 0 or 1", o.Fold)
+		}
+		if err := o.Check(); err != nil {
+			return usagef("%v", err)
 		}
 		o.Dir, o.Rollouts, o.Threads = args[0], args[1:], *threads
 		rep, err := agenttrain.Train(ctx, o)
-		if err != nil {
-			return err
+		if err == nil {
+			rep.WriteText(os.Stdout)
 		}
-		printAgentsReport(rep)
-		return nil
-	}
-}
-
-// printAgentsReport prints the tables of 'pipeline train'.
-func printAgentsReport(rep *agenttrain.Report) {
-	fmt.Printf("agents checkpoint: %s\n\nheld-out agreement with the derived labels (greedy):\n\n| role | train | held out | accuracy | majority baseline | unreadable |\n|---|---|---|---|---|---|\n", rep.Checkpoint)
-	var keys []string
-	for k := range rep.Train {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if _, ok := rep.ValAccuracy[k]; !ok {
-			fmt.Printf("| %s | %d | %d | - | - | - |\n", k, rep.Train[k], rep.Val[k])
-			continue
-		}
-		fmt.Printf("| %s | %d | %d | %.1f%% | %.1f%% | %.1f%% |\n", k, rep.Train[k], rep.Val[k], rep.ValAccuracy[k], rep.Majority[k], rep.ValBad[k])
-	}
-	if pr := rep.Preference; pr != nil {
-		fmt.Printf("\npreference pairs (train/held out): indep %d/%d, collab %d/%d; the two labellings disagree on %.1f%% of held-out samples\n",
-			pr.Pairs["indep/train"], pr.Pairs["indep/val"], pr.Pairs["collab/train"], pr.Pairs["collab/val"], pr.Disagree)
-		fmt.Printf("validators: indep %s, collab %s\n\n| model | held-out indep pairs | held-out collab pairs |\n|---|---|---|\n", pr.Checkpoints["indep"], pr.Checkpoints["collab"])
-		for _, m := range []string{"sft", "indep", "collab"} {
-			fmt.Printf("| %s | %.1f%% | %.1f%% |\n", m, pr.Accuracy[m+" model on indep pairs"], pr.Accuracy[m+" model on collab pairs"])
-		}
+		return err
 	}
 }
