@@ -20,14 +20,11 @@ func init() {
 		name:    "eval",
 		summary: "score predictions by executing them (BIRD EX, Spider exec match, Soft-F1, VES, pass@K)",
 		usage:   "[flags] (--pred FILE | --gold-as-pred)",
-		help: `Executes every prediction and its gold SQL read-only and compares the results
-as BIRD's evaluation.py (--mode bird) or the Spider test-suite evaluator
-(--mode spider) does. The gold is a benchmark directory (--data) or a gold file
-(--gold with --db-root); predictions may be BIRD's JSON, sqlrl's JSONL or one
-SQL per line.
+		help: `Executes every prediction and its gold read-only and compares the results as
+BIRD's evaluation.py (--mode bird) or Spider's test-suite evaluator (--mode
+spider) does. The gold is a benchmark (--data) or a gold file (--gold,
+--db-root); predictions may be BIRD's JSON, sqlrl's JSONL or one SQL a line.
 
-examples:
-  sqlrl eval --gold-as-pred
   sqlrl eval --data datasets/bird-dev-sample --pred predict_dev.json --json report.json`,
 		flags: evalFlags,
 	})

@@ -19,24 +19,11 @@ func init() {
 		name:    "generate",
 		summary: "write SQL predictions for a benchmark split with the native policy (K samples per question)",
 		usage:   "-model DIR -out PRED.jsonl [flags] BENCH_DIR",
-		help: `Writes one prediction per question of -split in sqlrl's JSONL format
-({"question_id","db_id","sql","candidates"}) and, with -bird, BIRD's
-prediction file; 'sqlrl eval' scores either directly.
-
--n 1 with -temperature 0 is greedy decoding. With -n K > 1 the K samples are
-the candidates (for pass@K and the oracle); "sql" is the greedy decode when
--greedy is set (the default), else the first sample. -beams W replaces the
-greedy decode by a beam search of width W. With -vote, "sql" is
-chosen by executing the greedy decode and the K samples and taking the
-largest group of equal results (package consensus): no gold is used.
-
--guide (the default) keeps decoding to the database's schema and SQL's
-grammar (sqlparse.Guide; docs/policy.md lists every rule).
-
-Prompts are fitted to the model's context with -max-tokens left for the
-completion (policy.Prompter.Fit). A question that still does not fit, or
-fails on its own, gets an empty "sql" and an "error" field; the run goes on.`,
-
+		help: `Writes one prediction per question of -split as sqlrl's JSONL
+({"question_id","db_id","sql","candidates"}) and, with -bird, BIRD's JSON;
+'sqlrl eval' scores either. With -n K > 1 the samples are the candidates;
+-vote picks "sql" by execution consensus (no gold). A question that fails gets
+an empty "sql" and an "error" field, and the run goes on (docs/policy.md).`,
 		flags: generateFlags,
 	})
 }

@@ -22,13 +22,10 @@ func init() {
 		summary: "run the MATS pipeline (planner, validators, fixer, selector) over a benchmark split and write its rollouts",
 		usage:   "-planner SPEC -out ROLLOUTS.jsonl [flags] BENCH_DIR",
 		help: `Runs every question of -split through the pipeline: the planner writes -k
-candidates, the optional validators, fixer, selector, reviewer and ranker
-judge, fix and choose among them, and each selection strategy is recorded
-with its correctness against the gold; then prints 'pipeline report'. An
-agent that fails on a question is replaced by its stage's fallback.
-
-An agent is a native checkpoint or an OpenAI-compatible server, URL#MODEL.
-'sqlrl pipeline templates' writes the prompt templates; -prompts reads them.`,
+candidates; the optional validators, fixer, selector, reviewer and ranker
+judge, fix and choose among them; each selection strategy is recorded with its
+correctness. An agent is a native checkpoint or an OpenAI-compatible server
+(URL#MODEL); one that fails on a question is replaced by its stage's fallback.`,
 		flags: pipelineRunFlags,
 	})
 	register(&command{
@@ -36,36 +33,33 @@ An agent is a native checkpoint or an OpenAI-compatible server, URL#MODEL.
 		summary: "print a pipeline run's figures by difficulty from its rollout file alone",
 		usage:   "[-ranker FILE] [-json OUT] [-preds DIR] ROLLOUTS.jsonl",
 		help: `Prints, by difficulty, the EX of the planner, the fixer and every selection
-strategy, pass@K over the candidates and the validators' agreement with
-execution, all from the rollout file. -ranker and -review-weight recompute
-those strategies; -preds writes each strategy's choices for 'sqlrl eval'.`,
+strategy, pass@K and the validators' agreement with execution. -ranker and
+-review-weight recompute the strategies; -preds writes their choices for 'sqlrl eval'.`,
 		flags: pipelineReportFlags,
 	})
 	register(&command{
 		name:    "pipeline train-ranker",
 		summary: "fit the learned selection ranker on scored rollouts (of questions other than those it will rank)",
 		usage:   "-out RANKER.json ROLLOUTS.jsonl...",
-		help: `Fits agents.Ranker, a conditional logit over cheap features of each
-candidate, on rollouts of questions it will not be judged on (e.g. 'pipeline
-run -split holdout'), for 'pipeline report -ranker' or 'pipeline run -ranker'.`,
+		help: `Fits agents.Ranker, a conditional logit over cheap features of each candidate,
+on rollouts of questions it will not be judged on (e.g. 'pipeline run -split holdout').`,
 		flags: pipelineTrainRankerFlags,
 	})
 	register(&command{
 		name:    "pipeline train",
 		summary: "train the native validators, fixer and selector from scored planner rollouts (no teacher model)",
 		usage:   "-planner DIR -out DIR [flags] BENCH_DIR ROLLOUTS.jsonl...",
-		help: `Fine-tunes one native checkpoint from the planner to play validator, fixer
-and selector, on examples derived from planner rollouts labelled by execution
-against the gold (agents.BuildTrainingSet), and measures it on held-out
-questions. -pairs also trains validators by ORPO on preference pairs.
-Writes OUT/sft, OUT/data/{train,val}.jsonl and OUT/report.json.`,
+		help: `Fine-tunes one checkpoint from the planner to play validator, fixer and
+selector on examples derived from planner rollouts labelled by execution
+(agents.BuildTrainingSet), and measures it on held-out questions. Writes
+OUT/sft, OUT/data/{train,val}.jsonl and OUT/report.json.`,
 		flags: pipelineTrainFlags,
 	})
 	register(&command{
 		name:    "pipeline templates",
 		summary: "write the agents' built-in prompt templates into a folder to edit",
 		usage:   "-out DIR",
-		help:    "Writes DIR/native/<role>.tmpl and DIR/chat/<role>.tmpl (existing files are kept); 'pipeline run -prompts DIR' reads them. Templates are Go text/template; the fields are those of agents.PromptData.",
+		help:    "Writes DIR/{native,chat}/<role>.tmpl (Go text/template over agents.PromptData), keeping existing files; 'pipeline run -prompts DIR' reads them.",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			out := fs.String("out", "", "folder (required)")
 			return func(ctx context.Context, args []string) error {

@@ -42,22 +42,19 @@ func init() {
 		name:    "serve",
 		summary: "answer questions over your databases: a JSON API and a web page that record every answer and verdict",
 		usage:   "-config FILE [-addr HOST:PORT]",
-		help: `Serves a web page on / and a JSON API (POST /api/ask, ...) that writes SQL for a
-question with the configured generator, runs it read-only and records every
-answer and verdict in the feedback store before answering (docs/serve.md).
-'sqlrl serve init' writes a starter config; 'sqlrl data from-feedback' turns
-the store into training data.`,
+		help: `Serves a web page and a JSON API that write SQL for a question with the
+configured generator, run it read-only and record every answer and verdict in
+the feedback store (docs/serve.md). 'sqlrl serve init' writes a config.`,
 		flags: serveFlags,
 	})
 	register(&command{
 		name:    "serve init",
 		summary: "write a starter config for 'sqlrl serve' to stdout",
 		usage:   "-db NAME=PATH [-db NAME=PATH ...] > serve.json",
-		help: `Writes a config with the SQLite databases given (paths made absolute), a
-placeholder OpenAI-compatible generator at http://127.0.0.1:8000/v1 (what
-'sqlrl serve-model' serves), the store feedback.sqlite beside the config, an
-API key named admin read from $SQLRL_SERVE_KEY, and the default limits. Edit
-it, then: SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json`,
+		help: `Writes a config with the databases given, a placeholder generator at
+http://127.0.0.1:8000/v1 ('sqlrl serve-model'), the store feedback.sqlite and
+an API key read from $SQLRL_SERVE_KEY. Edit it, then:
+  SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json`,
 		flags: serveInitFlags,
 	})
 }

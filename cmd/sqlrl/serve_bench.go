@@ -15,14 +15,11 @@ func init() {
 		name:    "serve bench",
 		summary: "load-test 'sqlrl serve': concurrent clients asking and giving feedback, p50/p99, nothing acknowledged lost, optionally a SIGKILL",
 		usage:   "-config FILE [-clients 50] [-duration 60s] [-feedback-share 0.5] [-kill-after 20s] [-replicas 2] [-questions FILE] [-model fake|config] [-store LOC] [-json FILE]",
-		help: `Starts 'sqlrl serve -config FILE' as child processes on free loopback
-ports, runs clients that ask questions and give feedback, and then checks
-that every answer and feedback the servers acknowledged is in the store.
--kill-after SIGKILLs the first server mid-run and restarts it. Exits 1 on
-any HTTP error or lost write (askserver.Bench).
-
--model fake (default) answers each question with its SQL from a fake model
-in this process, so the run measures the server, not a model.`,
+		help: `Starts 'sqlrl serve -config FILE' as child processes, runs clients that ask
+and give feedback, then checks that every write the servers acknowledged is in
+the store (askserver.Bench); exits 1 on any HTTP error or lost write.
+-kill-after SIGKILLs the first server mid-run and restarts it; -model fake
+answers from a fake model in this process, so the run measures the server.`,
 		flags: serveBenchFlags,
 	})
 }
