@@ -7,35 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"sort"
-	"strings"
 
 	"github.com/sqlrl/sqlrl/askserver"
 )
-
-// dbFlags collects repeated -db NAME=PATH flags.
-type dbFlags map[string]string
-
-func (d dbFlags) String() string {
-	var out []string
-	for k, v := range d {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return strings.Join(out, ",")
-}
-
-func (d dbFlags) Set(s string) error {
-	name, path, ok := strings.Cut(s, "=")
-	if !ok || name == "" || path == "" {
-		return fmt.Errorf("want NAME=PATH, got %q", s)
-	}
-	if _, dup := d[name]; dup {
-		return fmt.Errorf("database %q given twice", name)
-	}
-	d[name] = path
-	return nil
-}
 
 func init() {
 	register(&command{
@@ -94,7 +68,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 }
 
 func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	dbs := dbFlags{}
+	dbs := askserver.DatabaseFlags{}
 	fs.Var(dbs, "db", "a database, NAME=PATH to a SQLite file (repeatable)")
 	return func(_ context.Context, args []string) error {
 		if len(args) > 0 {
