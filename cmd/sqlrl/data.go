@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/export"
+	"github.com/sqlrl/sqlrl/feedback"
 )
 
 func init() {
@@ -45,6 +46,42 @@ the SFT/holdout split with prompts, the augmented holdout, the trainer exports
 				}
 				m.WriteText(os.Stdout, o.Out, time.Since(start))
 				return nil
+			}
+		},
+	})
+	register(&command{
+		name:    "data from-feedback",
+		summary: "turn the answers and verdicts of a feedback store into KTO records, DPO pairs and rollouts",
+		usage:   "-store PATH_OR_DSN -out DIR [flags]",
+		help: `-store is the feedback store 'sqlrl serve' writes (a SQLite file or a
+postgres:// DSN). Writes to -out the questions with a signal (BIRD layout),
+rollouts.jsonl for 'sqlrl train kto' and 'data prepare -rollouts', and with
+-db-root the TRL/OpenRLHF KTO and DPO files. Rules and fields: docs/feedback.md.`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			storeLoc := fs.String("store", "", "feedback store: SQLite file or postgres:// DSN (required)")
+			o := feedback.DefaultExportOptions()
+			o.Flags(fs)
+			quiet := fs.Bool("q", false, "no summary on stderr")
+			return func(ctx context.Context, args []string) error {
+				switch {
+				case len(args) != 0:
+					return usagef("unexpected arguments %q", args)
+				case *storeLoc == "" || o.Out == "":
+					return usagef("-store and -out are required")
+				}
+				if err := o.Prompt.Check(); err != nil {
+					return usagef("%v", err)
+				}
+				st, err := feedback.OpenExisting(ctx, *storeLoc)
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				m, err := feedback.Export(ctx, st, o)
+				if err == nil && !*quiet {
+					m.WriteText(os.Stderr, o.Out)
+				}
+				return err
 			}
 		},
 	})

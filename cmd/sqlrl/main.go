@@ -114,34 +114,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func mainHelp() string {
-	var b strings.Builder
-	b.WriteString("sqlrl: Text2SQL models that improve from the feedback of executing their SQL.\n\nusage: sqlrl <command> [flags] [args]\n\ncommands:\n")
-	names := make([]string, 0, len(commands))
-	for name := range commands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fmt.Fprintf(&b, "  %-18s %s\n", name, commands[name].summary)
-	}
-	b.WriteString("\nRun 'sqlrl <command> --help' for a command's flags.\n")
-	return b.String()
+	return "sqlrl: Text2SQL models that improve from the feedback of executing their SQL.\n\nusage: sqlrl <command> [flags] [args]\n\ncommands:\n" +
+		listCommands("") + "\nRun 'sqlrl <command> --help' for a command's flags.\n"
 }
 
-// groupHelp lists the subcommands under a first word ("sqlrl bench").
+// groupHelp lists the subcommands under a first word ("sqlrl bench"), or
+// is empty when there are none.
 func groupHelp(word string) string {
+	if list := listCommands(word + " "); list != "" {
+		return fmt.Sprintf("usage: sqlrl %s <command>\n\ncommands:\n%s", word, list)
+	}
+	return ""
+}
+
+// listCommands lists the commands whose names start with prefix, sorted.
+func listCommands(prefix string) string {
 	var names []string
 	for name := range commands {
-		if strings.HasPrefix(name, word+" ") {
+		if strings.HasPrefix(name, prefix) {
 			names = append(names, name)
 		}
 	}
-	if len(names) == 0 {
-		return ""
-	}
 	sort.Strings(names)
 	var b strings.Builder
-	fmt.Fprintf(&b, "usage: sqlrl %s <command>\n\ncommands:\n", word)
 	for _, name := range names {
 		fmt.Fprintf(&b, "  %-18s %s\n", name, commands[name].summary)
 	}
@@ -169,36 +164,28 @@ func threadsFlag(fs *flag.FlagSet) *int {
 // writeJSON writes v as indented JSON to path (- for stdout); escapeHTML
 // escapes <, > and & as encoding/json does by default.
 func writeJSON(path string, v any, escapeHTML bool) error {
-	var w io.Writer = os.Stdout
-	if path != "-" {
-		f, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		defer f.Close()
-		w = f
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(escapeHTML)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return writeTo(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(escapeHTML)
+		return enc.Encode(v)
+	})
 }
 
-// writeTo calls write with path created, or with stdout for "".
+// writeTo calls write with path created, or with stdout for "-".
 func writeTo(path string, write func(io.Writer) error) error {
-	if path == "" {
+	if path == "-" {
 		return write(os.Stdout)
 	}
 	f, err := os.Create(path)
+	if err == nil {
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,9 @@ import (
 	"os"
 
 	"github.com/sqlrl/sqlrl/askserver"
+	"github.com/sqlrl/sqlrl/modelserver"
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/policy"
 )
 
 func init() {
@@ -84,4 +88,91 @@ func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		_, err = os.Stdout.Write(b)
 		return err
 	}
+}
+
+func init() {
+	register(&command{
+		name:    "serve bench",
+		summary: "load-test 'sqlrl serve': concurrent clients asking and giving feedback, p50/p99, nothing acknowledged lost, optionally a SIGKILL",
+		usage:   "-config FILE [-clients 50] [-duration 60s] [-feedback-share 0.5] [-kill-after 20s] [-replicas 2] [-questions FILE] [-model fake|config] [-store LOC] [-json FILE]",
+		help: `Starts 'sqlrl serve -config FILE' as child processes, runs clients that ask
+and give feedback, then checks that every write the servers acknowledged is in
+the store (askserver.Bench); exits 1 on any HTTP error or lost write.
+-kill-after SIGKILLs the first server mid-run and restarts it; -model fake
+answers from a fake model in this process, so the run measures the server.`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			o := askserver.DefaultBenchOptions()
+			o.Flags(fs)
+			jsonOut := fs.String("json", "", "also write the report as JSON to this file")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %v", args)
+				}
+				if err := o.Check(); err != nil {
+					return usagef("%v", err)
+				}
+				o.Log = os.Stderr
+				o.Serve = func(cfg, addr string) []string {
+					exe, _ := os.Executable()
+					return []string{exe, "serve", "-config", cfg, "-addr", addr, "-quiet"}
+				}
+				rep, err := askserver.Bench(ctx, o)
+				if errors.Is(err, askserver.ErrReplicasNeedPostgres) {
+					return usagef("-replicas %d: %v", o.Replicas, err)
+				}
+				if rep != nil {
+					rep.WriteText(os.Stdout)
+					if *jsonOut != "" {
+						if werr := writeJSON(*jsonOut, rep, true); werr != nil && err == nil {
+							err = werr
+						}
+					}
+				}
+				if err != nil {
+					return err
+				}
+				return rep.Failure()
+			}
+		},
+	})
+	register(&command{
+		name:    "serve-model",
+		summary: "serve the native policy behind an OpenAI-compatible API (/v1/completions, /v1/chat/completions)",
+		usage:   "-model DIR [-addr HOST:PORT] [-name ID] [-request-timeout D]",
+		help: `Serves POST /v1/completions and /v1/chat/completions and GET /v1/models, so
+OpenAI clients work with only their base URL changed (e.g.
+OPENAI_BASE_URL=http://127.0.0.1:8000/v1), and GET /healthz and /metrics.
+Bodies are capped, each request has a deadline, and SIGINT/SIGTERM drain
+requests in flight. Chat replies are the SQL (docs/policy.md, Serving).`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			model := fs.String("model", "", "checkpoint or run directory (required)")
+			addr := fs.String("addr", "127.0.0.1:8000", "listen address")
+			ms := modelserver.DefaultServer()
+			ms.Flags(fs)
+			threads := threadsFlag(fs)
+			quiet := fs.Bool("quiet", false, "do not log failed requests")
+			return func(ctx context.Context, args []string) error {
+				switch {
+				case len(args) > 0:
+					return usagef("unexpected arguments %v", args)
+				case *model == "":
+					return usagef("-model is required")
+				}
+				nn.SetThreads(*threads)
+				pol, err := policy.LoadSQL(*model)
+				if err != nil {
+					return err
+				}
+				ln, err := net.Listen("tcp", *addr)
+				if err != nil {
+					return fmt.Errorf("listen: %w", err)
+				}
+				if ms.Policy = pol; !*quiet {
+					ms.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+				}
+				fmt.Fprintf(os.Stderr, "serving %s (%d params, step %d) on http://%s/v1 (GET /healthz, /metrics)\n", *model, pol.Info.Params, pol.Info.Step, ln.Addr())
+				return ms.Serve(ctx, ln)
+			}
+		},
+	})
 }
