@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
+
+	"github.com/sqlrl/sqlrl/dataset"
 )
 
 // DefaultOptions are `sqlrl pipeline train`'s defaults.
@@ -71,4 +74,14 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "| %s | %.1f%% | %.1f%% |\n", m, pr.Accuracy[m+" model on indep pairs"], pr.Accuracy[m+" model on collab pairs"])
 		}
 	}
+}
+
+// HeldOutOf keeps the examples the Train run in dir held out of training
+// (`pipeline run -heldout-of`: out-of-sample agents for the ranker).
+func HeldOutOf(dir string, exs []dataset.Example) ([]dataset.Example, error) {
+	sp, err := ReadSplit(dir)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(exs, func(ex dataset.Example) bool { return !sp.HeldOut(ex.QuestionID) }), nil
 }

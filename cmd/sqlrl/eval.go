@@ -46,15 +46,11 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err := c.Check(); err != nil {
 			return usagef("%v", err)
 		}
-		var bar *progress.Bar
+		var bar *progress.Stages
 		if !*quiet {
-			c.Progress = func(done, total int) {
-				if bar == nil {
-					bar = progress.New(os.Stderr, "eval", total)
-				}
-				bar.Set(done)
-			}
+			bar = progress.NewStages(os.Stderr)
 		}
+		c.Progress = bar.Start("eval")
 		ev, err := eval.Evaluate(ctx, c)
 		bar.Finish()
 		if err != nil {

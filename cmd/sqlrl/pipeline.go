@@ -5,12 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/sqlrl/sqlrl/agents"
 	"github.com/sqlrl/sqlrl/agents/agenttrain"
-	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -102,11 +100,9 @@ func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		}
 		exs := b.Examples
 		if *heldOutOf != "" {
-			sp, err := agenttrain.ReadSplit(*heldOutOf)
-			if err != nil {
+			if exs, err = agenttrain.HeldOutOf(*heldOutOf, exs); err != nil {
 				return err
 			}
-			exs = slices.DeleteFunc(exs, func(ex dataset.Example) bool { return !sp.HeldOut(ex.QuestionID) })
 		}
 		if *limit > 0 && *limit < len(exs) {
 			exs = exs[:*limit]
@@ -117,20 +113,11 @@ func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		var bar *progress.Bar
-		p.Progress = func(stage string) progress.Func {
-			bar.Finish()
-			bar = nil
-			return func(done, total int) {
-				if bar == nil {
-					bar = progress.New(os.Stderr, stage, total)
-				}
-				bar.Set(done)
-			}
-		}
+		stages := progress.NewStages(os.Stderr)
+		p.Progress = stages.Start
 		start := time.Now()
 		recs, tm, err := p.Run(ctx, exs, fits)
-		bar.Finish()
+		stages.Finish()
 		if err != nil {
 			return err
 		}

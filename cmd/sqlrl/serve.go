@@ -20,9 +20,10 @@ func init() {
 		name:    "serve",
 		summary: "answer questions over your databases: a JSON API and a web page that record every answer and verdict",
 		usage:   "-config FILE [-addr HOST:PORT]",
-		help: `Serves a web page and a JSON API that write SQL for a question with the
-configured generator, run it read-only and record every answer and verdict in
-the feedback store (docs/serve.md). 'sqlrl serve init' writes a config.`,
+		help: `Serves a web page on / and a JSON API (POST /api/ask, ...) that write SQL for
+a question with the configured generator, run it read-only and record every
+answer and verdict in the feedback store (docs/serve.md). 'sqlrl serve init'
+writes a config.`,
 		flags: serveFlags,
 	})
 	register(&command{
