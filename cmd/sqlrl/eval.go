@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
-	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/progress"
@@ -57,10 +55,9 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 			return err
 		}
 		if *jsonOut != "-" {
-			if err := ev.WriteTable(os.Stdout); err != nil {
+			if err := ev.WriteText(os.Stdout); err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stdout, "\n%d questions in %v (%s, %s)\n", ev.Examples, ev.Elapsed.Round(time.Millisecond), ev.Mode, ev.Engine)
 		}
 		if *jsonOut != "" {
 			if err := writeJSON(*jsonOut, ev.Report, false); err != nil {

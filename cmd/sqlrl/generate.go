@@ -56,7 +56,6 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		exs := b.Examples
 		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot})
 		defer eng.Close()
 		start := time.Now()
@@ -64,7 +63,7 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		o.Progress = func(done, total int, st policy.Stats) {
 			fmt.Fprintf(os.Stderr, "generate: %d/%d questions, %.0f completion tok/s\n", done, total, float64(st.CompletionTokens)/time.Since(start).Seconds())
 		}
-		preds, st, err := agents.Predict(ctx, pol, eng, b.DBRoot, exs, o)
+		preds, st, err := agents.Predict(ctx, pol, eng, b.DBRoot, b.Examples, o)
 		if err != nil {
 			return err
 		}
@@ -76,11 +75,7 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 				return err
 			}
 		}
-		el := time.Since(start)
-		fmt.Printf("wrote %d predictions to %s in %s (%d prompt + %d completion tokens, %.0f completion tok/s)\n",
-			len(preds), *out, el.Round(time.Millisecond), st.PromptTokens, st.CompletionTokens, float64(st.CompletionTokens)/el.Seconds())
-		fmt.Printf("prompts fitted to the %d-token context: %d pruned, %d without column comments, %d with max tokens cut; %d questions failed (empty sql, \"error\" in %s)\n",
-			st.Context, st.Pruned, st.Bare, st.Shortened, st.Failed, *out)
+		st.WriteText(os.Stdout, len(preds), *out, time.Since(start))
 		return nil
 	}
 }
