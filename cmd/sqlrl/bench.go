@@ -46,6 +46,9 @@ many domains with cross-domain and compositional dev splits (docs/benchmark-v2.m
 			}
 		},
 	})
+}
+
+func init() {
 	register(&command{
 		name:    "bench stats",
 		summary: "measure a Text2SQL benchmark: SQL features, schemas, answers, literals, overlap with train",

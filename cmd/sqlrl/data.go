@@ -49,6 +49,9 @@ the SFT/holdout split with prompts, the augmented holdout, the trainer exports
 			}
 		},
 	})
+}
+
+func init() {
 	register(&command{
 		name:    "data from-feedback",
 		summary: "turn the answers and verdicts of a feedback store into KTO records, DPO pairs and rollouts",

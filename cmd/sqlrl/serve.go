@@ -26,6 +26,9 @@ answer and verdict in the feedback store (docs/serve.md). 'sqlrl serve init'
 writes a config.`,
 		flags: serveFlags,
 	})
+}
+
+func init() {
 	register(&command{
 		name:    "serve init",
 		summary: "write a starter config for 'sqlrl serve' to stdout",
@@ -136,6 +139,9 @@ answers from a fake model in this process, so the run measures the server.`,
 			}
 		},
 	})
+}
+
+func init() {
 	register(&command{
 		name:    "serve-model",
 		summary: "serve the native policy behind an OpenAI-compatible API (/v1/completions, /v1/chat/completions)",
