@@ -181,13 +181,9 @@ func pipelineTrainRankerFlags(fs *flag.FlagSet) func(context.Context, []string) 
 		if len(args) == 0 || *out == "" {
 			return usagef("want -out and at least one rollout file")
 		}
-		var recs []*agents.Record
-		for _, a := range args {
-			r, err := agents.ReadRecords(a)
-			if err != nil {
-				return err
-			}
-			recs = append(recs, r...)
+		recs, err := agents.ReadRecordFiles(args)
+		if err != nil {
+			return err
 		}
 		fit, err := agents.FitRanker(recs, *epochs, *l2, *folds)
 		if err != nil {
