@@ -1,11 +1,22 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
 )
+
+// ErrSplit is what CheckSplit's errors are (errors.Is): a directory or
+// split named wrongly, which a command reports as a usage error.
+var ErrSplit = errors.New("no such benchmark split")
+
+// splitError is one of CheckSplit's errors: its text, and ErrSplit.
+type splitError string
+
+func (e splitError) Error() string        { return string(e) }
+func (e splitError) Is(target error) bool { return target == ErrSplit }
 
 // CheckSplit reports the most common mistake, a directory without split
 // (a BIRD directory whose split is not "train", such as BIRD dev), with an
@@ -13,7 +24,7 @@ import (
 // every split.
 func CheckSplit(dir, split string) error {
 	if !isDir(dir) {
-		return fmt.Errorf("%s is not a directory", dir)
+		return splitError(fmt.Sprintf("%s is not a directory", dir))
 	}
 	if isDir(filepath.Join(dir, split+"_databases")) || isDir(filepath.Join(dir, "database")) {
 		return nil
@@ -26,10 +37,10 @@ func CheckSplit(dir, split string) error {
 		}
 	}
 	if len(splits) == 0 {
-		return fmt.Errorf("%s has neither BIRD's layout (<split>_databases/) nor Spider's (database/)", dir)
+		return splitError(fmt.Sprintf("%s has neither BIRD's layout (<split>_databases/) nor Spider's (database/)", dir))
 	}
 	sort.Strings(splits)
-	return fmt.Errorf("%s has no split %q (no %s_databases/); it has: %s (choose with -split)", dir, split, split, strings.Join(splits, ", "))
+	return splitError(fmt.Sprintf("%s has no split %q (no %s_databases/); it has: %s (choose with -split)", dir, split, split, strings.Join(splits, ", ")))
 }
 
 // LoadSplit reads split from dir: a file's split (Load) or a part of train

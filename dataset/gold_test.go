@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,8 +69,21 @@ func TestCheckSplit(t *testing.T) {
 		{"gold.go", "dev", "is not a directory"},
 	} {
 		err := CheckSplit(c.dir, c.split)
-		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
-			t.Errorf("CheckSplit(%s, %s) = %v, want %q", c.dir, c.split, err, c.want)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrSplit)) {
+			t.Errorf("CheckSplit(%s, %s) = %v, want %q (an ErrSplit)", c.dir, c.split, err, c.want)
 		}
+	}
+}
+
+// SplitFlags.Load checks the directory, then reads the split and its first
+// limit examples.
+func TestSplitFlagsLoad(t *testing.T) {
+	s := SplitFlags{Split: "dev"}
+	b, err := s.Load(sample, 3)
+	if err != nil || len(b.Examples) != 3 || len(b.GoldSQL()) != 3 {
+		t.Fatalf("Load(%s, 3) = %v, %v", sample, b, err)
+	}
+	if _, err := (&SplitFlags{Split: "holdout"}).Load(sample, 0); !errors.Is(err, ErrSplit) {
+		t.Errorf("holdout of a directory without train: %v, want an ErrSplit", err)
 	}
 }

@@ -235,3 +235,24 @@ func (d *Diff) WriteText(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// CompareFiles reads two reports of `sqlrl eval --json` and compares them
+// (Compare) by the first's levels.
+func CompareFiles(before, after string, gold map[int]string) (*Diff, error) {
+	var reps [2]*Report
+	for i, p := range []string{before, after} {
+		var err error
+		if reps[i], err = ReadReport(p); err != nil {
+			return nil, err
+		}
+	}
+	var levels []string
+	for _, l := range reps[0].Levels {
+		levels = append(levels, l.Level)
+	}
+	d, err := Compare(reps[0], reps[1], levels, gold)
+	if err != nil {
+		return nil, fmt.Errorf("compare %s with %s: %w", before, after, err)
+	}
+	return d, nil
+}

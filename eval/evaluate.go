@@ -104,6 +104,15 @@ type Evaluation struct {
 	Examples int
 }
 
+// WriteText prints the report's table and a line of what was run.
+func (e *Evaluation) WriteText(w io.Writer) error {
+	if err := e.WriteTable(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%d questions in %v (%s, %s)\n", e.Examples, e.Elapsed.Round(time.Millisecond), e.Mode, e.Engine)
+	return err
+}
+
 // Evaluate loads the gold, opens the engine (for PostgreSQL with the gold
 // rewritten for it), reads the predictions and scores them. A broken
 // SQLite database file stops it before anything is scored.

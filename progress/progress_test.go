@@ -74,3 +74,26 @@ func TestFuncReport(t *testing.T) {
 		t.Errorf("bar after its Func reported 4 of 4:\n%s", buf.String())
 	}
 }
+
+// Stages starts each stage's bar at its first report, with its total, and
+// ends it when the next stage starts or Finish is called; a stage that
+// never reports draws nothing.
+func TestStages(t *testing.T) {
+	var buf bytes.Buffer
+	s := NewStages(&buf)
+	s.Start("idle")
+	plan := s.Start("plan")
+	plan(1, 2)
+	plan(2, 2)
+	fix := s.Start("fix")
+	fix(3, 3)
+	s.Finish()
+	s.Finish()
+	out := buf.String()
+	if strings.Contains(out, "idle") || !strings.Contains(out, "plan [") || !strings.Contains(out, "2/2") || !strings.Contains(out, "fix [") || !strings.Contains(out, "3/3") {
+		t.Errorf("stages drew\n%s", out)
+	}
+	var none *Stages
+	none.Start("x").Report(1, 1)
+	none.Finish()
+}

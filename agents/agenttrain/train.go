@@ -115,13 +115,9 @@ func Train(ctx context.Context, o Options) (*Report, error) {
 			fmt.Fprintf(o.Progress, f+"\n", a...)
 		}
 	}
-	var recs []*agents.Record
-	for _, path := range o.Rollouts {
-		r, err := agents.ReadRecords(path)
-		if err != nil {
-			return nil, err
-		}
-		recs = append(recs, r...)
+	recs, err := agents.ReadRecordFiles(o.Rollouts)
+	if err != nil {
+		return nil, err
 	}
 	planner, err := policy.LoadSQL(o.Planner)
 	if err != nil {

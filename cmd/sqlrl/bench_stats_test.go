@@ -23,8 +23,8 @@ func TestBenchStatsTokenizer(t *testing.T) {
 	}
 	for _, c := range []struct{ args, want string }{
 		{"-tokenizer " + t.TempDir(), "-tokenizer:"},
-		{"-tokenizer " + ck + " -budgets 64,x", `-budgets "64,x"`},
-		{"-tokenizer " + ck + " -budgets 0", `-budgets "0"`},
+		{"-tokenizer " + ck + " -budgets 64,x", `"64,x" for flag -budgets`},
+		{"-tokenizer " + ck + " -budgets 0", `"0" for flag -budgets`},
 	} {
 		args := append([]string{"bench", "stats", "-no-exec", "-quiet"}, strings.Fields(c.args)...)
 		_, errs, code := sqlrl(t, append(args, "datasets/bird-dev-sample")...)

@@ -19,45 +19,33 @@ func init() {
 		summary: "copy SQLite benchmark databases into PostgreSQL, one schema per database",
 		usage:   "[flags] [DB_ID | FILE.sqlite ...]",
 		help: `Copies each database (all of --data's, or the ones named) into a PostgreSQL
-schema of the same name, keeping every value equal under comparison (package
-dbcopy), one transaction per database. --ro-role then sets up the read-only
-role 'sqlrl eval --engine postgres' should log in as (docs/postgres.md).
+schema of the same name, one transaction per database, keeping every value
+equal under comparison. --ro-role sets up the read-only role 'sqlrl eval
+--engine postgres' should log in as (docs/postgres.md).
 
 example:
   eval "$(scripts/postgres.sh start)"
   sqlrl db copy --replace --ro-role sqlrl_ro`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			data := fs.String("data", defaultData, "benchmark `dir` (BIRD or Spider layout) or a directory of <db>/<db>.sqlite")
-			split := fs.String("split", "dev", "benchmark split (BIRD: <split>_databases/)")
-			dsn := fs.String("pg-dsn", os.Getenv(pgDSNEnv), "PostgreSQL `DSN` of the target database (default $"+pgDSNEnv+")")
-			replace := fs.Bool("replace", false, "drop and copy again a schema that already exists")
-			role := fs.String("ro-role", "", "create or refresh this read-only `role` and let it read the copied schemas")
+			o := dbcopy.Job{Data: defaultData, Split: "dev", DSN: os.Getenv(pgDSNEnv), AllOptions: dbcopy.AllOptions{Out: os.Stdout}}
+			o.Flags(fs, pgDSNEnv)
 			jsonOut := fs.String("json", "", "write the copy reports as JSON to `file` (- for stdout)")
 			quiet := fs.Bool("quiet", false, "no progress bar")
 			return func(ctx context.Context, args []string) error {
-				if *dsn == "" {
+				if o.DSN == "" {
 					return usagef("no PostgreSQL: give --pg-dsn or set $%s (scripts/postgres.sh start prints one)", pgDSNEnv)
 				}
-				srcs, err := dbcopy.FindSources(*data, *split, args)
-				if err != nil {
-					return err
-				}
-				var out io.Writer = os.Stdout
 				if *jsonOut == "-" {
-					out = io.Discard
+					o.Out = io.Discard
 				}
-				o := dbcopy.AllOptions{Replace: *replace, ReadOnlyRole: *role, Out: out}
 				if !*quiet {
 					o.Progress = os.Stderr
 				}
-				reps, err := dbcopy.CopyAll(ctx, *dsn, srcs, o)
-				if err != nil {
-					return err
+				reps, err := o.Copy(ctx, args)
+				if err == nil && *jsonOut != "" {
+					return writeJSON(*jsonOut, reps, false)
 				}
-				if *jsonOut != "" {
-					return writeJSON(*jsonOut, reps)
-				}
-				return nil
+				return err
 			}
 		},
 	})

@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
-	"io"
 	"os"
-	"time"
 
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/progress"
@@ -22,14 +18,11 @@ func init() {
 		name:    "eval",
 		summary: "score predictions by executing them (BIRD EX, Spider exec match, Soft-F1, VES, pass@K)",
 		usage:   "[flags] (--pred FILE | --gold-as-pred)",
-		help: `Executes every prediction and its gold SQL read-only and compares the results
-as BIRD's evaluation.py (--mode bird) or the Spider test-suite evaluator
-(--mode spider) does. The gold is a benchmark directory (--data) or a gold file
-(--gold with --db-root); predictions may be BIRD's JSON, sqlrl's JSONL or one
-SQL per line.
+		help: `Executes every prediction and its gold read-only and compares the results as
+BIRD's evaluation.py (--mode bird) or Spider's test-suite evaluator (--mode
+spider) does. The gold is a benchmark (--data) or a gold file (--gold,
+--db-root); predictions may be BIRD's JSON, sqlrl's JSONL or one SQL a line.
 
-examples:
-  sqlrl eval --gold-as-pred
   sqlrl eval --data datasets/bird-dev-sample --pred predict_dev.json --json report.json`,
 		flags: evalFlags,
 	})
@@ -38,7 +31,7 @@ examples:
 func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	c := eval.Config{Ks: "1,5,8", MaxBytes: sqlexec.DefaultMaxResultBytes, Engine: "sqlite", PGDSN: os.Getenv(pgDSNEnv), Warn: os.Stderr}
 	fs.StringVar(&c.Gold.Dir, "data", defaultData, "benchmark `dir` (BIRD or Spider layout)")
-	split := addSplitFlags(fs)
+	split := splitFlags(fs)
 	c.Flags(fs)
 	jsonOut := fs.String("json", "", "write the full report (summary and per-question verdicts) as JSON to `file` (- for stdout)")
 	verdicts := fs.String("verdicts", "", "write per-question verdicts as JSONL to `file`")
@@ -47,32 +40,27 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if len(args) > 0 {
 			return usagef("unexpected argument %q", args[0])
 		}
-		c.Gold.Split, c.Gold.Parts = *split.split, split.parts()
+		c.Gold.Split, c.Gold.Parts = split.Split, split.Parts
 		if err := c.Check(); err != nil {
 			return usagef("%v", err)
 		}
-		var bar *progress.Bar
+		var bar *progress.Stages
 		if !*quiet {
-			c.Progress = func(done, total int) {
-				if bar == nil {
-					bar = progress.New(os.Stderr, "eval", total)
-				}
-				bar.Set(done)
-			}
+			bar = progress.NewStages(os.Stderr)
 		}
+		c.Progress = bar.Start("eval")
 		ev, err := eval.Evaluate(ctx, c)
 		bar.Finish()
 		if err != nil {
 			return err
 		}
 		if *jsonOut != "-" {
-			if err := ev.WriteTable(os.Stdout); err != nil {
+			if err := ev.WriteText(os.Stdout); err != nil {
 				return err
 			}
-			fmt.Fprintf(os.Stdout, "\n%d questions in %v (%s, %s)\n", ev.Examples, ev.Elapsed.Round(time.Millisecond), ev.Mode, ev.Engine)
 		}
 		if *jsonOut != "" {
-			if err := writeJSON(*jsonOut, ev.Report); err != nil {
+			if err := writeJSON(*jsonOut, ev.Report, false); err != nil {
 				return err
 			}
 		}
@@ -83,21 +71,46 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	}
 }
 
-func writeJSON(path string, v any) error {
-	var w io.Writer = os.Stdout
-	if path != "-" {
-		f, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("write report: %w", err)
-		}
-		defer f.Close()
-		w = f
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	return nil
+func init() {
+	register(&command{
+		name:    "compare",
+		summary: "compare two evaluations of the same questions question by question (flips, sign test, what changed)",
+		usage:   "[flags] BEFORE.json AFTER.json",
+		help: `Reads two reports of 'sqlrl eval --json' on the same questions and prints, by
+difficulty, EX before and after, the questions that flipped each way with the
+exact sign test on those counts (is the change more than luck in which
+questions flipped), the class changes and, with --data, the quoted values put
+against another column than the gold's.
+
+example:
+  sqlrl compare --data data/bench sft.json kto.json`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			data := fs.String("data", "", "benchmark `dir` whose gold SQL the literal checks read (default: none)")
+			split := splitFlags(fs)
+			jsonOut := fs.String("json", "", "also write the comparison as JSON to `file` (- for stdout only)")
+			return func(ctx context.Context, args []string) error {
+				if len(args) != 2 {
+					return usagef("want two eval --json reports, got %d arguments", len(args))
+				}
+				var gold map[int]string
+				if *data != "" {
+					b, err := split.Load(*data, 0)
+					if err != nil {
+						return err
+					}
+					gold = b.GoldSQL()
+				}
+				d, err := eval.CompareFiles(args[0], args[1], gold)
+				if err != nil {
+					return err
+				}
+				if *jsonOut != "" {
+					if err := writeJSON(*jsonOut, d, true); err != nil || *jsonOut == "-" {
+						return err
+					}
+				}
+				return d.WriteText(os.Stdout)
+			}
+		},
+	})
 }

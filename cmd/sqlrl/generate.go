@@ -19,24 +19,11 @@ func init() {
 		name:    "generate",
 		summary: "write SQL predictions for a benchmark split with the native policy (K samples per question)",
 		usage:   "-model DIR -out PRED.jsonl [flags] BENCH_DIR",
-		help: `Writes one prediction per question of -split in sqlrl's JSONL format
-({"question_id","db_id","sql","candidates"}) and, with -bird, BIRD's
-prediction file; 'sqlrl eval' scores either directly.
-
--n 1 with -temperature 0 is greedy decoding. With -n K > 1 the K samples are
-the candidates (for pass@K and the oracle); "sql" is the greedy decode when
--greedy is set (the default), else the first sample. -beams W replaces the
-greedy decode by a beam search of width W. With -vote, "sql" is
-chosen by executing the greedy decode and the K samples and taking the
-largest group of equal results (package consensus): no gold is used.
-
--guide (the default) keeps decoding to the database's schema and SQL's
-grammar (sqlparse.Guide; docs/policy.md lists every rule).
-
-Prompts are fitted to the model's context with -max-tokens left for the
-completion (policy.Prompter.Fit). A question that still does not fit, or
-fails on its own, gets an empty "sql" and an "error" field; the run goes on.`,
-
+		help: `Writes one prediction per question of -split as sqlrl's JSONL
+({"question_id","db_id","sql","candidates"}) and, with -bird, BIRD's JSON;
+'sqlrl eval' scores either. With -n K > 1 the samples are the candidates;
+-vote picks "sql" by execution consensus (no gold). A question that fails gets
+an empty "sql" and an "error" field, and the run goes on (docs/policy.md).`,
 		flags: generateFlags,
 	})
 }
@@ -47,7 +34,7 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	model := fs.String("model", "", "checkpoint or run directory (required)")
 	out := fs.String("out", "", "JSONL predictions to write (required)")
 	bird := fs.String("bird", "", "also write BIRD's prediction JSON here")
-	split := addSplitFlags(fs)
+	split := splitFlags(fs)
 	limit := fs.Int("limit", 0, "only the first N questions (0: all)")
 	threads := threadsFlag(fs)
 	return func(ctx context.Context, args []string) error {
@@ -65,11 +52,10 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		b, err := split.load(args[0], *limit)
+		b, err := split.Load(args[0], *limit)
 		if err != nil {
 			return err
 		}
-		exs := b.Examples
 		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot})
 		defer eng.Close()
 		start := time.Now()
@@ -79,7 +65,7 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		o.Progress = func(done, total int) {
 			fmt.Fprintf(os.Stderr, "generate: %d/%d questions, %.0f completion tok/s\n", done, total, float64(running.CompletionTokens)/time.Since(start).Seconds())
 		}
-		preds, st, err := agents.Predict(ctx, pol, eng, b.DBRoot, exs, o)
+		preds, st, err := agents.Predict(ctx, pol, eng, b.DBRoot, b.Examples, o)
 		if err != nil {
 			return err
 		}
@@ -91,11 +77,7 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 				return err
 			}
 		}
-		el := time.Since(start)
-		fmt.Printf("wrote %d predictions to %s in %s (%d prompt + %d completion tokens, %.0f completion tok/s)\n",
-			len(preds), *out, el.Round(time.Millisecond), st.PromptTokens, st.CompletionTokens, float64(st.CompletionTokens)/el.Seconds())
-		fmt.Printf("prompts fitted to the %d-token context: %d pruned, %d without column comments, %d with max tokens cut; %d questions failed (empty sql, \"error\" in %s)\n",
-			st.Context, st.Pruned, st.Bare, st.Shortened, st.Failed, *out)
+		st.WriteText(os.Stdout, len(preds), *out, time.Since(start))
 		return nil
 	}
 }

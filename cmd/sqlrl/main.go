@@ -15,6 +15,9 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/experiment"
 )
 
 // command is one subcommand. Its name may have several words ("bench
@@ -96,7 +99,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if err := runFn(ctx, fs.Args()); err != nil {
 		var ue usageError
-		if errors.As(err, &ue) {
+		if !errors.As(err, &ue) && errors.Is(err, dataset.ErrSplit) {
+			ue.msg = err.Error()
+		}
+		if ue.msg != "" {
 			fmt.Fprintf(stderr, "sqlrl %s: %s\n", cmd.name, ue.msg)
 			fs.Usage()
 			return 2
@@ -108,38 +114,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func mainHelp() string {
-	var b strings.Builder
-	b.WriteString("sqlrl: Text2SQL models that improve from the feedback of executing their SQL.\n\nusage: sqlrl <command> [flags] [args]\n\ncommands:\n")
-	names := make([]string, 0, len(commands))
-	for name := range commands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fmt.Fprintf(&b, "  %-18s %s\n", name, commands[name].summary)
-	}
-	b.WriteString("\nRun 'sqlrl <command> --help' for a command's flags.\n")
-	return b.String()
+	return "sqlrl: Text2SQL models that improve from the feedback of executing their SQL.\n\nusage: sqlrl <command> [flags] [args]\n\ncommands:\n" +
+		listCommands("") + "\nRun 'sqlrl <command> --help' for a command's flags.\n"
 }
 
-// groupHelp lists the subcommands under a first word ("sqlrl bench").
+// groupHelp lists the subcommands under a first word ("sqlrl bench"), or
+// is empty when there are none.
 func groupHelp(word string) string {
+	if list := listCommands(word + " "); list != "" {
+		return fmt.Sprintf("usage: sqlrl %s <command>\n\ncommands:\n%s", word, list)
+	}
+	return ""
+}
+
+// listCommands lists the commands whose names start with prefix, sorted.
+func listCommands(prefix string) string {
 	var names []string
 	for name := range commands {
-		if strings.HasPrefix(name, word+" ") {
+		if strings.HasPrefix(name, prefix) {
 			names = append(names, name)
 		}
 	}
-	if len(names) == 0 {
-		return ""
-	}
 	sort.Strings(names)
 	var b strings.Builder
-	fmt.Fprintf(&b, "usage: sqlrl %s <command>\n\ncommands:\n", word)
 	for _, name := range names {
 		fmt.Fprintf(&b, "  %-18s %s\n", name, commands[name].summary)
 	}
 	return b.String()
+}
+
+// checkSplit is dataset.CheckSplit; run reports its errors as usage errors.
+var checkSplit = dataset.CheckSplit
+
+// splitFlags declares -split and how a run cut train (dataset.SplitFlags),
+// defaulting to dev and the flywheel's cut.
+func splitFlags(fs *flag.FlagSet) *dataset.SplitFlags {
+	s := &dataset.SplitFlags{Split: "dev", Parts: dataset.Parts{
+		SFTFraction: dataset.DefaultSFTFraction, RLFraction: experiment.Flywheel().RL.Pool, Seed: 1}}
+	s.Flags(fs)
+	return s
 }
 
 // threadsFlag declares -threads, the threads of the native model's math
@@ -148,34 +161,31 @@ func threadsFlag(fs *flag.FlagSet) *int {
 	return fs.Int("threads", 2, "threads of the native model's math")
 }
 
-// writeIndented writes v as indented JSON to path (- for stdout).
-func writeIndented(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if path == "-" {
-		_, err = os.Stdout.Write(append(b, '\n'))
-		return err
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+// writeJSON writes v as indented JSON to path (- for stdout); escapeHTML
+// escapes <, > and & as encoding/json does by default.
+func writeJSON(path string, v any, escapeHTML bool) error {
+	return writeTo(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(escapeHTML)
+		return enc.Encode(v)
+	})
 }
 
-// writeTo calls write with path created, or with stdout for "".
+// writeTo calls write with path created, or with stdout for "-".
 func writeTo(path string, write func(io.Writer) error) error {
-	if path == "" {
+	if path == "-" {
 		return write(os.Stdout)
 	}
 	f, err := os.Create(path)
+	if err == nil {
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return nil
 }

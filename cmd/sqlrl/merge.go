@@ -16,17 +16,10 @@ func init() {
 		name:    "model merge",
 		summary: "merge a fine-tuned checkpoint back towards its start (WiSE-FT): start + alpha x (tuned - start)",
 		usage:   "-start DIR -tuned DIR -out DIR [-alpha A]",
-		help: `Writes the checkpoint whose weights are start + alpha x (tuned - start): alpha 1
-is the tuned model, 0 its start, 0.5 halfway (the weight-space ensemble of
-WiSE-FT; the last stage of WARP). Both must be one run's start and end: the
-same architecture, tokenizer and prompt format (an SFT checkpoint and an RL
-run from it), or the merge is refused. The output is a checkpoint that
-'sqlrl generate', 'serve-model' and '-init' read like any other.
+		help: `Writes the checkpoint start + alpha x (tuned - start), the weight-space
+ensemble of WiSE-FT. Both must be one run's start and end (same architecture,
+tokenizer and prompt format), or the merge is refused.
 
-Results: docs/rl.md; 'sqlrl experiment flywheel -merge 0.5' evaluates a merge
-beside the tuned model.
-
-example:
   sqlrl model merge -start out/sft -tuned out/kto -alpha 0.5 -out out/kto-merged`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			start := fs.String("start", "", "the checkpoint (or run directory) the tuned model started from")

@@ -5,13 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
-	"sort"
 	"time"
 
 	"github.com/sqlrl/sqlrl/agents"
 	"github.com/sqlrl/sqlrl/agents/agenttrain"
-	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -23,13 +20,10 @@ func init() {
 		summary: "run the MATS pipeline (planner, validators, fixer, selector) over a benchmark split and write its rollouts",
 		usage:   "-planner SPEC -out ROLLOUTS.jsonl [flags] BENCH_DIR",
 		help: `Runs every question of -split through the pipeline: the planner writes -k
-candidates, the optional validators, fixer, selector, reviewer and ranker
-judge, fix and choose among them, and each selection strategy is recorded
-with its correctness against the gold; then prints 'pipeline report'. An
-agent that fails on a question is replaced by its stage's fallback.
-
-An agent is a native checkpoint or an OpenAI-compatible server, URL#MODEL.
-'sqlrl pipeline templates' writes the prompt templates; -prompts reads them.`,
+candidates; the optional validators, fixer, selector, reviewer and ranker
+judge, fix and choose among them; each selection strategy is recorded with its
+correctness. An agent is a native checkpoint or an OpenAI-compatible server
+(URL#MODEL); one that fails on a question is replaced by its stage's fallback.`,
 		flags: pipelineRunFlags,
 	})
 	register(&command{
@@ -37,36 +31,33 @@ An agent is a native checkpoint or an OpenAI-compatible server, URL#MODEL.
 		summary: "print a pipeline run's figures by difficulty from its rollout file alone",
 		usage:   "[-ranker FILE] [-json OUT] [-preds DIR] ROLLOUTS.jsonl",
 		help: `Prints, by difficulty, the EX of the planner, the fixer and every selection
-strategy, pass@K over the candidates and the validators' agreement with
-execution, all from the rollout file. -ranker and -review-weight recompute
-those strategies; -preds writes each strategy's choices for 'sqlrl eval'.`,
+strategy, pass@K and the validators' agreement with execution. -ranker and
+-review-weight recompute the strategies; -preds writes their choices for 'sqlrl eval'.`,
 		flags: pipelineReportFlags,
 	})
 	register(&command{
 		name:    "pipeline train-ranker",
 		summary: "fit the learned selection ranker on scored rollouts (of questions other than those it will rank)",
 		usage:   "-out RANKER.json ROLLOUTS.jsonl...",
-		help: `Fits agents.Ranker, a conditional logit over cheap features of each
-candidate, on rollouts of questions it will not be judged on (e.g. 'pipeline
-run -split holdout'), for 'pipeline report -ranker' or 'pipeline run -ranker'.`,
+		help: `Fits agents.Ranker, a conditional logit over cheap features of each candidate,
+on rollouts of questions it will not be judged on (e.g. 'pipeline run -split holdout').`,
 		flags: pipelineTrainRankerFlags,
 	})
 	register(&command{
 		name:    "pipeline train",
 		summary: "train the native validators, fixer and selector from scored planner rollouts (no teacher model)",
 		usage:   "-planner DIR -out DIR [flags] BENCH_DIR ROLLOUTS.jsonl...",
-		help: `Fine-tunes one native checkpoint from the planner to play validator, fixer
-and selector, on examples derived from planner rollouts labelled by execution
-against the gold (agents.BuildTrainingSet), and measures it on held-out
-questions. -pairs also trains validators by ORPO on preference pairs.
-Writes OUT/sft, OUT/data/{train,val}.jsonl and OUT/report.json.`,
+		help: `Fine-tunes one checkpoint from the planner to play validator, fixer and
+selector on examples derived from planner rollouts labelled by execution
+(agents.BuildTrainingSet), and measures it on held-out questions. Writes
+OUT/sft, OUT/data/{train,val}.jsonl and OUT/report.json.`,
 		flags: pipelineTrainFlags,
 	})
 	register(&command{
 		name:    "pipeline templates",
 		summary: "write the agents' built-in prompt templates into a folder to edit",
 		usage:   "-out DIR",
-		help:    "Writes DIR/native/<role>.tmpl and DIR/chat/<role>.tmpl (existing files are kept); 'pipeline run -prompts DIR' reads them. Templates are Go text/template; the fields are those of agents.PromptData.",
+		help:    "Writes DIR/{native,chat}/<role>.tmpl (Go text/template over agents.PromptData), keeping existing files; 'pipeline run -prompts DIR' reads them.",
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			out := fs.String("out", "", "folder (required)")
 			return func(ctx context.Context, args []string) error {
@@ -88,7 +79,7 @@ func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	cfg := agents.DefaultRunConfig()
 	cfg.Flags(fs)
 	out := fs.String("out", "", "rollouts JSONL to write (required)")
-	split := addSplitFlags(fs)
+	split := splitFlags(fs)
 	limit := fs.Int("limit", 0, "only the first N questions (0: all)")
 	heldOutOf := fs.String("heldout-of", "", "only the questions this 'pipeline train' run held out (with -split holdout: out-of-sample agents for the ranker)")
 	threads := threadsFlag(fs)
@@ -103,17 +94,15 @@ func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 			return usagef("%v", err)
 		}
 		nn.SetThreads(*threads)
-		b, err := split.load(args[0], 0)
+		b, err := split.Load(args[0], 0)
 		if err != nil {
 			return err
 		}
 		exs := b.Examples
 		if *heldOutOf != "" {
-			sp, err := agenttrain.ReadSplit(*heldOutOf)
-			if err != nil {
+			if exs, err = agenttrain.HeldOutOf(*heldOutOf, exs); err != nil {
 				return err
 			}
-			exs = slices.DeleteFunc(exs, func(ex dataset.Example) bool { return !sp.HeldOut(ex.QuestionID) })
 		}
 		if *limit > 0 && *limit < len(exs) {
 			exs = exs[:*limit]
@@ -124,20 +113,11 @@ func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		var bar *progress.Bar
-		p.Progress = func(stage string) progress.Func {
-			bar.Finish()
-			bar = nil
-			return func(done, total int) {
-				if bar == nil {
-					bar = progress.New(os.Stderr, stage, total)
-				}
-				bar.Set(done)
-			}
-		}
+		stages := progress.NewStages(os.Stderr)
+		p.Progress = stages.Start
 		start := time.Now()
 		recs, tm, err := p.Run(ctx, exs, fits)
-		bar.Finish()
+		stages.Finish()
 		if err != nil {
 			return err
 		}
@@ -179,7 +159,7 @@ func pipelineReportFlags(fs *flag.FlagSet) func(context.Context, []string) error
 		}
 		rep := agents.BuildReport(recs)
 		if *jsonOut != "" {
-			if err := writeIndented(*jsonOut, rep); err != nil {
+			if err := writeJSON(*jsonOut, rep, true); err != nil {
 				return err
 			}
 		}
@@ -201,13 +181,9 @@ func pipelineTrainRankerFlags(fs *flag.FlagSet) func(context.Context, []string) 
 		if len(args) == 0 || *out == "" {
 			return usagef("want -out and at least one rollout file")
 		}
-		var recs []*agents.Record
-		for _, a := range args {
-			r, err := agents.ReadRecords(a)
-			if err != nil {
-				return err
-			}
-			recs = append(recs, r...)
+		recs, err := agents.ReadRecordFiles(args)
+		if err != nil {
+			return err
 		}
 		fit, err := agents.FitRanker(recs, *epochs, *l2, *folds)
 		if err != nil {
@@ -222,65 +198,21 @@ func pipelineTrainRankerFlags(fs *flag.FlagSet) func(context.Context, []string) 
 }
 
 func pipelineTrainFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	o := agenttrain.Options{Epochs: 2, LR: 1e-3, BatchSize: 16, ValFraction: 0.1, Seed: 1, Progress: os.Stderr,
-		Pairs: agenttrain.PairsOptions{Samples: 4, Prompts: 1500, Steps: 200, LR: 5e-5}}
-	fs.StringVar(&o.Planner, "planner", "", "planner checkpoint the agents start from (required)")
-	fs.StringVar(&o.Out, "out", "", "run directory (required)")
-	fs.IntVar(&o.Epochs, "epochs", o.Epochs, "epochs over the examples")
-	fs.IntVar(&o.MaxSteps, "max-steps", 0, "stop after this many steps (0: epochs)")
-	fs.Float64Var(&o.LR, "lr", o.LR, "peak learning rate")
-	fs.IntVar(&o.BatchSize, "batch", o.BatchSize, "sequences per step")
-	fs.Float64Var(&o.ValFraction, "val-fraction", o.ValFraction, "share of questions held out to measure the agents")
-	fs.IntVar(&o.Fold, "fold", 0, "1 trains on the questions fold 0 holds out and holds out the rest (cross-fitting with -val-fraction 0.5)")
-	fs.Uint64Var(&o.Seed, "seed", o.Seed, "seed")
+	o := agenttrain.DefaultOptions()
+	o.Flags(fs)
 	threads := threadsFlag(fs)
-	fs.BoolVar(&o.WithPairs, "pairs", false, "also train validators by ORPO on COLLAB and on INDEP preference pairs and compare them")
-	fs.IntVar(&o.Pairs.Samples, "pair-samples", o.Pairs.Samples, "with -pairs: feedbacks sampled per validator prompt")
-	fs.IntVar(&o.Pairs.Prompts, "pair-prompts", o.Pairs.Prompts, "with -pairs: training validator prompts sampled")
-	fs.IntVar(&o.Pairs.Steps, "pair-steps", o.Pairs.Steps, "with -pairs: ORPO steps per pair kind")
-	fs.Float64Var(&o.Pairs.LR, "pair-lr", o.Pairs.LR, "with -pairs: ORPO learning rate")
 	return func(ctx context.Context, args []string) error {
-		switch {
-		case len(args) < 2:
+		if len(args) < 2 {
 			return usagef("want a benchmark directory and at least one rollout file")
-		case o.Planner == "" || o.Out == "":
-			return usagef("-planner and -out are required")
-		case o.ValFraction < 0 || o.ValFraction >= 1:
-			return usagef("-val-fraction %v: want [0, 1)", o.ValFraction)
-		case o.Fold != 0 && o.Fold != 1:
-			return usagef("-fold %d: want 0 or 1", o.Fold)
+		}
+		if err := o.Check(); err != nil {
+			return usagef("%v", err)
 		}
 		o.Dir, o.Rollouts, o.Threads = args[0], args[1:], *threads
 		rep, err := agenttrain.Train(ctx, o)
-		if err != nil {
-			return err
+		if err == nil {
+			rep.WriteText(os.Stdout)
 		}
-		printAgentsReport(rep)
-		return nil
-	}
-}
-
-// printAgentsReport prints the tables of 'pipeline train'.
-func printAgentsReport(rep *agenttrain.Report) {
-	fmt.Printf("agents checkpoint: %s\n\nheld-out agreement with the derived labels (greedy):\n\n| role | train | held out | accuracy | majority baseline | unreadable |\n|---|---|---|---|---|---|\n", rep.Checkpoint)
-	var keys []string
-	for k := range rep.Train {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if _, ok := rep.ValAccuracy[k]; !ok {
-			fmt.Printf("| %s | %d | %d | - | - | - |\n", k, rep.Train[k], rep.Val[k])
-			continue
-		}
-		fmt.Printf("| %s | %d | %d | %.1f%% | %.1f%% | %.1f%% |\n", k, rep.Train[k], rep.Val[k], rep.ValAccuracy[k], rep.Majority[k], rep.ValBad[k])
-	}
-	if pr := rep.Preference; pr != nil {
-		fmt.Printf("\npreference pairs (train/held out): indep %d/%d, collab %d/%d; the two labellings disagree on %.1f%% of held-out samples\n",
-			pr.Pairs["indep/train"], pr.Pairs["indep/val"], pr.Pairs["collab/train"], pr.Pairs["collab/val"], pr.Disagree)
-		fmt.Printf("validators: indep %s, collab %s\n\n| model | held-out indep pairs | held-out collab pairs |\n|---|---|---|\n", pr.Checkpoints["indep"], pr.Checkpoints["collab"])
-		for _, m := range []string{"sft", "indep", "collab"} {
-			fmt.Printf("| %s | %.1f%% | %.1f%% |\n", m, pr.Accuracy[m+" model on indep pairs"], pr.Accuracy[m+" model on collab pairs"])
-		}
+		return err
 	}
 }

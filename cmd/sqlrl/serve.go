@@ -2,62 +2,41 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
-	"sort"
-	"strings"
 
 	"github.com/sqlrl/sqlrl/askserver"
+	"github.com/sqlrl/sqlrl/modelserver"
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/policy"
 )
-
-// dbFlags collects repeated -db NAME=PATH flags.
-type dbFlags map[string]string
-
-func (d dbFlags) String() string {
-	var out []string
-	for k, v := range d {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return strings.Join(out, ",")
-}
-
-func (d dbFlags) Set(s string) error {
-	name, path, ok := strings.Cut(s, "=")
-	if !ok || name == "" || path == "" {
-		return fmt.Errorf("want NAME=PATH, got %q", s)
-	}
-	if _, dup := d[name]; dup {
-		return fmt.Errorf("database %q given twice", name)
-	}
-	d[name] = path
-	return nil
-}
 
 func init() {
 	register(&command{
 		name:    "serve",
 		summary: "answer questions over your databases: a JSON API and a web page that record every answer and verdict",
 		usage:   "-config FILE [-addr HOST:PORT]",
-		help: `Serves a web page on / and a JSON API (POST /api/ask, ...) that writes SQL for a
-question with the configured generator, runs it read-only and records every
-answer and verdict in the feedback store before answering (docs/serve.md).
-'sqlrl serve init' writes a starter config; 'sqlrl data from-feedback' turns
-the store into training data.`,
+		help: `Serves a web page on / and a JSON API (POST /api/ask, ...) that write SQL for
+a question with the configured generator, run it read-only and record every
+answer and verdict in the feedback store (docs/serve.md). 'sqlrl serve init'
+writes a config.`,
 		flags: serveFlags,
 	})
+}
+
+func init() {
 	register(&command{
 		name:    "serve init",
 		summary: "write a starter config for 'sqlrl serve' to stdout",
 		usage:   "-db NAME=PATH [-db NAME=PATH ...] > serve.json",
-		help: `Writes a config with the SQLite databases given (paths made absolute), a
-placeholder OpenAI-compatible generator at http://127.0.0.1:8000/v1 (what
-'sqlrl serve-model' serves), the store feedback.sqlite beside the config, an
-API key named admin read from $SQLRL_SERVE_KEY, and the default limits. Edit
-it, then: SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json`,
+		help: `Writes a config with the databases given, a placeholder generator at
+http://127.0.0.1:8000/v1 ('sqlrl serve-model'), the store feedback.sqlite and
+an API key read from $SQLRL_SERVE_KEY. Edit it, then:
+  SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json`,
 		flags: serveInitFlags,
 	})
 }
@@ -97,7 +76,7 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 }
 
 func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	dbs := dbFlags{}
+	dbs := askserver.DatabaseFlags{}
 	fs.Var(dbs, "db", "a database, NAME=PATH to a SQLite file (repeatable)")
 	return func(_ context.Context, args []string) error {
 		if len(args) > 0 {
@@ -113,4 +92,94 @@ func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		_, err = os.Stdout.Write(b)
 		return err
 	}
+}
+
+func init() {
+	register(&command{
+		name:    "serve bench",
+		summary: "load-test 'sqlrl serve': concurrent clients asking and giving feedback, p50/p99, nothing acknowledged lost, optionally a SIGKILL",
+		usage:   "-config FILE [-clients 50] [-duration 60s] [-feedback-share 0.5] [-kill-after 20s] [-replicas 2] [-questions FILE] [-model fake|config] [-store LOC] [-json FILE]",
+		help: `Starts 'sqlrl serve -config FILE' as child processes, runs clients that ask
+and give feedback, then checks that every write the servers acknowledged is in
+the store (askserver.Bench); exits 1 on any HTTP error or lost write.
+-kill-after SIGKILLs the first server mid-run and restarts it; -model fake
+answers from a fake model in this process, so the run measures the server.`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			o := askserver.DefaultBenchOptions()
+			o.Flags(fs)
+			jsonOut := fs.String("json", "", "also write the report as JSON to this file")
+			return func(ctx context.Context, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected arguments %v", args)
+				}
+				if err := o.Check(); err != nil {
+					return usagef("%v", err)
+				}
+				o.Log = os.Stderr
+				o.Serve = func(cfg, addr string) []string {
+					exe, _ := os.Executable()
+					return []string{exe, "serve", "-config", cfg, "-addr", addr, "-quiet"}
+				}
+				rep, err := askserver.Bench(ctx, o)
+				if errors.Is(err, askserver.ErrReplicasNeedPostgres) {
+					return usagef("-replicas %d: %v", o.Replicas, err)
+				}
+				if rep != nil {
+					rep.WriteText(os.Stdout)
+					if *jsonOut != "" {
+						if werr := writeJSON(*jsonOut, rep, true); werr != nil && err == nil {
+							err = werr
+						}
+					}
+				}
+				if err != nil {
+					return err
+				}
+				return rep.Failure()
+			}
+		},
+	})
+}
+
+func init() {
+	register(&command{
+		name:    "serve-model",
+		summary: "serve the native policy behind an OpenAI-compatible API (/v1/completions, /v1/chat/completions)",
+		usage:   "-model DIR [-addr HOST:PORT] [-name ID] [-request-timeout D]",
+		help: `Serves POST /v1/completions and /v1/chat/completions and GET /v1/models, so
+OpenAI clients work with only their base URL changed (e.g.
+OPENAI_BASE_URL=http://127.0.0.1:8000/v1), and GET /healthz and /metrics.
+Bodies are capped, each request has a deadline, and SIGINT/SIGTERM drain
+requests in flight. Chat replies are the SQL (docs/policy.md, Serving).`,
+		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
+			model := fs.String("model", "", "checkpoint or run directory (required)")
+			addr := fs.String("addr", "127.0.0.1:8000", "listen address")
+			ms := modelserver.DefaultServer()
+			ms.Flags(fs)
+			threads := threadsFlag(fs)
+			quiet := fs.Bool("quiet", false, "do not log failed requests")
+			return func(ctx context.Context, args []string) error {
+				switch {
+				case len(args) > 0:
+					return usagef("unexpected arguments %v", args)
+				case *model == "":
+					return usagef("-model is required")
+				}
+				nn.SetThreads(*threads)
+				pol, err := policy.LoadSQL(*model)
+				if err != nil {
+					return err
+				}
+				ln, err := net.Listen("tcp", *addr)
+				if err != nil {
+					return fmt.Errorf("listen: %w", err)
+				}
+				if ms.Policy = pol; !*quiet {
+					ms.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+				}
+				fmt.Fprintf(os.Stderr, "serving %s (%d params, step %d) on http://%s/v1 (GET /healthz, /metrics)\n", *model, pol.Info.Params, pol.Info.Step, ln.Addr())
+				return ms.Serve(ctx, ln)
+			}
+		},
+	})
 }

@@ -16,11 +16,9 @@ func init() {
 		name:    "train log",
 		summary: "summarise training runs' logs: where an RL step's time goes, and the metrics by window of steps",
 		usage:   "[flags] RUN [RUN ...]",
-		help: `RUN is a run directory ('sqlrl train ... -out RUN') or its train_log.jsonl.
-Prints where an RL step's time goes (sampling, reward, scoring, update) and
-the mean of -metrics over windows of -window steps, so that runs line up.
+		help: `RUN is a run directory or its train_log.jsonl. Prints where an RL step's
+time goes and the mean of -metrics over windows of -window steps.
 
-example:
   sqlrl train log -window 50 -metrics share_correct,kl_ref runs/kto-s1 runs/kto-s2`,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			window := fs.Int("window", 100, "steps per window of the metrics table (0: no table)")
