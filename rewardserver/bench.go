@@ -14,13 +14,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/loadtest"
 	"github.com/sqlrl/sqlrl/mutate"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/textclip"
@@ -321,23 +321,12 @@ func runFloor(ctx context.Context, so reward.StackOptions, distinct []benchQuery
 		Limits: sqlexec.Limits{Timeout: so.QueryTimeout, MaxBytes: so.MaxResultBytes}})
 	defer e.Close()
 	start := time.Now()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(distinct) || ctx.Err() != nil {
-					return
-				}
-				e.Query(ctx, distinct[i].db, distinct[i].sql)
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	// A query's own failure is part of the floor, not an error of the run.
+	err := parallel.For(ctx, len(distinct), 0, func(ctx context.Context, i int) error {
+		e.Query(ctx, distinct[i].db, distinct[i].sql)
+		return nil
+	})
+	if err != nil {
 		return 0, fmt.Errorf("bench: %w", err)
 	}
 	return time.Since(start).Seconds(), nil
@@ -347,32 +336,17 @@ func runFloor(ctx context.Context, so reward.StackOptions, distinct []benchQuery
 // clients and keeps the rewards; it returns the wall time in seconds.
 func speedPass(ctx context.Context, client *http.Client, url string, qs []benchQuestion, clients int) (float64, error) {
 	start := time.Now()
-	var firstErr atomic.Value
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(qs) || ctx.Err() != nil {
-					return
-				}
-				rw, _, err := post(ctx, client, url, qs[i].body, len(qs[i].completions))
-				if err != nil {
-					firstErr.CompareAndSwap(nil, fmt.Errorf("question %d: %w", qs[i].ex.QuestionID, err))
-					return
-				}
-				qs[i].rewards = rw
-			}
-		})
-	}
-	wg.Wait()
+	err := parallel.For(ctx, len(qs), clients, func(ctx context.Context, i int) error {
+		rw, _, err := post(ctx, client, url, qs[i].body, len(qs[i].completions))
+		if err != nil {
+			return fmt.Errorf("question %d: %w", qs[i].ex.QuestionID, err)
+		}
+		qs[i].rewards = rw
+		return nil
+	})
 	secs := time.Since(start).Seconds()
-	if err, _ := firstErr.Load().(error); err != nil {
+	if err != nil {
 		return 0, fmt.Errorf("bench: speed pass: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, fmt.Errorf("bench: %w", err)
 	}
 	return secs, nil
 }

@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/loss"
 	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/reward"
 )
@@ -696,20 +696,17 @@ func (t *rlBase) rolloutOf(ctx context.Context, step int64, idx []int) (*rollout
 	start = time.Now()
 	scores := make([][]reward.Score, len(idx))
 	errs := make([]error, len(idx))
-	var wg sync.WaitGroup
-	for i, j := range idx {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ex := t.pool[j]
-			cs := make([]string, len(comps[i]))
-			for k, c := range comps[i] {
-				cs[k] = renameSQL(c.Text, back[i])
-			}
-			scores[i], errs[i] = o.RewardSource.ScoreGroup(ctx, reward.Sample{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, GoldSQL: ex.SQL}, cs)
-		}()
-	}
-	wg.Wait()
+	// Every prompt's group at once (the reward source bounds its own
+	// queries); a failed group is judged below, so none stops the others.
+	_ = parallel.For(ctx, len(idx), len(idx), func(ctx context.Context, i int) error {
+		ex := t.pool[idx[i]]
+		cs := make([]string, len(comps[i]))
+		for k, c := range comps[i] {
+			cs[k] = renameSQL(c.Text, back[i])
+		}
+		scores[i], errs[i] = o.RewardSource.ScoreGroup(ctx, reward.Sample{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, GoldSQL: ex.SQL}, cs)
+		return nil
+	})
 	ro.RewardS = time.Since(start).Seconds()
 	if err := ctx.Err(); err != nil {
 		return nil, err
