@@ -18,6 +18,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/experiment"
+	"github.com/sqlrl/sqlrl/nn"
 )
 
 // command is one subcommand. Its name may have several words ("bench
@@ -155,10 +156,11 @@ func splitFlags(fs *flag.FlagSet) *dataset.SplitFlags {
 	return s
 }
 
-// threadsFlag declares -threads, the threads of the native model's math
-// (nn.SetThreads), for every command that runs one.
+// threadsFlag declares -threads (nn.ThreadsFlag).
 func threadsFlag(fs *flag.FlagSet) *int {
-	return fs.Int("threads", 2, "threads of the native model's math")
+	p := new(int)
+	nn.ThreadsFlag(fs, p)
+	return p
 }
 
 // writeJSON writes v as indented JSON to path (- for stdout); escapeHTML
