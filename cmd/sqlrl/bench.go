@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/bench"
@@ -25,13 +24,11 @@ func init() {
 layout, with train and dev splits whose databases differ; the same preset and
 seed give byte-identical files. The v2 presets build procedural databases in
 many domains with cross-domain and compositional dev splits (docs/benchmark-v2.md).`,
+		args: argsNone,
 		flags: func(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 			o := bench.Options{Preset: "small", Seed: 1, Out: "data/bench", Progress: os.Stderr}
 			o.Flags(fs)
 			return func(ctx context.Context, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments: %s", strings.Join(args, " "))
-				}
 				if err := o.Check(); err != nil {
 					return usagef("%v", err)
 				}
@@ -62,6 +59,7 @@ lengths in a model's tokens and how many each budget of -budgets cuts.
 
   sqlrl bench stats -compare datasets/bird-dev-sample data/bench
   sqlrl bench stats -no-exec -tokenizer runs/sft data/bench`,
+		args: argsExactly(1, "exactly one benchmark directory"),
 		flags: func(fs *flag.FlagSet) func(ctx context.Context, args []string) error {
 			var compare benchstats.Targets
 			fs.Var(&compare, "compare", "another benchmark `DIR[:split]` to report side by side (repeatable)")
@@ -72,9 +70,6 @@ lengths in a model's tokens and how many each budget of -budgets cuts.
 			quiet := fs.Bool("quiet", false, "no progress on stderr")
 			tokPath := fs.String("tokenizer", "", "a checkpoint, run directory or tokenizer.json: add the golds' lengths in its tokens")
 			return func(ctx context.Context, args []string) error {
-				if len(args) != 1 {
-					return usagef("want exactly one benchmark directory, got %d arguments", len(args))
-				}
 				if *tokPath != "" {
 					tok, err := policy.LoadTokenizer(*tokPath)
 					if err != nil {

@@ -24,6 +24,7 @@ spider) does. The gold is a benchmark (--data) or a gold file (--gold,
 --db-root); predictions may be BIRD's JSON, sqlrl's JSONL or one SQL a line.
 
   sqlrl eval --data datasets/bird-dev-sample --pred predict_dev.json --json report.json`,
+		args:  argsNone,
 		flags: evalFlags,
 	})
 }
@@ -37,9 +38,6 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	verdicts := fs.String("verdicts", "", "write per-question verdicts as JSONL to `file`")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	return func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected argument %q", args[0])
-		}
 		c.Gold.Split, c.Gold.Parts = split.Split, split.Parts
 		if err := c.Check(); err != nil {
 			return usagef("%v", err)
@@ -84,14 +82,12 @@ against another column than the gold's.
 
 example:
   sqlrl compare --data data/bench sft.json kto.json`,
+		args: argsExactly(2, "two eval --json reports"),
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			data := fs.String("data", "", "benchmark `dir` whose gold SQL the literal checks read (default: none)")
 			split := splitFlags(fs)
 			jsonOut := fs.String("json", "", "also write the comparison as JSON to `file` (- for stdout only)")
 			return func(ctx context.Context, args []string) error {
-				if len(args) != 2 {
-					return usagef("want two eval --json reports, got %d arguments", len(args))
-				}
 				var gold map[int]string
 				if *data != "" {
 					b, err := split.Load(*data, 0)

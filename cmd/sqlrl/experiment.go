@@ -24,6 +24,7 @@ claims. Studies: ` + strings.Join(experiment.StudyNames(), ", ") + ` (docs/rl.md
 Each run is a directory under -out/runs named by a hash of its config: a
 finished run is never redone and an interrupted one resumes, so running the
 same command again is safe. -quick tests the machinery, not the recipe.`,
+		args:  argsExactly(1, "one BENCH_DIR argument"),
 		flags: oktoFlags,
 	})
 }
@@ -37,9 +38,6 @@ func oktoFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	o.StudiesFlag(fs)
 	threads, quiet := threadsFlag(fs), quietFlag(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one BENCH_DIR argument, got %d", len(args))
-		}
 		var err error
 		if o.Preset, err = experiment.OktoPreset(*preset, *quick); err != nil {
 			return usagef("%v", err)
@@ -75,6 +73,7 @@ Each stage is a run under -out/runs named by a hash of its config: a
 finished stage is never redone, an interrupted one resumes, and a changed
 -kto-* flag redoes KTO, not SFT. -quick tests the machinery. Unless -q,
 it prints its estimated cost first.`,
+		args:  argsExactly(1, "one BENCH_DIR argument"),
 		flags: flywheelFlags,
 	})
 }
@@ -88,9 +87,6 @@ func flywheelFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	threads, quiet := threadsFlag(fs), quietFlag(fs)
 	f.FlywheelFlags(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one BENCH_DIR argument, got %d", len(args))
-		}
 		var err error
 		if o.Preset, err = experiment.FlywheelPreset(f, *quick, fs); err != nil {
 			return usagef("%v", err)

@@ -24,6 +24,7 @@ func init() {
 'sqlrl eval' scores either. With -n K > 1 the samples are the candidates;
 -vote picks "sql" by execution consensus (no gold). A question that fails gets
 an empty "sql" and an "error" field, and the run goes on (docs/policy.md).`,
+		args:  argsExactly(1, "one benchmark directory"),
 		flags: generateFlags,
 	})
 }
@@ -38,10 +39,7 @@ func generateFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	limit := fs.Int("limit", 0, "only the first N questions (0: all)")
 	threads := threadsFlag(fs)
 	return func(ctx context.Context, args []string) error {
-		switch {
-		case len(args) != 1:
-			return usagef("want one benchmark directory, got %d arguments", len(args))
-		case *model == "" || *out == "":
+		if *model == "" || *out == "" {
 			return usagef("-model and -out are required")
 		}
 		if err := o.Check(); err != nil {

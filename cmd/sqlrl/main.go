@@ -30,9 +30,40 @@ type command struct {
 	usage string
 	// help is printed under the usage line by --help.
 	help string
+	// args checks the arguments left after the flags before the command
+	// runs (argsNone, argsExactly, argsMin); nil takes any.
+	args func(args []string) error
 	// flags declares the command's flags on fs and returns the function
 	// that runs it once they are parsed.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, args []string) error
+}
+
+// argsNone refuses arguments.
+func argsNone(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	return nil
+}
+
+// argsExactly wants n arguments; what says which ("one benchmark directory").
+func argsExactly(n int, what string) func([]string) error {
+	return func(args []string) error {
+		if len(args) != n {
+			return usagef("want %s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
+}
+
+// argsMin wants n arguments or more; what says which.
+func argsMin(n int, what string) func([]string) error {
+	return func(args []string) error {
+		if len(args) < n {
+			return usagef("want %s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
 }
 
 var commands = map[string]*command{}
@@ -98,7 +129,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if err := runFn(ctx, fs.Args()); err != nil {
+	var err error
+	if cmd.args != nil {
+		err = cmd.args(fs.Args())
+	}
+	if err == nil {
+		err = runFn(ctx, fs.Args())
+	}
+	if err != nil {
 		var ue usageError
 		if !errors.As(err, &ue) && errors.Is(err, dataset.ErrSplit) {
 			ue.msg = err.Error()

@@ -24,6 +24,7 @@ candidates; the optional validators, fixer, selector, reviewer and ranker
 judge, fix and choose among them; each selection strategy is recorded with its
 correctness. An agent is a native checkpoint or an OpenAI-compatible server
 (URL#MODEL); one that fails on a question is replaced by its stage's fallback.`,
+		args:  argsExactly(1, "one benchmark directory"),
 		flags: pipelineRunFlags,
 	})
 	register(&command{
@@ -33,6 +34,7 @@ correctness. An agent is a native checkpoint or an OpenAI-compatible server
 		help: `Prints, by difficulty, the EX of the planner, the fixer and every selection
 strategy, pass@K and the validators' agreement with execution. -ranker and
 -review-weight recompute the strategies; -preds writes their choices for 'sqlrl eval'.`,
+		args:  argsExactly(1, "one rollout file"),
 		flags: pipelineReportFlags,
 	})
 	register(&command{
@@ -41,6 +43,7 @@ strategy, pass@K and the validators' agreement with execution. -ranker and
 		usage:   "-out RANKER.json ROLLOUTS.jsonl...",
 		help: `Fits agents.Ranker, a conditional logit over cheap features of each candidate,
 on rollouts of questions it will not be judged on (e.g. 'pipeline run -split holdout').`,
+		args:  argsMin(1, "at least one rollout file"),
 		flags: pipelineTrainRankerFlags,
 	})
 	register(&command{
@@ -51,6 +54,7 @@ on rollouts of questions it will not be judged on (e.g. 'pipeline run -split hol
 selector on examples derived from planner rollouts labelled by execution
 (agents.BuildTrainingSet), and measures it on held-out questions. Writes
 OUT/sft, OUT/data/{train,val}.jsonl and OUT/report.json.`,
+		args:  argsMin(2, "a benchmark directory and at least one rollout file"),
 		flags: pipelineTrainFlags,
 	})
 	register(&command{
@@ -84,9 +88,6 @@ func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	heldOutOf := fs.String("heldout-of", "", "only the questions this 'pipeline train' run held out (with -split holdout: out-of-sample agents for the ranker)")
 	threads := threadsFlag(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one benchmark directory, got %d arguments", len(args))
-		}
 		if cfg.Planner == "" || *out == "" {
 			return usagef("-planner and -out are required")
 		}
@@ -137,9 +138,6 @@ func pipelineReportFlags(fs *flag.FlagSet) func(context.Context, []string) error
 	jsonOut := fs.String("json", "", "also write the report as JSON")
 	preds := fs.String("preds", "", "write each strategy's predictions (JSONL) into this folder")
 	return func(ctx context.Context, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one rollout file, got %d arguments", len(args))
-		}
 		recs, err := agents.ReadRecords(args[0])
 		if err != nil {
 			return err
@@ -178,7 +176,7 @@ func pipelineTrainRankerFlags(fs *flag.FlagSet) func(context.Context, []string) 
 	l2 := fs.Float64("l2", 0.1, "L2 penalty towards the vote (agents.VotePrior)")
 	folds := fs.Int("folds", 0, "also cross-fit: fit on all folds but one (by question id) and print the ranker's and the vote's EX on each held-out fold")
 	return func(ctx context.Context, args []string) error {
-		if len(args) == 0 || *out == "" {
+		if *out == "" {
 			return usagef("want -out and at least one rollout file")
 		}
 		recs, err := agents.ReadRecordFiles(args)
@@ -202,9 +200,6 @@ func pipelineTrainFlags(fs *flag.FlagSet) func(context.Context, []string) error 
 	o.Flags(fs)
 	threads := threadsFlag(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) < 2 {
-			return usagef("want a benchmark directory and at least one rollout file")
-		}
 		if err := o.Check(); err != nil {
 			return usagef("%v", err)
 		}

@@ -25,6 +25,7 @@ labels, kinds). POST /get_reward (OpenRLHF) and /v1/reward; GET /healthz,
 /metrics.
 
   sqlrl reward serve --addr 0.0.0.0:5000 --reward mats --data data/bird --split train`,
+		args:  argsNone,
 		flags: rewardServeFlags,
 	})
 	register(&command{
@@ -36,6 +37,7 @@ packagings policies write) and measures (1) the floor: each distinct query
 executed once, (2) the same completions through a fresh in-process server
 from --clients clients, and their ratio, (3) load for --duration: latency,
 throughput, errors, lost requests and reward mismatches (exit 1 if any).`,
+		args:  argsNone,
 		flags: benchFlags,
 	})
 }
@@ -49,7 +51,7 @@ func rewardServeFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	cfg.Flags(fs)
 	quiet := fs.Bool("quiet", false, "do not log failed requests")
 	return func(ctx context.Context, args []string) error {
-		so, b, err := loadStack(&src, args)
+		so, b, err := loadStack(&src)
 		if err != nil {
 			return err
 		}
@@ -87,7 +89,7 @@ func benchFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	o.Flags(fs)
 	jsonOut := fs.String("json", "", "also write the report as JSON to `file`")
 	return func(ctx context.Context, args []string) error {
-		so, b, err := loadStack(&src, args)
+		so, b, err := loadStack(&src)
 		if err != nil {
 			return err
 		}
@@ -110,10 +112,7 @@ func benchFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 }
 
 // loadStack checks the reward stack's flags and loads its source.
-func loadStack(src *rewardserver.StackSource, args []string) (reward.StackOptions, *dataset.Benchmark, error) {
-	if len(args) > 0 {
-		return reward.StackOptions{}, nil, usagef("unexpected argument %q", args[0])
-	}
+func loadStack(src *rewardserver.StackSource) (reward.StackOptions, *dataset.Benchmark, error) {
 	so, b, err := src.Load()
 	switch {
 	case err != nil:

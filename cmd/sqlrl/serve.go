@@ -24,6 +24,7 @@ func init() {
 a question with the configured generator, run it read-only and record every
 answer and verdict in the feedback store (docs/serve.md). 'sqlrl serve init'
 writes a config.`,
+		args:  argsNone,
 		flags: serveFlags,
 	})
 }
@@ -37,6 +38,7 @@ func init() {
 http://127.0.0.1:8000/v1 ('sqlrl serve-model'), the store feedback.sqlite and
 an API key read from $SQLRL_SERVE_KEY. Edit it, then:
   SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json`,
+		args:  argsNone,
 		flags: serveInitFlags,
 	})
 }
@@ -47,9 +49,6 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	threads := threadsFlag(fs)
 	quiet := fs.Bool("quiet", false, "do not log failed requests and generator errors")
 	return func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected arguments %v", args)
-		}
 		if *config == "" {
 			return usagef("-config is required ('sqlrl serve init -db NAME=PATH > serve.json' writes one)")
 		}
@@ -79,9 +78,6 @@ func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	dbs := askserver.DatabaseFlags{}
 	fs.Var(dbs, "db", "a database, NAME=PATH to a SQLite file (repeatable)")
 	return func(_ context.Context, args []string) error {
-		if len(args) > 0 {
-			return usagef("unexpected arguments %v", args)
-		}
 		if len(dbs) == 0 {
 			return usagef("give at least one -db NAME=PATH")
 		}
@@ -104,14 +100,12 @@ and give feedback, then checks that every write the servers acknowledged is in
 the store (askserver.Bench); exits 1 on any HTTP error or lost write.
 -kill-after SIGKILLs the first server mid-run and restarts it; -model fake
 answers from a fake model in this process, so the run measures the server.`,
+		args: argsNone,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			o := askserver.DefaultBenchOptions()
 			o.Flags(fs)
 			jsonOut := fs.String("json", "", "also write the report as JSON to this file")
 			return func(ctx context.Context, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected arguments %v", args)
-				}
 				if err := o.Check(); err != nil {
 					return usagef("%v", err)
 				}
@@ -151,6 +145,7 @@ OpenAI clients work with only their base URL changed (e.g.
 OPENAI_BASE_URL=http://127.0.0.1:8000/v1), and GET /healthz and /metrics.
 Bodies are capped, each request has a deadline, and SIGINT/SIGTERM drain
 requests in flight. Chat replies are the SQL (docs/policy.md, Serving).`,
+		args: argsNone,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			model := fs.String("model", "", "checkpoint or run directory (required)")
 			addr := fs.String("addr", "127.0.0.1:8000", "listen address")
@@ -159,10 +154,7 @@ requests in flight. Chat replies are the SQL (docs/policy.md, Serving).`,
 			threads := threadsFlag(fs)
 			quiet := fs.Bool("quiet", false, "do not log failed requests")
 			return func(ctx context.Context, args []string) error {
-				switch {
-				case len(args) > 0:
-					return usagef("unexpected arguments %v", args)
-				case *model == "":
+				if *model == "" {
 					return usagef("-model is required")
 				}
 				nn.SetThreads(*threads)
