@@ -47,9 +47,6 @@ the SFT/holdout split with prompts, the augmented holdout, the trainer exports
 			}
 		},
 	})
-}
-
-func init() {
 	register(&command{
 		name:    "data from-feedback",
 		summary: "turn the answers and verdicts of a feedback store into KTO records, DPO pairs and rollouts",

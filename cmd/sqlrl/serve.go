@@ -27,9 +27,6 @@ writes a config.`,
 		args:  argsNone,
 		flags: serveFlags,
 	})
-}
-
-func init() {
 	register(&command{
 		name:    "serve init",
 		summary: "write a starter config for 'sqlrl serve' to stdout",
@@ -40,6 +37,30 @@ an API key read from $SQLRL_SERVE_KEY. Edit it, then:
   SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json`,
 		args:  argsNone,
 		flags: serveInitFlags,
+	})
+	register(&command{
+		name:    "serve bench",
+		summary: "load-test 'sqlrl serve': concurrent clients asking and giving feedback, p50/p99, nothing acknowledged lost, optionally a SIGKILL",
+		usage:   "-config FILE [-clients 50] [-duration 60s] [-feedback-share 0.5] [-kill-after 20s] [-replicas 2] [-questions FILE] [-model fake|config] [-store LOC] [-json FILE]",
+		help: `Starts 'sqlrl serve -config FILE' as child processes, runs clients that ask
+and give feedback, then checks that every write the servers acknowledged is in
+the store (askserver.Bench); exits 1 on any HTTP error or lost write.
+-kill-after SIGKILLs the first server mid-run and restarts it; -model fake
+answers from a fake model in this process, so the run measures the server.`,
+		args:  argsNone,
+		flags: serveBenchFlags,
+	})
+	register(&command{
+		name:    "serve-model",
+		summary: "serve the native policy behind an OpenAI-compatible API (/v1/completions, /v1/chat/completions)",
+		usage:   "-model DIR [-addr HOST:PORT] [-name ID] [-request-timeout D]",
+		help: `Serves POST /v1/completions and /v1/chat/completions and GET /v1/models, so
+OpenAI clients work with only their base URL changed (e.g.
+OPENAI_BASE_URL=http://127.0.0.1:8000/v1), and GET /healthz and /metrics.
+Bodies are capped, each request has a deadline, and SIGINT/SIGTERM drain
+requests in flight. Chat replies are the SQL (docs/policy.md, Serving).`,
+		args:  argsNone,
+		flags: serveModelFlags,
 	})
 }
 
@@ -90,88 +111,64 @@ func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	}
 }
 
-func init() {
-	register(&command{
-		name:    "serve bench",
-		summary: "load-test 'sqlrl serve': concurrent clients asking and giving feedback, p50/p99, nothing acknowledged lost, optionally a SIGKILL",
-		usage:   "-config FILE [-clients 50] [-duration 60s] [-feedback-share 0.5] [-kill-after 20s] [-replicas 2] [-questions FILE] [-model fake|config] [-store LOC] [-json FILE]",
-		help: `Starts 'sqlrl serve -config FILE' as child processes, runs clients that ask
-and give feedback, then checks that every write the servers acknowledged is in
-the store (askserver.Bench); exits 1 on any HTTP error or lost write.
--kill-after SIGKILLs the first server mid-run and restarts it; -model fake
-answers from a fake model in this process, so the run measures the server.`,
-		args: argsNone,
-		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			o := askserver.DefaultBenchOptions()
-			o.Flags(fs)
-			jsonOut := fs.String("json", "", "also write the report as JSON to this file")
-			return func(ctx context.Context, args []string) error {
-				if err := o.Check(); err != nil {
-					return usagef("%v", err)
+// serveBenchFlags declares `serve bench`'s flags.
+func serveBenchFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+	o := askserver.DefaultBenchOptions()
+	o.Flags(fs)
+	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
+	return func(ctx context.Context, args []string) error {
+		if err := o.Check(); err != nil {
+			return usagef("%v", err)
+		}
+		o.Log = os.Stderr
+		o.Serve = func(cfg, addr string) []string {
+			exe, _ := os.Executable()
+			return []string{exe, "serve", "-config", cfg, "-addr", addr, "-quiet"}
+		}
+		rep, err := askserver.Bench(ctx, o)
+		if errors.Is(err, askserver.ErrReplicasNeedPostgres) {
+			return usagef("-replicas %d: %v", o.Replicas, err)
+		}
+		if rep != nil {
+			rep.WriteText(os.Stdout)
+			if *jsonOut != "" {
+				if werr := writeJSON(*jsonOut, rep, true); werr != nil && err == nil {
+					err = werr
 				}
-				o.Log = os.Stderr
-				o.Serve = func(cfg, addr string) []string {
-					exe, _ := os.Executable()
-					return []string{exe, "serve", "-config", cfg, "-addr", addr, "-quiet"}
-				}
-				rep, err := askserver.Bench(ctx, o)
-				if errors.Is(err, askserver.ErrReplicasNeedPostgres) {
-					return usagef("-replicas %d: %v", o.Replicas, err)
-				}
-				if rep != nil {
-					rep.WriteText(os.Stdout)
-					if *jsonOut != "" {
-						if werr := writeJSON(*jsonOut, rep, true); werr != nil && err == nil {
-							err = werr
-						}
-					}
-				}
-				if err != nil {
-					return err
-				}
-				return rep.Failure()
 			}
-		},
-	})
+		}
+		if err != nil {
+			return err
+		}
+		return rep.Failure()
+	}
 }
 
-func init() {
-	register(&command{
-		name:    "serve-model",
-		summary: "serve the native policy behind an OpenAI-compatible API (/v1/completions, /v1/chat/completions)",
-		usage:   "-model DIR [-addr HOST:PORT] [-name ID] [-request-timeout D]",
-		help: `Serves POST /v1/completions and /v1/chat/completions and GET /v1/models, so
-OpenAI clients work with only their base URL changed (e.g.
-OPENAI_BASE_URL=http://127.0.0.1:8000/v1), and GET /healthz and /metrics.
-Bodies are capped, each request has a deadline, and SIGINT/SIGTERM drain
-requests in flight. Chat replies are the SQL (docs/policy.md, Serving).`,
-		args: argsNone,
-		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			model := fs.String("model", "", "checkpoint or run directory (required)")
-			addr := fs.String("addr", "127.0.0.1:8000", "listen address")
-			ms := modelserver.DefaultServer()
-			ms.Flags(fs)
-			threads := threadsFlag(fs)
-			quiet := fs.Bool("quiet", false, "do not log failed requests")
-			return func(ctx context.Context, args []string) error {
-				if *model == "" {
-					return usagef("-model is required")
-				}
-				nn.SetThreads(*threads)
-				pol, err := policy.LoadSQL(*model)
-				if err != nil {
-					return err
-				}
-				ln, err := net.Listen("tcp", *addr)
-				if err != nil {
-					return fmt.Errorf("listen: %w", err)
-				}
-				if ms.Policy = pol; !*quiet {
-					ms.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-				}
-				fmt.Fprintf(os.Stderr, "serving %s (%d params, step %d) on http://%s/v1 (GET /healthz, /metrics)\n", *model, pol.Info.Params, pol.Info.Step, ln.Addr())
-				return ms.Serve(ctx, ln)
-			}
-		},
-	})
+// serveModelFlags declares `serve-model`'s flags.
+func serveModelFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+	model := fs.String("model", "", "checkpoint or run directory (required)")
+	addr := fs.String("addr", "127.0.0.1:8000", "listen address")
+	ms := modelserver.DefaultServer()
+	ms.Flags(fs)
+	threads := threadsFlag(fs)
+	quiet := fs.Bool("quiet", false, "do not log failed requests")
+	return func(ctx context.Context, args []string) error {
+		if *model == "" {
+			return usagef("-model is required")
+		}
+		nn.SetThreads(*threads)
+		pol, err := policy.LoadSQL(*model)
+		if err != nil {
+			return err
+		}
+		ln, err := net.Listen("tcp", *addr)
+		if err != nil {
+			return fmt.Errorf("listen: %w", err)
+		}
+		if ms.Policy = pol; !*quiet {
+			ms.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+		}
+		fmt.Fprintf(os.Stderr, "serving %s (%d params, step %d) on http://%s/v1 (GET /healthz, /metrics)\n", *model, pol.Info.Params, pol.Info.Step, ln.Addr())
+		return ms.Serve(ctx, ln)
+	}
 }
