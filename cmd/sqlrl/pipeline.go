@@ -5,13 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/sqlrl/sqlrl/agents"
 	"github.com/sqlrl/sqlrl/agents/agenttrain"
 	"github.com/sqlrl/sqlrl/nn"
-	"github.com/sqlrl/sqlrl/progress"
-	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
 func init() {
@@ -80,55 +77,32 @@ OUT/sft, OUT/data/{train,val}.jsonl and OUT/report.json.`,
 }
 
 func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	cfg := agents.DefaultRunConfig()
-	cfg.Flags(fs)
-	out := fs.String("out", "", "rollouts JSONL to write (required)")
+	j := agents.RunJob{RunConfig: agents.DefaultRunConfig(), Progress: os.Stderr}
+	j.Flags(fs)
+	fs.StringVar(&j.Out, "out", "", "rollouts JSONL to write (required)")
 	split := splitFlags(fs)
-	limit := fs.Int("limit", 0, "only the first N questions (0: all)")
+	fs.IntVar(&j.Limit, "limit", 0, "only the first N questions (0: all)")
 	heldOutOf := fs.String("heldout-of", "", "only the questions this 'pipeline train' run held out (with -split holdout: out-of-sample agents for the ranker)")
-	threads := threadsFlag(fs)
+	nn.ThreadsFlag(fs, &j.Threads)
 	return func(ctx context.Context, args []string) error {
-		if cfg.Planner == "" || *out == "" {
+		if j.Planner == "" || j.Out == "" {
 			return usagef("-planner and -out are required")
 		}
-		if err := cfg.Check(); err != nil {
+		if err := j.Check(); err != nil {
 			return usagef("%v", err)
 		}
-		nn.SetThreads(*threads)
+		nn.SetThreads(j.Threads)
 		b, err := split.Load(args[0], 0)
 		if err != nil {
 			return err
 		}
-		exs := b.Examples
+		j.DBRoot, j.Examples = b.DBRoot, b.Examples
 		if *heldOutOf != "" {
-			if exs, err = agenttrain.HeldOutOf(*heldOutOf, exs); err != nil {
+			if j.Examples, err = agenttrain.HeldOutOf(*heldOutOf, j.Examples); err != nil {
 				return err
 			}
 		}
-		if *limit > 0 && *limit < len(exs) {
-			exs = exs[:*limit]
-		}
-		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot, Limits: sqlexec.Limits{MaxBytes: sqlexec.DefaultMaxResultBytes}})
-		defer eng.Close()
-		p, fits, err := cfg.Pipeline(ctx, eng, b.DBRoot, exs)
-		if err != nil {
-			return err
-		}
-		stages := progress.NewStages(os.Stderr)
-		p.Progress = stages.Start
-		start := time.Now()
-		recs, tm, err := p.Run(ctx, exs, fits)
-		stages.Finish()
-		if err != nil {
-			return err
-		}
-		el := time.Since(start)
-		if err := agents.SaveRecords(*out, recs); err != nil {
-			return err
-		}
-		fmt.Printf("wrote %d rollouts to %s in %s (%.2f questions/s on %d threads)\n", len(recs), *out, el.Round(time.Millisecond), float64(len(recs))/el.Seconds(), *threads)
-		fmt.Printf("time per stage: %s\n\n", tm.Shares(el))
-		return agents.BuildReport(recs).WriteMarkdown(os.Stdout)
+		return j.Run(ctx, os.Stdout)
 	}
 }
 
@@ -150,11 +124,7 @@ func pipelineReportFlags(fs *flag.FlagSet) func(context.Context, []string) error
 		}
 		recompute := rk != nil
 		fs.Visit(func(f *flag.Flag) { recompute = recompute || f.Name == "review-weight" })
-		for _, r := range recs {
-			if recompute || len(r.Selected) == 0 {
-				agents.SelectAll(r, agents.Selection{Ranker: rk, ReviewWeight: *reviewWeight})
-			}
-		}
+		agents.Reselect(recs, agents.Selection{Ranker: rk, ReviewWeight: *reviewWeight}, recompute)
 		rep := agents.BuildReport(recs)
 		if *jsonOut != "" {
 			if err := writeJSON(*jsonOut, rep, true); err != nil {
