@@ -82,9 +82,7 @@ func benchStatsFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 			}
 			o.Tokens = func(sql string) int { return policy.CompletionBudget(tok, sql) }
 		}
-		if !*quiet {
-			o.Progress = os.Stderr
-		}
+		o.Progress = progressTo(*quiet)
 		start := time.Now()
 		reps, err := benchstats.MeasureAll(ctx, args[0], compare, o)
 		if err != nil {

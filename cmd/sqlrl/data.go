@@ -34,9 +34,7 @@ the SFT/holdout split with prompts, the augmented holdout, the trainer exports
 				if err := o.Check(); err != nil {
 					return usagef("%v", err)
 				}
-				if o.Dir = args[0]; !*quiet {
-					o.Progress = os.Stderr
-				}
+				o.Dir, o.Progress = args[0], progressTo(*quiet)
 				start := time.Now()
 				m, err := export.Prepare(ctx, o)
 				if err != nil {

@@ -38,9 +38,7 @@ example:
 				if *jsonOut == "-" {
 					o.Out = io.Discard
 				}
-				if !*quiet {
-					o.Progress = os.Stderr
-				}
+				o.Progress = progressTo(*quiet)
 				reps, err := o.Copy(ctx, args)
 				if err == nil && *jsonOut != "" {
 					return writeJSON(*jsonOut, reps, false)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 
@@ -64,20 +63,15 @@ func rewardServeFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if b != nil {
 			cfg.UseQuestions(b.Examples)
 		}
-		if !*quiet {
-			cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-		}
+		cfg.Log = logTo(*quiet)
 		srv, err := rewardserver.New(cfg)
 		if err != nil {
 			return err
 		}
-		ln, err := net.Listen("tcp", *addr)
-		if err != nil {
-			return fmt.Errorf("listen: %w", err)
-		}
-		fmt.Fprintf(os.Stderr, "sqlrl reward serve: reward %s, databases in %s, %d benchmark questions; listening on http://%s (POST /get_reward, /v1/reward; GET /healthz, /metrics)\n",
-			cfg.Name, so.DBRoot, len(cfg.Questions), ln.Addr())
-		return srv.Serve(ctx, ln)
+		return serveOn(ctx, *addr, srv.Serve, func(a net.Addr) string {
+			return fmt.Sprintf("sqlrl reward serve: reward %s, databases in %s, %d benchmark questions; listening on http://%s (POST /get_reward, /v1/reward; GET /healthz, /metrics)",
+				cfg.Name, so.DBRoot, len(cfg.Questions), a)
+		})
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 
@@ -77,21 +76,14 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		o := askserver.Options{Threads: *threads}
-		if !*quiet {
-			o.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-		}
-		s, err := askserver.New(ctx, cfg, o)
+		s, err := askserver.New(ctx, cfg, askserver.Options{Threads: *threads, Log: logTo(*quiet)})
 		if err != nil {
 			return err
 		}
 		defer s.Close()
-		ln, err := net.Listen("tcp", *addr)
-		if err != nil {
-			return fmt.Errorf("listen: %w", err)
-		}
-		fmt.Fprintf(os.Stderr, "serving %d databases on http://%s/ (store %s)\n", len(cfg.Databases), ln.Addr(), askserver.StoreName(cfg.Store))
-		return s.Serve(ctx, ln)
+		return serveOn(ctx, *addr, s.Serve, func(a net.Addr) string {
+			return fmt.Sprintf("serving %d databases on http://%s/ (store %s)", len(cfg.Databases), a, askserver.StoreName(cfg.Store))
+		})
 	}
 }
 
@@ -161,14 +153,9 @@ func serveModelFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		ln, err := net.Listen("tcp", *addr)
-		if err != nil {
-			return fmt.Errorf("listen: %w", err)
-		}
-		if ms.Policy = pol; !*quiet {
-			ms.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-		}
-		fmt.Fprintf(os.Stderr, "serving %s (%d params, step %d) on http://%s/v1 (GET /healthz, /metrics)\n", *model, pol.Info.Params, pol.Info.Step, ln.Addr())
-		return ms.Serve(ctx, ln)
+		ms.Policy, ms.Log = pol, logTo(*quiet)
+		return serveOn(ctx, *addr, ms.Serve, func(a net.Addr) string {
+			return fmt.Sprintf("serving %s (%d params, step %d) on http://%s/v1 (GET /healthz, /metrics)", *model, pol.Info.Params, pol.Info.Step, a)
+		})
 	}
 }
