@@ -54,20 +54,12 @@ func rewardServeFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		stack, err := reward.NewSQLiteStack(so)
-		if err != nil {
-			return err
-		}
-		defer stack.Close()
-		cfg.UseStack(stack, so.Reward.Name())
-		if b != nil {
-			cfg.UseQuestions(b.Examples)
-		}
 		cfg.Log = logTo(*quiet)
-		srv, err := rewardserver.New(cfg)
+		srv, closeStack, err := cfg.NewOnStack(so, b)
 		if err != nil {
 			return err
 		}
+		defer closeStack()
 		return serveOn(ctx, *addr, srv.Serve, func(a net.Addr) string {
 			return fmt.Sprintf("sqlrl reward serve: reward %s, databases in %s, %d benchmark questions; listening on http://%s (POST /get_reward, /v1/reward; GET /healthz, /metrics)",
 				cfg.Name, so.DBRoot, len(cfg.Questions), a)

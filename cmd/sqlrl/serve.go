@@ -112,11 +112,7 @@ func serveBenchFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err := o.Check(); err != nil {
 			return usagef("%v", err)
 		}
-		o.Log = os.Stderr
-		o.Serve = func(cfg, addr string) []string {
-			exe, _ := os.Executable()
-			return []string{exe, "serve", "-config", cfg, "-addr", addr, "-quiet"}
-		}
+		o.Log, o.Serve = os.Stderr, askserver.ServeSelf
 		rep, err := askserver.Bench(ctx, o)
 		if errors.Is(err, askserver.ErrReplicasNeedPostgres) {
 			return usagef("-replicas %d: %v", o.Replicas, err)
