@@ -88,10 +88,8 @@ func benchStatsFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return err
 		}
-		if *jsonOut != "" {
-			if err := writeJSON(*jsonOut, reps, true); err != nil {
-				return err
-			}
+		if err := writeJSON(*jsonOut, reps, true); err != nil {
+			return err
 		}
 		if err := writeTo(cmp.Or(*mdOut, "-"), func(w io.Writer) error { return benchstats.WriteMarkdown(w, reps) }); err != nil {
 			return fmt.Errorf("write Markdown report: %w", err)

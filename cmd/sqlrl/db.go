@@ -40,7 +40,7 @@ example:
 				}
 				o.Progress = progressTo(*quiet)
 				reps, err := o.Copy(ctx, args)
-				if err == nil && *jsonOut != "" {
+				if err == nil {
 					return writeJSON(*jsonOut, reps, false)
 				}
 				return err

@@ -57,10 +57,8 @@ example:
 				if err != nil {
 					return err
 				}
-				if *jsonOut != "" {
-					if err := writeJSON(*jsonOut, d, true); err != nil || *jsonOut == "-" {
-						return err
-					}
+				if err := writeJSON(*jsonOut, d, true); err != nil || *jsonOut == "-" {
+					return err
 				}
 				return d.WriteText(os.Stdout)
 			}
@@ -96,10 +94,8 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 				return err
 			}
 		}
-		if *jsonOut != "" {
-			if err := writeJSON(*jsonOut, ev.Report, false); err != nil {
-				return err
-			}
+		if err := writeJSON(*jsonOut, ev.Report, false); err != nil {
+			return err
 		}
 		if *verdicts != "" {
 			return eval.WriteVerdicts(*verdicts, ev.Questions)

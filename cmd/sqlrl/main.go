@@ -201,9 +201,13 @@ func threadsFlag(fs *flag.FlagSet) *int {
 	return p
 }
 
-// writeJSON writes v as indented JSON to path (- for stdout); escapeHTML
-// escapes <, > and & as encoding/json does by default.
+// writeJSON writes v as indented JSON to path (- for stdout, empty:
+// nowhere); escapeHTML escapes <, > and & as encoding/json does by
+// default.
 func writeJSON(path string, v any, escapeHTML bool) error {
+	if path == "" {
+		return nil
+	}
 	return writeTo(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

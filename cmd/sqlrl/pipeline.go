@@ -107,29 +107,19 @@ func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 }
 
 func pipelineReportFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	rankerPath := fs.String("ranker", "", "learned ranker to apply")
-	reviewWeight := fs.Float64("review-weight", agents.DefaultReviewWeight, "recompute the review strategy with this weight on the planner's log-probability")
+	j := agents.ReportJob{ReviewWeight: agents.DefaultReviewWeight}
+	fs.StringVar(&j.Ranker, "ranker", "", "learned ranker to apply")
+	fs.Float64Var(&j.ReviewWeight, "review-weight", j.ReviewWeight, "recompute the review strategy with this weight on the planner's log-probability")
 	jsonOut := fs.String("json", "", "also write the report as JSON")
 	preds := fs.String("preds", "", "write each strategy's predictions (JSONL) into this folder")
 	return func(ctx context.Context, args []string) error {
-		recs, err := agents.ReadRecords(args[0])
+		fs.Visit(func(f *flag.Flag) { j.Recompute = j.Recompute || f.Name == "review-weight" })
+		recs, rep, err := j.Build(args[0])
 		if err != nil {
 			return err
 		}
-		var rk *agents.Ranker
-		if *rankerPath != "" {
-			if rk, err = agents.LoadRanker(*rankerPath); err != nil {
-				return err
-			}
-		}
-		recompute := rk != nil
-		fs.Visit(func(f *flag.Flag) { recompute = recompute || f.Name == "review-weight" })
-		agents.Reselect(recs, agents.Selection{Ranker: rk, ReviewWeight: *reviewWeight}, recompute)
-		rep := agents.BuildReport(recs)
-		if *jsonOut != "" {
-			if err := writeJSON(*jsonOut, rep, true); err != nil {
-				return err
-			}
+		if err := writeJSON(*jsonOut, rep, true); err != nil {
+			return err
 		}
 		if *preds != "" {
 			if err := agents.WriteStrategyPredictions(*preds, recs); err != nil {

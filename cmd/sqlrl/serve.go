@@ -119,10 +119,8 @@ func serveBenchFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		}
 		if rep != nil {
 			rep.WriteText(os.Stdout)
-			if *jsonOut != "" {
-				if werr := writeJSON(*jsonOut, rep, true); werr != nil && err == nil {
-					err = werr
-				}
+			if werr := writeJSON(*jsonOut, rep, true); werr != nil && err == nil {
+				err = werr
 			}
 		}
 		if err != nil {
