@@ -131,27 +131,13 @@ func pipelineReportFlags(fs *flag.FlagSet) func(context.Context, []string) error
 }
 
 func pipelineTrainRankerFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	out := fs.String("out", "", "ranker JSON to write (required)")
-	epochs := fs.Int("epochs", 500, "gradient steps")
-	l2 := fs.Float64("l2", 0.1, "L2 penalty towards the vote (agents.VotePrior)")
-	folds := fs.Int("folds", 0, "also cross-fit: fit on all folds but one (by question id) and print the ranker's and the vote's EX on each held-out fold")
+	j := agents.DefaultRankerFitJob()
+	j.Flags(fs)
 	return func(ctx context.Context, args []string) error {
-		if *out == "" {
+		if j.Out == "" {
 			return usagef("want -out and at least one rollout file")
 		}
-		recs, err := agents.ReadRecordFiles(args)
-		if err != nil {
-			return err
-		}
-		fit, err := agents.FitRanker(recs, *epochs, *l2, *folds)
-		if err != nil {
-			return err
-		}
-		if err := agents.SaveRanker(*out, fit.Ranker); err != nil {
-			return err
-		}
-		fit.WriteText(os.Stdout)
-		return nil
+		return j.Run(args, os.Stdout)
 	}
 }
 
