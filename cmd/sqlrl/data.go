@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/feedback"
 )
@@ -28,7 +29,7 @@ the SFT/holdout split with prompts, the augmented holdout, the trainer exports
 				if o.Out == "" {
 					return usagef("-out is required")
 				}
-				if err := checkSplit(args[0], o.Split); err != nil {
+				if err := dataset.CheckSplit(args[0], o.Split); err != nil {
 					return err
 				}
 				if err := o.Check(); err != nil {

@@ -182,9 +182,6 @@ func listCommands(prefix string) string {
 	return b.String()
 }
 
-// checkSplit is dataset.CheckSplit; run reports its errors as usage errors.
-var checkSplit = dataset.CheckSplit
-
 // splitFlags declares -split and how a run cut train (dataset.SplitFlags),
 // defaulting to dev and the flywheel's cut.
 func splitFlags(fs *flag.FlagSet) *dataset.SplitFlags {
