@@ -1,9 +1,48 @@
 package agents
 
 import (
+	"flag"
 	"fmt"
 	"io"
 )
+
+// RankerFitJob is `sqlrl pipeline train-ranker`: a ranker fitted on
+// rollout files (FitRanker) and written to Out.
+type RankerFitJob struct {
+	Out    string
+	Epochs int
+	L2     float64
+	Folds  int
+}
+
+// DefaultRankerFitJob is `sqlrl pipeline train-ranker`'s defaults.
+func DefaultRankerFitJob() RankerFitJob { return RankerFitJob{Epochs: 500, L2: 0.1} }
+
+// Flags declares the job's flags on fs, defaulting to j.
+func (j *RankerFitJob) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&j.Out, "out", j.Out, "ranker JSON to write (required)")
+	fs.IntVar(&j.Epochs, "epochs", j.Epochs, "gradient steps")
+	fs.Float64Var(&j.L2, "l2", j.L2, "L2 penalty towards the vote (agents.VotePrior)")
+	fs.IntVar(&j.Folds, "folds", j.Folds, "also cross-fit: fit on all folds but one (by question id) and print the ranker's and the vote's EX on each held-out fold")
+}
+
+// Run fits the ranker on the rollouts of paths, writes it to Out and the
+// fit to w.
+func (j *RankerFitJob) Run(paths []string, w io.Writer) error {
+	recs, err := ReadRecordFiles(paths)
+	if err != nil {
+		return err
+	}
+	fit, err := FitRanker(recs, j.Epochs, j.L2, j.Folds)
+	if err != nil {
+		return err
+	}
+	if err := SaveRanker(j.Out, fit.Ranker); err != nil {
+		return err
+	}
+	fit.WriteText(w)
+	return nil
+}
 
 // RankerFit is a ranker fitted on rollouts with what was measured beside
 // it: its cross-fitted folds and the review strategy by weight.

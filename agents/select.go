@@ -55,6 +55,16 @@ type Selection struct {
 // are about equally informative, the reviewer a little more.
 const DefaultReviewWeight = 0.5
 
+// Reselect fills the strategies of the records that have none, or of
+// every record with all (a ranker or review weight given afresh).
+func Reselect(recs []*Record, s Selection, all bool) {
+	for _, r := range recs {
+		if all || len(r.Selected) == 0 {
+			SelectAll(r, s)
+		}
+	}
+}
+
 // SelectAll fills r.Selected with every strategy the record supports:
 // the validator vote when it has validations, the tournament when it has
 // matches or a selector ran (Final says so), the review when a reviewer

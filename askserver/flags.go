@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -12,6 +13,13 @@ import (
 // DefaultBenchOptions are `sqlrl serve bench`'s defaults.
 func DefaultBenchOptions() BenchOptions {
 	return BenchOptions{Clients: 50, Duration: 60 * time.Second, FeedbackShare: 0.5, Replicas: 1, Seed: 1, FakeModel: true}
+}
+
+// ServeSelf is BenchOptions.Serve for the running executable, sqlrl:
+// `sqlrl serve -config CONFIG -addr ADDR -quiet`.
+func ServeSelf(config, addr string) []string {
+	exe, _ := os.Executable()
+	return []string{exe, "serve", "-config", config, "-addr", addr, "-quiet"}
 }
 
 // Flags declares the bench's settings on fs, defaulting to o's, all but

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -125,4 +126,10 @@ func SetThreads(n int) {
 	}
 	gemmWorkers = n
 	workers = n
+}
+
+// ThreadsFlag declares -threads into p, the threads SetThreads is given,
+// for every command and run that computes with the engine.
+func ThreadsFlag(fs *flag.FlagSet, p *int) {
+	fs.IntVar(p, "threads", 2, "threads of the native model's math")
 }

@@ -67,6 +67,25 @@ func (c *Config) UseStack(st *reward.Stack, name string) {
 	c.Reward, c.Name, c.DBExists, c.CacheStats = st.Reward, name, dbExists(st), st.Scorer.CacheStats
 }
 
+// NewOnStack is New(c) with a SQLite reward stack of so as c's reward
+// (the stack 'sqlrl reward serve' runs), naming b's questions when b is
+// set. closeStack closes the stack once the server is done.
+func (c *Config) NewOnStack(so reward.StackOptions, b *dataset.Benchmark) (srv *Server, closeStack func() error, err error) {
+	st, err := reward.NewSQLiteStack(so)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.UseStack(st, so.Reward.Name())
+	if b != nil {
+		c.UseQuestions(b.Examples)
+	}
+	if srv, err = New(*c); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return srv, st.Close, nil
+}
+
 // UseQuestions lets labels name the questions exs by question_id.
 func (c *Config) UseQuestions(exs []dataset.Example) {
 	c.Questions = map[int]dataset.Example{}

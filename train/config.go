@@ -97,7 +97,7 @@ func (r *Run) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&r.SaveEvery, "save-every", r.SaveEvery, "checkpoint every N steps")
 	fs.IntVar(&r.Keep, "keep", r.Keep, "checkpoints kept")
 	fs.BoolVar(&r.Restart, "restart", r.Restart, "start over even if -out holds a checkpoint")
-	fs.IntVar(&r.Threads, "threads", r.Threads, "threads")
+	nn.ThreadsFlag(fs, &r.Threads)
 }
 
 // Split is where a run's questions come from: the benchmark's train split

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/feedback"
 )
@@ -19,26 +20,22 @@ func init() {
 the SFT/holdout split with prompts, the augmented holdout, the trainer exports
 (TRL, OpenRLHF, verl; KTO and DPO sets with -rollouts) and a manifest, replacing
 -out whole in one rename. Files and fields: docs/training-formats.md.`,
+		args: argsExactly(1, "one benchmark directory"),
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			o := export.DefaultOptions()
 			o.Flags(fs)
 			quiet := fs.Bool("q", false, "no progress on stderr")
 			return func(ctx context.Context, args []string) error {
-				switch {
-				case len(args) != 1:
-					return usagef("want one benchmark directory, got %d arguments", len(args))
-				case o.Out == "":
+				if o.Out == "" {
 					return usagef("-out is required")
 				}
-				if err := checkSplit(args[0], o.Split); err != nil {
+				if err := dataset.CheckSplit(args[0], o.Split); err != nil {
 					return err
 				}
 				if err := o.Check(); err != nil {
 					return usagef("%v", err)
 				}
-				if o.Dir = args[0]; !*quiet {
-					o.Progress = os.Stderr
-				}
+				o.Dir, o.Progress = args[0], progressTo(*quiet)
 				start := time.Now()
 				m, err := export.Prepare(ctx, o)
 				if err != nil {
@@ -49,9 +46,6 @@ the SFT/holdout split with prompts, the augmented holdout, the trainer exports
 			}
 		},
 	})
-}
-
-func init() {
 	register(&command{
 		name:    "data from-feedback",
 		summary: "turn the answers and verdicts of a feedback store into KTO records, DPO pairs and rollouts",
@@ -60,16 +54,14 @@ func init() {
 postgres:// DSN). Writes to -out the questions with a signal (BIRD layout),
 rollouts.jsonl for 'sqlrl train kto' and 'data prepare -rollouts', and with
 -db-root the TRL/OpenRLHF KTO and DPO files. Rules and fields: docs/feedback.md.`,
+		args: argsNone,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			storeLoc := fs.String("store", "", "feedback store: SQLite file or postgres:// DSN (required)")
 			o := feedback.DefaultExportOptions()
 			o.Flags(fs)
 			quiet := fs.Bool("q", false, "no summary on stderr")
 			return func(ctx context.Context, args []string) error {
-				switch {
-				case len(args) != 0:
-					return usagef("unexpected arguments %q", args)
-				case *storeLoc == "" || o.Out == "":
+				if *storeLoc == "" || o.Out == "" {
 					return usagef("-store and -out are required")
 				}
 				if err := o.Prompt.Check(); err != nil {

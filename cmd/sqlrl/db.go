@@ -38,11 +38,9 @@ example:
 				if *jsonOut == "-" {
 					o.Out = io.Discard
 				}
-				if !*quiet {
-					o.Progress = os.Stderr
-				}
+				o.Progress = progressTo(*quiet)
 				reps, err := o.Copy(ctx, args)
-				if err == nil && *jsonOut != "" {
+				if err == nil {
 					return writeJSON(*jsonOut, reps, false)
 				}
 				return err

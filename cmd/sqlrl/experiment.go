@@ -24,7 +24,27 @@ claims. Studies: ` + strings.Join(experiment.StudyNames(), ", ") + ` (docs/rl.md
 Each run is a directory under -out/runs named by a hash of its config: a
 finished run is never redone and an interrupted one resumes, so running the
 same command again is safe. -quick tests the machinery, not the recipe.`,
+		args:  argsExactly(1, "one BENCH_DIR argument"),
 		flags: oktoFlags,
+	})
+	register(&command{
+		name:    "experiment flywheel",
+		summary: "the main job: SFT-75 -> online KTO on the holdout -> every dev question, before/after by difficulty",
+		usage:   "[-quick] [-out DIR] [-heldout S] [-sft100] [-sft100-kto] [-kto-rounds R] [-merge M] [-kto-* ...] BENCH_DIR",
+		help: `BENCH_DIR is a benchmark in BIRD's layout ('sqlrl bench generate'). The main
+job in one resumable command: SFT-75, online KTO from it on the holdout SFT
+never saw (less the -heldout share, evaluated as the split "heldout"), a
+greedy guided evaluation of every checkpoint on every dev question, and the
+before/after table by difficulty (printed; -out/report.md, report.json).
+-sft100 adds SFT on all of train, -sft100-kto the same KTO from it,
+-kto-rounds iterated KTO, -merge KTO merged back towards SFT-75.
+
+Each stage is a run under -out/runs named by a hash of its config: a
+finished stage is never redone, an interrupted one resumes, and a changed
+-kto-* flag redoes KTO, not SFT. -quick tests the machinery. Unless -q,
+it prints its estimated cost first.`,
+		args:  argsExactly(1, "one BENCH_DIR argument"),
+		flags: flywheelFlags,
 	})
 }
 
@@ -37,9 +57,6 @@ func oktoFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	o.StudiesFlag(fs)
 	threads, quiet := threadsFlag(fs), quietFlag(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one BENCH_DIR argument, got %d", len(args))
-		}
 		var err error
 		if o.Preset, err = experiment.OktoPreset(*preset, *quick); err != nil {
 			return usagef("%v", err)
@@ -58,27 +75,6 @@ func oktoFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 // commandLine is the command as run, for reports.
 func commandLine() string { return "sqlrl " + strings.Join(os.Args[1:], " ") }
 
-func init() {
-	register(&command{
-		name:    "experiment flywheel",
-		summary: "the main job: SFT-75 -> online KTO on the holdout -> every dev question, before/after by difficulty",
-		usage:   "[-quick] [-out DIR] [-heldout S] [-sft100] [-sft100-kto] [-kto-rounds R] [-merge M] [-kto-* ...] BENCH_DIR",
-		help: `BENCH_DIR is a benchmark in BIRD's layout ('sqlrl bench generate'). The main
-job in one resumable command: SFT-75, online KTO from it on the holdout SFT
-never saw (less the -heldout share, evaluated as the split "heldout"), a
-greedy guided evaluation of every checkpoint on every dev question, and the
-before/after table by difficulty (printed; -out/report.md, report.json).
--sft100 adds SFT on all of train, -sft100-kto the same KTO from it,
--kto-rounds iterated KTO, -merge KTO merged back towards SFT-75.
-
-Each stage is a run under -out/runs named by a hash of its config: a
-finished stage is never redone, an interrupted one resumes, and a changed
--kto-* flag redoes KTO, not SFT. -quick tests the machinery. Unless -q,
-it prints its estimated cost first.`,
-		flags: flywheelFlags,
-	})
-}
-
 // flywheelFlags binds the flywheel's flags to its preset's settings; with
 // -quick, the flags given override the quick preset's.
 func flywheelFlags(fs *flag.FlagSet) func(context.Context, []string) error {
@@ -88,9 +84,6 @@ func flywheelFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	threads, quiet := threadsFlag(fs), quietFlag(fs)
 	f.FlywheelFlags(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one BENCH_DIR argument, got %d", len(args))
-		}
 		var err error
 		if o.Preset, err = experiment.FlywheelPreset(f, *quick, fs); err != nil {
 			return usagef("%v", err)

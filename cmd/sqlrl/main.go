@@ -18,6 +18,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/experiment"
+	"github.com/sqlrl/sqlrl/nn"
 )
 
 // command is one subcommand. Its name may have several words ("bench
@@ -29,9 +30,40 @@ type command struct {
 	usage string
 	// help is printed under the usage line by --help.
 	help string
+	// args checks the arguments left after the flags before the command
+	// runs (argsNone, argsExactly, argsMin); nil takes any.
+	args func(args []string) error
 	// flags declares the command's flags on fs and returns the function
 	// that runs it once they are parsed.
 	flags func(fs *flag.FlagSet) func(ctx context.Context, args []string) error
+}
+
+// argsNone refuses arguments.
+func argsNone(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	return nil
+}
+
+// argsExactly wants n arguments; what says which ("one benchmark directory").
+func argsExactly(n int, what string) func([]string) error {
+	return func(args []string) error {
+		if len(args) != n {
+			return usagef("want %s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
+}
+
+// argsMin wants n arguments or more; what says which.
+func argsMin(n int, what string) func([]string) error {
+	return func(args []string) error {
+		if len(args) < n {
+			return usagef("want %s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
 }
 
 var commands = map[string]*command{}
@@ -97,7 +129,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if err := runFn(ctx, fs.Args()); err != nil {
+	var err error
+	if cmd.args != nil {
+		err = cmd.args(fs.Args())
+	}
+	if err == nil {
+		err = runFn(ctx, fs.Args())
+	}
+	if err != nil {
 		var ue usageError
 		if !errors.As(err, &ue) && errors.Is(err, dataset.ErrSplit) {
 			ue.msg = err.Error()
@@ -143,9 +182,6 @@ func listCommands(prefix string) string {
 	return b.String()
 }
 
-// checkSplit is dataset.CheckSplit; run reports its errors as usage errors.
-var checkSplit = dataset.CheckSplit
-
 // splitFlags declares -split and how a run cut train (dataset.SplitFlags),
 // defaulting to dev and the flywheel's cut.
 func splitFlags(fs *flag.FlagSet) *dataset.SplitFlags {
@@ -155,15 +191,20 @@ func splitFlags(fs *flag.FlagSet) *dataset.SplitFlags {
 	return s
 }
 
-// threadsFlag declares -threads, the threads of the native model's math
-// (nn.SetThreads), for every command that runs one.
+// threadsFlag declares -threads (nn.ThreadsFlag).
 func threadsFlag(fs *flag.FlagSet) *int {
-	return fs.Int("threads", 2, "threads of the native model's math")
+	p := new(int)
+	nn.ThreadsFlag(fs, p)
+	return p
 }
 
-// writeJSON writes v as indented JSON to path (- for stdout); escapeHTML
-// escapes <, > and & as encoding/json does by default.
+// writeJSON writes v as indented JSON to path (- for stdout, empty:
+// nowhere); escapeHTML escapes <, > and & as encoding/json does by
+// default.
 func writeJSON(path string, v any, escapeHTML bool) error {
+	if path == "" {
+		return nil
+	}
 	return writeTo(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -21,15 +21,13 @@ ensemble of WiSE-FT. Both must be one run's start and end (same architecture,
 tokenizer and prompt format), or the merge is refused.
 
   sqlrl model merge -start out/sft -tuned out/kto -alpha 0.5 -out out/kto-merged`,
+		args: argsNone,
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			start := fs.String("start", "", "the checkpoint (or run directory) the tuned model started from")
 			tuned := fs.String("tuned", "", "the fine-tuned checkpoint (or run directory: its latest checkpoint)")
 			alpha := fs.Float64("alpha", 0.5, "how far from -start towards -tuned (1: tuned itself; above 1 extrapolates)")
 			out := fs.String("out", "", "directory to write the merged checkpoint into (must not hold one)")
 			return func(ctx context.Context, args []string) error {
-				if len(args) != 0 {
-					return usagef("unexpected arguments %q", args)
-				}
 				if *start == "" || *tuned == "" || *out == "" {
 					return usagef("-start, -tuned and -out are required")
 				}

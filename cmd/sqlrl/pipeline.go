@@ -5,13 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/sqlrl/sqlrl/agents"
 	"github.com/sqlrl/sqlrl/agents/agenttrain"
 	"github.com/sqlrl/sqlrl/nn"
-	"github.com/sqlrl/sqlrl/progress"
-	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
 func init() {
@@ -24,6 +21,7 @@ candidates; the optional validators, fixer, selector, reviewer and ranker
 judge, fix and choose among them; each selection strategy is recorded with its
 correctness. An agent is a native checkpoint or an OpenAI-compatible server
 (URL#MODEL); one that fails on a question is replaced by its stage's fallback.`,
+		args:  argsExactly(1, "one benchmark directory"),
 		flags: pipelineRunFlags,
 	})
 	register(&command{
@@ -33,6 +31,7 @@ correctness. An agent is a native checkpoint or an OpenAI-compatible server
 		help: `Prints, by difficulty, the EX of the planner, the fixer and every selection
 strategy, pass@K and the validators' agreement with execution. -ranker and
 -review-weight recompute the strategies; -preds writes their choices for 'sqlrl eval'.`,
+		args:  argsExactly(1, "one rollout file"),
 		flags: pipelineReportFlags,
 	})
 	register(&command{
@@ -41,6 +40,7 @@ strategy, pass@K and the validators' agreement with execution. -ranker and
 		usage:   "-out RANKER.json ROLLOUTS.jsonl...",
 		help: `Fits agents.Ranker, a conditional logit over cheap features of each candidate,
 on rollouts of questions it will not be judged on (e.g. 'pipeline run -split holdout').`,
+		args:  argsMin(1, "at least one rollout file"),
 		flags: pipelineTrainRankerFlags,
 	})
 	register(&command{
@@ -51,6 +51,7 @@ on rollouts of questions it will not be judged on (e.g. 'pipeline run -split hol
 selector on examples derived from planner rollouts labelled by execution
 (agents.BuildTrainingSet), and measures it on held-out questions. Writes
 OUT/sft, OUT/data/{train,val}.jsonl and OUT/report.json.`,
+		args:  argsMin(2, "a benchmark directory and at least one rollout file"),
 		flags: pipelineTrainFlags,
 	})
 	register(&command{
@@ -76,92 +77,49 @@ OUT/sft, OUT/data/{train,val}.jsonl and OUT/report.json.`,
 }
 
 func pipelineRunFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	cfg := agents.DefaultRunConfig()
-	cfg.Flags(fs)
-	out := fs.String("out", "", "rollouts JSONL to write (required)")
+	j := agents.RunJob{RunConfig: agents.DefaultRunConfig(), Progress: os.Stderr}
+	j.Flags(fs)
+	fs.StringVar(&j.Out, "out", "", "rollouts JSONL to write (required)")
 	split := splitFlags(fs)
-	limit := fs.Int("limit", 0, "only the first N questions (0: all)")
+	fs.IntVar(&j.Limit, "limit", 0, "only the first N questions (0: all)")
 	heldOutOf := fs.String("heldout-of", "", "only the questions this 'pipeline train' run held out (with -split holdout: out-of-sample agents for the ranker)")
-	threads := threadsFlag(fs)
+	nn.ThreadsFlag(fs, &j.Threads)
 	return func(ctx context.Context, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one benchmark directory, got %d arguments", len(args))
-		}
-		if cfg.Planner == "" || *out == "" {
+		if j.Planner == "" || j.Out == "" {
 			return usagef("-planner and -out are required")
 		}
-		if err := cfg.Check(); err != nil {
+		if err := j.Check(); err != nil {
 			return usagef("%v", err)
 		}
-		nn.SetThreads(*threads)
+		nn.SetThreads(j.Threads)
 		b, err := split.Load(args[0], 0)
 		if err != nil {
 			return err
 		}
-		exs := b.Examples
+		j.DBRoot, j.Examples = b.DBRoot, b.Examples
 		if *heldOutOf != "" {
-			if exs, err = agenttrain.HeldOutOf(*heldOutOf, exs); err != nil {
+			if j.Examples, err = agenttrain.HeldOutOf(*heldOutOf, j.Examples); err != nil {
 				return err
 			}
 		}
-		if *limit > 0 && *limit < len(exs) {
-			exs = exs[:*limit]
-		}
-		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: b.DBRoot, Limits: sqlexec.Limits{MaxBytes: sqlexec.DefaultMaxResultBytes}})
-		defer eng.Close()
-		p, fits, err := cfg.Pipeline(ctx, eng, b.DBRoot, exs)
-		if err != nil {
-			return err
-		}
-		stages := progress.NewStages(os.Stderr)
-		p.Progress = stages.Start
-		start := time.Now()
-		recs, tm, err := p.Run(ctx, exs, fits)
-		stages.Finish()
-		if err != nil {
-			return err
-		}
-		el := time.Since(start)
-		if err := agents.SaveRecords(*out, recs); err != nil {
-			return err
-		}
-		fmt.Printf("wrote %d rollouts to %s in %s (%.2f questions/s on %d threads)\n", len(recs), *out, el.Round(time.Millisecond), float64(len(recs))/el.Seconds(), *threads)
-		fmt.Printf("time per stage: %s\n\n", tm.Shares(el))
-		return agents.BuildReport(recs).WriteMarkdown(os.Stdout)
+		return j.Run(ctx, os.Stdout)
 	}
 }
 
 func pipelineReportFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	rankerPath := fs.String("ranker", "", "learned ranker to apply")
-	reviewWeight := fs.Float64("review-weight", agents.DefaultReviewWeight, "recompute the review strategy with this weight on the planner's log-probability")
+	j := agents.ReportJob{ReviewWeight: agents.DefaultReviewWeight}
+	fs.StringVar(&j.Ranker, "ranker", "", "learned ranker to apply")
+	fs.Float64Var(&j.ReviewWeight, "review-weight", j.ReviewWeight, "recompute the review strategy with this weight on the planner's log-probability")
 	jsonOut := fs.String("json", "", "also write the report as JSON")
 	preds := fs.String("preds", "", "write each strategy's predictions (JSONL) into this folder")
 	return func(ctx context.Context, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one rollout file, got %d arguments", len(args))
-		}
-		recs, err := agents.ReadRecords(args[0])
+		fs.Visit(func(f *flag.Flag) { j.Recompute = j.Recompute || f.Name == "review-weight" })
+		recs, rep, err := j.Build(args[0])
 		if err != nil {
 			return err
 		}
-		var rk *agents.Ranker
-		if *rankerPath != "" {
-			if rk, err = agents.LoadRanker(*rankerPath); err != nil {
-				return err
-			}
-		}
-		recompute := rk != nil
-		fs.Visit(func(f *flag.Flag) { recompute = recompute || f.Name == "review-weight" })
-		for _, r := range recs {
-			if recompute || len(r.Selected) == 0 {
-				agents.SelectAll(r, agents.Selection{Ranker: rk, ReviewWeight: *reviewWeight})
-			}
-		}
-		rep := agents.BuildReport(recs)
-		if *jsonOut != "" {
-			if err := writeJSON(*jsonOut, rep, true); err != nil {
-				return err
-			}
+		if err := writeJSON(*jsonOut, rep, true); err != nil {
+			return err
 		}
 		if *preds != "" {
 			if err := agents.WriteStrategyPredictions(*preds, recs); err != nil {
@@ -173,27 +131,13 @@ func pipelineReportFlags(fs *flag.FlagSet) func(context.Context, []string) error
 }
 
 func pipelineTrainRankerFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	out := fs.String("out", "", "ranker JSON to write (required)")
-	epochs := fs.Int("epochs", 500, "gradient steps")
-	l2 := fs.Float64("l2", 0.1, "L2 penalty towards the vote (agents.VotePrior)")
-	folds := fs.Int("folds", 0, "also cross-fit: fit on all folds but one (by question id) and print the ranker's and the vote's EX on each held-out fold")
+	j := agents.DefaultRankerFitJob()
+	j.Flags(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) == 0 || *out == "" {
+		if j.Out == "" {
 			return usagef("want -out and at least one rollout file")
 		}
-		recs, err := agents.ReadRecordFiles(args)
-		if err != nil {
-			return err
-		}
-		fit, err := agents.FitRanker(recs, *epochs, *l2, *folds)
-		if err != nil {
-			return err
-		}
-		if err := agents.SaveRanker(*out, fit.Ranker); err != nil {
-			return err
-		}
-		fit.WriteText(os.Stdout)
-		return nil
+		return j.Run(args, os.Stdout)
 	}
 }
 
@@ -202,9 +146,6 @@ func pipelineTrainFlags(fs *flag.FlagSet) func(context.Context, []string) error 
 	o.Flags(fs)
 	threads := threadsFlag(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) < 2 {
-			return usagef("want a benchmark directory and at least one rollout file")
-		}
 		if err := o.Check(); err != nil {
 			return usagef("%v", err)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 
@@ -25,6 +24,7 @@ labels, kinds). POST /get_reward (OpenRLHF) and /v1/reward; GET /healthz,
 /metrics.
 
   sqlrl reward serve --addr 0.0.0.0:5000 --reward mats --data data/bird --split train`,
+		args:  argsNone,
 		flags: rewardServeFlags,
 	})
 	register(&command{
@@ -36,6 +36,7 @@ packagings policies write) and measures (1) the floor: each distinct query
 executed once, (2) the same completions through a fresh in-process server
 from --clients clients, and their ratio, (3) load for --duration: latency,
 throughput, errors, lost requests and reward mismatches (exit 1 if any).`,
+		args:  argsNone,
 		flags: benchFlags,
 	})
 }
@@ -49,33 +50,20 @@ func rewardServeFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	cfg.Flags(fs)
 	quiet := fs.Bool("quiet", false, "do not log failed requests")
 	return func(ctx context.Context, args []string) error {
-		so, b, err := loadStack(&src, args)
+		so, b, err := loadStack(&src)
 		if err != nil {
 			return err
 		}
-		stack, err := reward.NewSQLiteStack(so)
+		cfg.Log = logTo(*quiet)
+		srv, closeStack, err := cfg.NewOnStack(so, b)
 		if err != nil {
 			return err
 		}
-		defer stack.Close()
-		cfg.UseStack(stack, so.Reward.Name())
-		if b != nil {
-			cfg.UseQuestions(b.Examples)
-		}
-		if !*quiet {
-			cfg.Log = slog.New(slog.NewTextHandler(os.Stderr, nil))
-		}
-		srv, err := rewardserver.New(cfg)
-		if err != nil {
-			return err
-		}
-		ln, err := net.Listen("tcp", *addr)
-		if err != nil {
-			return fmt.Errorf("listen: %w", err)
-		}
-		fmt.Fprintf(os.Stderr, "sqlrl reward serve: reward %s, databases in %s, %d benchmark questions; listening on http://%s (POST /get_reward, /v1/reward; GET /healthz, /metrics)\n",
-			cfg.Name, so.DBRoot, len(cfg.Questions), ln.Addr())
-		return srv.Serve(ctx, ln)
+		defer closeStack()
+		return serveOn(ctx, *addr, srv.Serve, func(a net.Addr) string {
+			return fmt.Sprintf("sqlrl reward serve: reward %s, databases in %s, %d benchmark questions; listening on http://%s (POST /get_reward, /v1/reward; GET /healthz, /metrics)",
+				cfg.Name, so.DBRoot, len(cfg.Questions), a)
+		})
 	}
 }
 
@@ -87,7 +75,7 @@ func benchFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	o.Flags(fs)
 	jsonOut := fs.String("json", "", "also write the report as JSON to `file`")
 	return func(ctx context.Context, args []string) error {
-		so, b, err := loadStack(&src, args)
+		so, b, err := loadStack(&src)
 		if err != nil {
 			return err
 		}
@@ -110,10 +98,7 @@ func benchFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 }
 
 // loadStack checks the reward stack's flags and loads its source.
-func loadStack(src *rewardserver.StackSource, args []string) (reward.StackOptions, *dataset.Benchmark, error) {
-	if len(args) > 0 {
-		return reward.StackOptions{}, nil, usagef("unexpected argument %q", args[0])
-	}
+func loadStack(src *rewardserver.StackSource) (reward.StackOptions, *dataset.Benchmark, error) {
 	so, b, err := src.Load()
 	switch {
 	case err != nil:

@@ -30,6 +30,7 @@ over. Model presets: ` + strings.Join(nn.PresetNames(), ", ") + `.
 candidates with, from the planner and its split (docs/agents.md):
 
   sqlrl train sft -task review -init runs/sft75 -epochs 6 -lr 1e-3 -out runs/reviewer data/bench`,
+		args:  argsExactly(1, "one DATA argument"),
 		flags: sftFlags,
 	})
 }
@@ -40,9 +41,6 @@ func sftFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	d.Flags(fs)
 	quiet := quietFlag(fs)
 	return func(ctx context.Context, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one DATA argument, got %d", len(args))
-		}
 		if o.Out == "" {
 			return usagef("-out is required")
 		}

@@ -20,14 +20,12 @@ func init() {
 time goes and the mean of -metrics over windows of -window steps.
 
   sqlrl train log -window 50 -metrics share_correct,kl_ref runs/kto-s1 runs/kto-s2`,
+		args: argsMin(1, "at least one RUN"),
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			window := fs.Int("window", 100, "steps per window of the metrics table (0: no table)")
 			metrics := fs.String("metrics", "share_correct,share_truncated,reward_mean,kl_ref", "comma-separated metrics of the log to average by window (a step's own metrics, or loss, lr, grad_norm)")
 			asJSON := fs.Bool("json", false, "print one JSON object per run instead of tables")
 			return func(ctx context.Context, args []string) error {
-				if len(args) == 0 {
-					return usagef("no run given")
-				}
 				if *window < 0 {
 					return usagef("-window %d: want 0 or more", *window)
 				}
