@@ -16,6 +16,10 @@ import (
 // where it serves as sqlrl serve does and drains on SIGTERM.
 func TestMain(m *testing.M) {
 	if addr := os.Getenv("LOADTEST_CHILD_ADDR"); addr != "" {
+		// SIGTERM is caught before the server says it serves, so that a
+		// Stop right after Start drains instead of killing.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "listen:", err)
@@ -24,8 +28,6 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "serving test on http://%s/\n", ln.Addr())
 		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})}
 		go srv.Serve(ln)
-		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
-		defer stop()
 		<-ctx.Done()
 		srv.Shutdown(context.Background())
 		os.Exit(0)
