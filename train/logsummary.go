@@ -125,6 +125,27 @@ func (l LogLine) metric(name string) (float64, bool) {
 	return v, ok
 }
 
+// RunLog is one run's log summarised, as `sqlrl train log` prints it:
+// the run, the lines a kill left half-written, and the summary.
+type RunLog struct {
+	Run     string `json:"run"`
+	Skipped int    `json:"skipped_lines,omitempty"`
+	LogSummary
+}
+
+// SummarizeRun reads run's log (a run directory or its train_log.jsonl)
+// and summarises it (Summarize); a log without steps is an error.
+func SummarizeRun(run string, window int, metrics []string) (*RunLog, error) {
+	lines, skipped, err := ReadLog(run)
+	if err != nil {
+		return nil, err
+	}
+	if len(lines) == 0 {
+		return nil, fmt.Errorf("%s: no steps logged", run)
+	}
+	return &RunLog{Run: run, Skipped: skipped, LogSummary: Summarize(lines, window, metrics)}, nil
+}
+
 // Summarize condenses the lines of ReadLog into a LogSummary, with the
 // means of metrics over windows of window steps (<= 0: no windows).
 func Summarize(lines []LogLine, window int, metrics []string) LogSummary {

@@ -115,3 +115,36 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("window 0 gave windows %+v", s.Windows)
 	}
 }
+
+// TestSummarizeRun: a run's summary carries its name and the lines a kill
+// cut; a log of no steps is an error naming the run.
+func TestSummarizeRun(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), logFile)
+	if err := os.WriteFile(empty, []byte("{\"step\":1,\"lo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		run     string
+		steps   int
+		skipped int
+		err     string
+	}{
+		{"testdata/train_log_resumed.jsonl", 5, 1, ""},
+		{empty, 0, 0, "no steps logged"},
+		{filepath.Join(t.TempDir(), "none"), 0, 0, "none"},
+	} {
+		s, err := SummarizeRun(c.run, 2, []string{"reward_mean"})
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: error %v, want %q", c.run, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.run, err)
+		}
+		if s.Run != c.run || s.Steps != c.steps || s.Skipped != c.skipped {
+			t.Errorf("%s: run %q, %d steps, %d skipped; want %d and %d", c.run, s.Run, s.Steps, s.Skipped, c.steps, c.skipped)
+		}
+	}
+}

@@ -36,32 +36,21 @@ time goes and the mean of -metrics over windows of -window steps.
 					}
 				}
 				for i, run := range args {
-					lines, skipped, err := train.ReadLog(run)
-					if err != nil {
+					s, err := train.SummarizeRun(run, *window, ms)
+					switch {
+					case err != nil:
 						return err
-					}
-					if len(lines) == 0 {
-						return fmt.Errorf("%s: no steps logged", run)
-					}
-					s := train.Summarize(lines, *window, ms)
-					if *asJSON {
-						b, err := json.Marshal(struct {
-							Run     string `json:"run"`
-							Skipped int    `json:"skipped_lines,omitempty"`
-							train.LogSummary
-						}{run, skipped, s})
-						if err != nil {
+					case *asJSON:
+						if err := json.NewEncoder(os.Stdout).Encode(s); err != nil {
 							return err
 						}
-						fmt.Println(string(b))
 						continue
-					}
-					if i > 0 {
+					case i > 0:
 						fmt.Println()
 					}
 					fmt.Print(s.Markdown(run, ms))
-					if skipped > 0 {
-						fmt.Fprintf(os.Stderr, "%s: %d lines that are not JSON skipped (a kill mid-write)\n", run, skipped)
+					if s.Skipped > 0 {
+						fmt.Fprintf(os.Stderr, "%s: %d lines that are not JSON skipped (a kill mid-write)\n", run, s.Skipped)
 					}
 				}
 				return nil
