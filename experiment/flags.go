@@ -66,51 +66,83 @@ func OktoPreset(name string, quick bool) (Preset, error) {
 	return Preset{}, fmt.Errorf("-preset %q: want full or flywheel", name)
 }
 
+// flywheelSetting is one of the flywheel's flags: its name, its help and
+// the field of a Preset it sets (an *int, *float64 or *bool). value, when
+// set, is the flag's own Value on a preset (it checks or converts what it
+// is given), writing that field.
+type flywheelSetting struct {
+	name, usage string
+	field       func(*Preset) any
+	value       func(*Preset) flag.Value
+}
+
+var flywheelSettings = []flywheelSetting{
+	{name: "sft-epochs", usage: "SFT-75's (and SFT-100's) epochs; a changed value trains SFT and everything after it anew", field: func(p *Preset) any { return &p.SFT.Epochs }},
+	{name: "kto-steps", usage: "KTO optimizer steps", field: func(p *Preset) any { return &p.RL.Steps }},
+	{name: "kto-lr", usage: "KTO peak learning rate", field: func(p *Preset) any { return &p.RL.LR }},
+	{name: "kto-beta", usage: "KTO beta", field: func(p *Preset) any { return &p.RL.Beta }},
+	{name: "kto-temperature", usage: "KTO sampling temperature (KTO needs labels, not on-policy ratios: below 1 is sound)", field: func(p *Preset) any { return &p.RL.Temperature }},
+	{name: "k", usage: "completions sampled per prompt", field: func(p *Preset) any { return &p.RL.K }},
+	{name: "prompts", usage: "prompts per KTO step", field: func(p *Preset) any { return &p.RL.Prompts }},
+	{name: "kto-max-tokens", usage: "tokens per sampled completion", field: func(p *Preset) any { return &p.RL.MaxTokens }},
+	{name: "kto-eval-every", usage: "dev EX during KTO every N steps (-1: never)", field: func(p *Preset) any { return &p.RL.EvalEvery }},
+	{name: "kto-eval-n", usage: "dev questions per evaluation during KTO", field: func(p *Preset) any { return &p.RL.EvalN }},
+	{name: "kto-gold-unsolved", usage: "add the SFT loss of the gold SQL of each prompt none of whose samples was correct, at this weight (train kto -gold-unsolved; 0: none)", field: func(p *Preset) any { return &p.RL.GoldUnsolved }},
+	{name: "replay", usage: "add to every KTO step the SFT loss of this many renamed SFT examples (train kto -replay; 0: plain KTO)", field: func(p *Preset) any { return &p.RL.Replay }},
+	{name: "guided", usage: "sample KTO's completions under the schema guide (train kto -guided; false: unguided, as the recipe)", field: func(p *Preset) any { return &p.RL.Guided }},
+	{name: "rename", usage: "rename each schema name of a sampled KTO prompt with this probability (train kto -rename; 0: none, as the recipe)", field: func(p *Preset) any { return &p.RL.Rename }},
+	{name: "rename-families", usage: "rename KTO prompts' names word by word (train kto -rename-families)", field: func(p *Preset) any { return &p.RL.RenameFamilies }},
+	{name: "error-value", usage: "gate reward of SQL that fails to execute (train kto and reward serve default to -1)", field: func(p *Preset) any { return &p.RL.Reward.ErrorValue }},
+	{name: "merge", usage: "also evaluate KTO merged back towards SFT-75, SFT-75 + M x (KTO - SFT-75), as the arm okto_merged (0: not)", field: func(p *Preset) any { return &p.Merge }},
+	{name: "sft100", usage: "also train and evaluate SFT on all of train: the recipe's headline, SFT-75 + OKTO >= SFT-100", field: func(p *Preset) any { return &p.SFT100 }},
+	{name: "sft100-kto", usage: "also run the same KTO from SFT-100 on train's own questions (implies -sft100)", field: func(p *Preset) any { return &p.SFT100KTO }},
+	{name: "heldout", usage: "`share` of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)",
+		field: func(p *Preset) any { return &p.RL.Pool }, value: func(p *Preset) flag.Value { return heldOutValue{p} }},
+	{name: "kto-rounds", usage: "`rounds` of KTO from SFT-75, each from the model of the round before, also its reference (arms okto_rN)",
+		field: func(p *Preset) any { return &p.Rounds }, value: func(p *Preset) flag.Value { return roundsValue{&p.Rounds} }},
+}
+
 // FlywheelFlags declares the flywheel's settings on fs, bound to p, their
 // defaults p's. -heldout sets the RL pool (PoolFor) and -kto-rounds the
 // rounds, each checked as it is parsed.
 func (p *Preset) FlywheelFlags(fs *flag.FlagSet) {
-	r := &p.RL
-	fs.IntVar(&p.SFT.Epochs, "sft-epochs", p.SFT.Epochs, "SFT-75's (and SFT-100's) epochs; a changed value trains SFT and everything after it anew")
-	fs.IntVar(&r.Steps, "kto-steps", r.Steps, "KTO optimizer steps")
-	fs.Float64Var(&r.LR, "kto-lr", r.LR, "KTO peak learning rate")
-	fs.Float64Var(&r.Beta, "kto-beta", r.Beta, "KTO beta")
-	fs.Float64Var(&r.Temperature, "kto-temperature", r.Temperature, "KTO sampling temperature (KTO needs labels, not on-policy ratios: below 1 is sound)")
-	fs.IntVar(&r.K, "k", r.K, "completions sampled per prompt")
-	fs.IntVar(&r.Prompts, "prompts", r.Prompts, "prompts per KTO step")
-	fs.IntVar(&r.MaxTokens, "kto-max-tokens", r.MaxTokens, "tokens per sampled completion")
-	fs.IntVar(&r.EvalEvery, "kto-eval-every", r.EvalEvery, "dev EX during KTO every N steps (-1: never)")
-	fs.IntVar(&r.EvalN, "kto-eval-n", r.EvalN, "dev questions per evaluation during KTO")
-	fs.Float64Var(&r.GoldUnsolved, "kto-gold-unsolved", r.GoldUnsolved, "add the SFT loss of the gold SQL of each prompt none of whose samples was correct, at this weight (train kto -gold-unsolved; 0: none)")
-	fs.IntVar(&r.Replay, "replay", r.Replay, "add to every KTO step the SFT loss of this many renamed SFT examples (train kto -replay; 0: plain KTO)")
-	fs.BoolVar(&r.Guided, "guided", r.Guided, "sample KTO's completions under the schema guide (train kto -guided; false: unguided, as the recipe)")
-	fs.Float64Var(&r.Rename, "rename", r.Rename, "rename each schema name of a sampled KTO prompt with this probability (train kto -rename; 0: none, as the recipe)")
-	fs.BoolVar(&r.RenameFamilies, "rename-families", r.RenameFamilies, "rename KTO prompts' names word by word (train kto -rename-families)")
-	fs.Float64Var(&r.Reward.ErrorValue, "error-value", r.Reward.ErrorValue, "gate reward of SQL that fails to execute (train kto and reward serve default to -1)")
-	fs.Float64Var(&p.Merge, "merge", p.Merge, "also evaluate KTO merged back towards SFT-75, SFT-75 + M x (KTO - SFT-75), as the arm okto_merged (0: not)")
-	fs.BoolVar(&p.SFT100, "sft100", p.SFT100, "also train and evaluate SFT on all of train: the recipe's headline, SFT-75 + OKTO >= SFT-100")
-	fs.BoolVar(&p.SFT100KTO, "sft100-kto", p.SFT100KTO, "also run the same KTO from SFT-100 on train's own questions (implies -sft100)")
-	fs.Var(heldOutValue{p}, "heldout", "`share` of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)")
-	fs.Var(roundsValue{&p.Rounds}, "kto-rounds", "`rounds` of KTO from SFT-75, each from the model of the round before, also its reference (arms okto_rN)")
+	for _, s := range flywheelSettings {
+		if s.value != nil {
+			fs.Var(s.value(p), s.name, s.usage)
+			continue
+		}
+		switch v := s.field(p).(type) {
+		case *int:
+			fs.IntVar(v, s.name, *v, s.usage)
+		case *float64:
+			fs.Float64Var(v, s.name, *v, s.usage)
+		case *bool:
+			fs.BoolVar(v, s.name, *v, s.usage)
+		}
+	}
 }
 
 // FlywheelPreset is the preset `experiment flywheel` runs: f, its flags
-// bound to fs by FlywheelFlags and parsed, or with quick FlywheelQuick with
-// the flags fs's command line set parsed again onto it; checked
-// (CheckFlywheel), with the budget of its settings.
+// bound to fs by FlywheelFlags and parsed, or with quick FlywheelQuick
+// with the settings of the flags the command line set copied from f;
+// checked (CheckFlywheel), with the budget of its settings.
 func FlywheelPreset(f Preset, quick bool, fs *flag.FlagSet) (Preset, error) {
 	if quick {
 		q := FlywheelQuick()
-		onto := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
-		q.FlywheelFlags(onto)
-		var err error
-		fs.Visit(func(fl *flag.Flag) {
-			if onto.Lookup(fl.Name) != nil && err == nil {
-				err = onto.Set(fl.Name, fl.Value.String())
+		set := map[string]bool{}
+		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+		for _, s := range flywheelSettings {
+			if !set[s.name] {
+				continue
 			}
-		})
-		if err != nil {
-			return q, err
+			switch dst := s.field(&q).(type) {
+			case *int:
+				*dst = *s.field(&f).(*int)
+			case *float64:
+				*dst = *s.field(&f).(*float64)
+			case *bool:
+				*dst = *s.field(&f).(*bool)
+			}
 		}
 		return q, q.CheckFlywheel()
 	}

@@ -56,3 +56,22 @@ func TestFlywheelPreset(t *testing.T) {
 		})
 	}
 }
+
+// TestFlywheelSettingsDeclared: every flywheel setting is declared as a
+// flag and points at a field of a kind FlywheelPreset copies, so a new
+// setting cannot be left out of -quick silently.
+func TestFlywheelSettingsDeclared(t *testing.T) {
+	p := Flywheel()
+	fs := flag.NewFlagSet("flywheel", flag.ContinueOnError)
+	p.FlywheelFlags(fs)
+	for _, s := range flywheelSettings {
+		if fs.Lookup(s.name) == nil {
+			t.Errorf("-%s: not declared", s.name)
+		}
+		switch s.field(&p).(type) {
+		case *int, *float64, *bool:
+		default:
+			t.Errorf("-%s: field of type %T, which FlywheelPreset does not copy", s.name, s.field(&p))
+		}
+	}
+}
