@@ -44,6 +44,7 @@ import (
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/sqlparse"
 	"github.com/sqlrl/sqlrl/textclip"
 )
 
@@ -634,6 +635,11 @@ func (s *Server) feedback(ctx context.Context, r *http.Request) (any, error) {
 	}
 	out := FeedbackResponse{AnswerID: e.ID, Verdict: req.Verdict, Author: author}
 	if f.CorrectedSQL != "" {
+		// A correction becomes a training target: one read of the
+		// database's own tables, or nothing is stored.
+		if err := sqlparse.CheckRead(f.CorrectedSQL); err != nil {
+			return nil, httpserve.Errorf(http.StatusUnprocessableEntity, "corrected_sql was refused and nothing was stored: %v", err)
+		}
 		if _, err := s.db(e.DBID); err != nil {
 			return nil, httpserve.Errorf(http.StatusConflict, "answer %d's database %q is no longer served: a correction cannot be checked", e.ID, e.DBID)
 		}

@@ -332,6 +332,12 @@ func TestFeedback(t *testing.T) {
 		{"failing correction", testKey, map[string]string{"corrected_sql": "SELECT nope FROM superhero"}, 200, "error", ""},
 		{"write attempt", testKey, map[string]string{"corrected_sql": "DROP TABLE superhero"}, 422, "", "nothing was stored"},
 		{"update attempt", testKey, map[string]string{"verdict": "up", "corrected_sql": "UPDATE superhero SET id = 0"}, 422, "", "read-only"},
+		// what is not one read of the database's own tables never trains
+		{"pragma", testKey, map[string]string{"corrected_sql": "PRAGMA table_info(superhero)"}, 422, "", "nothing was stored"},
+		{"catalog", testKey, map[string]string{"corrected_sql": "SELECT * FROM sqlite_master"}, 422, "", "catalog"},
+		{"pragma function", testKey, map[string]string{"corrected_sql": "SELECT * FROM pragma_table_info('superhero')"}, 422, "", "PRAGMA function"},
+		{"two statements", testKey, map[string]string{"verdict": "down", "corrected_sql": "SELECT 1; DELETE FROM superhero"}, 422, "", "more than one statement"},
+		{"with delete", testKey, map[string]string{"corrected_sql": "WITH t AS (SELECT 1) DELETE FROM superhero"}, 422, "", "nothing was stored"},
 		{"oversize", testKey, `{"comment":"` + strings.Repeat("x", 5000) + `"}`, 413, "", ""},
 	}
 	for _, tt := range tests {

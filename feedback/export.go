@@ -15,6 +15,7 @@ import (
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/sqlparse"
 )
 
 // Export file names (the trainer files are package export's).
@@ -82,7 +83,9 @@ func judge(e Entry) signal {
 		if f.Verdict != VerdictNone {
 			verdict = f.Verdict
 		}
-		if f.Correction == CorrectionOK {
+		// A store written before corrections were checked may hold one
+		// that reads the catalog or runs two statements: never a target.
+		if f.Correction == CorrectionOK && sqlparse.CheckRead(f.CorrectedSQL) == nil {
 			s.correction = f.CorrectedSQL
 		}
 	}

@@ -229,3 +229,38 @@ func TestExportFailureKeepsPrevious(t *testing.T) {
 		t.Error("the new export's rollouts should equal the old one's and its manifest differ (prompts: false)")
 	}
 }
+
+// TestExportSkipsJunkCorrections: a store written before corrections were
+// checked may hold ones stored as "ok" that read the catalog, call a
+// PRAGMA function or run two statements; none becomes a target, and the
+// thumbs beside them still count.
+func TestExportSkipsJunkCorrections(t *testing.T) {
+	s, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	junk := []string{"PRAGMA table_info(member)", "SELECT * FROM sqlite_master", "SELECT * FROM pragma_table_info('member')", "SELECT 1; DELETE FROM member"}
+	for i, c := range junk {
+		a := mustAnswer(t, s, Answer{Time: t0.Add(time.Duration(i) * time.Minute), DBID: "student_club", Model: "native",
+			Question: fmt.Sprintf("question %d", i), SQL: "SELECT COUNT(*) FROM member", Outcome: OutcomeOK, Rows: 1})
+		mustFeedback(t, s, Feedback{AnswerID: a.ID, Time: a.Time.Add(time.Second), Author: "alice", Verdict: VerdictDown, CorrectedSQL: c, Correction: CorrectionOK})
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	m, err := Export(context.Background(), s, ExportOptions{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Desirable != 0 || m.Undesirable != len(junk) || m.DPOPairs != 0 {
+		t.Errorf("manifest %+v: want the %d thumbs-down only", m, len(junk))
+	}
+	b, err := os.ReadFile(filepath.Join(out, FileRollouts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range junk {
+		if strings.Contains(string(b), c) {
+			t.Errorf("junk correction %q exported:\n%s", c, b)
+		}
+	}
+}
