@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/prompt"
@@ -74,12 +76,57 @@ type signal struct {
 	e          Entry
 	model      *bool // label of the model's SQL; nil: no signal
 	correction string
+	at         time.Time // the latest feedback's time, else the answer's
+}
+
+// reconcile keeps one label per database, question and SQL, and one
+// correction per database and question: the latest signal's (by at, then
+// answer id), so that a question asked again and judged otherwise, or
+// corrected twice, gives one training target rather than two that
+// disagree. Questions compare with their spacing collapsed. A signal left
+// with neither is dropped.
+func reconcile(sigs []signal) []signal {
+	question := func(s signal) string {
+		return s.e.DBID + "\x00" + strings.Join(strings.Fields(s.e.Question), " ")
+	}
+	later := func(a, b signal) bool { return a.at.After(b.at) || (a.at.Equal(b.at) && a.e.ID > b.e.ID) }
+	model, corr := map[string]int{}, map[string]int{}
+	for i, s := range sigs {
+		if s.model != nil {
+			k := question(s) + "\x00" + s.e.SQL
+			if j, ok := model[k]; !ok || later(s, sigs[j]) {
+				model[k] = i
+			}
+		}
+		if s.correction != "" {
+			k := question(s)
+			if j, ok := corr[k]; !ok || later(s, sigs[j]) {
+				corr[k] = i
+			}
+		}
+	}
+	var out []signal
+	for i, s := range sigs {
+		if s.model != nil && model[question(s)+"\x00"+s.e.SQL] != i {
+			s.model = nil
+		}
+		if s.correction != "" && corr[question(s)] != i {
+			s.correction = ""
+		}
+		if s.model != nil || s.correction != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func judge(e Entry) signal {
-	s := signal{e: e}
+	s := signal{e: e, at: e.Time}
 	var verdict Verdict
 	for _, f := range e.Feedback {
+		if f.Time.After(s.at) {
+			s.at = f.Time
+		}
 		if f.Verdict != VerdictNone {
 			verdict = f.Verdict
 		}
@@ -132,6 +179,7 @@ func Export(ctx context.Context, st Store, opts ExportOptions) (*ExportManifest,
 			sigs = append(sigs, s)
 		}
 	}
+	sigs = reconcile(sigs)
 	var questions []Question
 	var rolls []export.Rollout
 	desirable := true // a correction's label

@@ -264,3 +264,43 @@ func TestExportSkipsJunkCorrections(t *testing.T) {
 		}
 	}
 }
+
+// TestExportReconciles: a question asked again with the same SQL and
+// judged otherwise gives one label, the latest; a question corrected on
+// two answers gives one target, the latest correction.
+func TestExportReconciles(t *testing.T) {
+	s, err := OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "fb.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	add := func(min int, q, sql string, f Feedback) {
+		a := mustAnswer(t, s, Answer{Time: t0.Add(time.Duration(min) * time.Minute), DBID: "student_club", Model: "native",
+			Question: q, SQL: sql, Outcome: OutcomeOK, Rows: 1})
+		f.AnswerID, f.Time, f.Author = a.ID, a.Time.Add(time.Second), "alice"
+		mustFeedback(t, s, f)
+	}
+	count := "SELECT COUNT(*) FROM member"
+	add(1, "How many members?", count, Feedback{Verdict: VerdictUp})
+	add(2, "How  many members?", count, Feedback{Verdict: VerdictDown}) // the same question, judged again
+	add(3, "How many events?", "SELECT 1", Feedback{CorrectedSQL: "SELECT COUNT(*) FROM event", Correction: CorrectionOK})
+	add(4, "How many events?", "SELECT 2", Feedback{CorrectedSQL: "SELECT COUNT(event_id) FROM event", Correction: CorrectionOK})
+	out := filepath.Join(t.TempDir(), "out")
+	m, err := Export(context.Background(), s, ExportOptions{Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, FileRollouts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rolls := string(b)
+	// members: one label, the later thumbs-down; events: both model SQLs
+	// undesirable (each differs from a correction), one correction
+	if m.Desirable != 1 || m.Undesirable != 3 || strings.Count(rolls, count) != 1 || !strings.Contains(rolls, `"label":false`) {
+		t.Errorf("manifest %+v, rollouts:\n%s", m, rolls)
+	}
+	if strings.Contains(rolls, "SELECT COUNT(*) FROM event") || !strings.Contains(rolls, "SELECT COUNT(event_id) FROM event") {
+		t.Errorf("want only the latest correction:\n%s", rolls)
+	}
+}
