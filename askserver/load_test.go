@@ -248,6 +248,7 @@ func TestHostileInput(t *testing.T) {
 		{"injection in evidence", request{"POST", "/api/ask", nil, `{"db": "superhero", "question": "count", "evidence": "\"); DELETE FROM superhero; --"}`}, 200, `"rows":[[750]]`, true},
 		{"injection in db name", request{"POST", "/api/ask", nil, `{"db": "superhero; DROP TABLE superhero", "question": "count"}`}, 404, "no database", false},
 		{"path traversal db name", request{"POST", "/api/ask", nil, `{"db": "../../etc/passwd", "question": "count"}`}, 404, "no database", false},
+		{"unknown field", request{"POST", "/api/ask", nil, `{"db": "superhero", "question": "count", "evidance": "typo"}`}, 400, `unknown field "evidance"`, false},
 		{"generated write", request{"POST", "/api/ask", nil, `{"db": "superhero", "question": "attach please"}`}, 200, `"class":"`, true},
 		{"xss in question", request{"POST", "/api/ask", nil, `{"db": "superhero", "question": "<script>alert(1)</script>"}`}, 200, `"question":"<script>alert(1)</script>"`, true},
 		{"xss in data", request{"POST", "/api/ask", nil, `{"db": "superhero", "question": "xss data"}`}, 200, `"rows":[["<script>alert(1)</script>",1]]`, true},

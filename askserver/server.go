@@ -286,7 +286,7 @@ func (s *Server) db(name string) (*database, error) {
 
 func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 	var req askRequest
-	if err := httpserve.DecodeJSON(r.Body, &req); err != nil {
+	if err := httpserve.DecodeStrictJSON(r.Body, &req); err != nil {
 		return nil, err
 	}
 	d, err := s.db(req.DB)
@@ -609,7 +609,7 @@ func (s *Server) feedback(ctx context.Context, r *http.Request) (any, error) {
 		return nil, err
 	}
 	var req feedbackRequest
-	if err := httpserve.DecodeJSON(r.Body, &req); err != nil {
+	if err := httpserve.DecodeStrictJSON(r.Body, &req); err != nil {
 		return nil, err
 	}
 	e, err := s.entry(ctx, r)

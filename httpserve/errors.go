@@ -51,9 +51,20 @@ func Prefix(prefix string, err error) error {
 
 // DecodeJSON reads exactly one JSON value from a request body into v: a
 // body over the cap is a 413, anything malformed (or a second value) a
-// 400.
-func DecodeJSON(body io.Reader, v any) error {
+// 400. Fields v does not have are ignored, as OpenAI's and OpenRLHF's
+// clients send more than a server reads.
+func DecodeJSON(body io.Reader, v any) error { return decodeJSON(body, v, false) }
+
+// DecodeStrictJSON is DecodeJSON for an API whose every field is the
+// server's own: a field v does not have is a 400 naming it, so that a
+// misspelt setting is not silently ignored.
+func DecodeStrictJSON(body io.Reader, v any) error { return decodeJSON(body, v, true) }
+
+func decodeJSON(body io.Reader, v any, strict bool) error {
 	dec := json.NewDecoder(body)
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

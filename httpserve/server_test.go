@@ -375,3 +375,34 @@ func TestHalfSentBodiesHoldNoSlot(t *testing.T) {
 		}
 	})
 }
+
+// TestDecodeStrictJSON: the strict decoder refuses a field the value does
+// not have, naming it; the lenient one ignores it.
+func TestDecodeStrictJSON(t *testing.T) {
+	type req struct {
+		DB string `json:"db"`
+	}
+	for _, tt := range []struct {
+		body   string
+		strict bool
+		want   string // "" : decoded
+	}{
+		{`{"db": "a"}`, true, ""},
+		{`{"db": "a", "qestion": "typo"}`, true, `unknown field "qestion"`},
+		{`{"db": "a", "qestion": "typo"}`, false, ""},
+		{`{"db": "a"} {}`, true, "more than one value"},
+	} {
+		var v req
+		decode := DecodeJSON
+		if tt.strict {
+			decode = DecodeStrictJSON
+		}
+		err := decode(strings.NewReader(tt.body), &v)
+		switch {
+		case tt.want == "" && (err != nil || v.DB != "a"):
+			t.Errorf("%s (strict %v): %v, %+v", tt.body, tt.strict, err, v)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s (strict %v): %v, want %q", tt.body, tt.strict, err, tt.want)
+		}
+	}
+}
