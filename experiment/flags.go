@@ -69,11 +69,14 @@ func OktoPreset(name string, quick bool) (Preset, error) {
 // flywheelSetting is one of the flywheel's flags: its name, its help and
 // the field of a Preset it sets (an *int, *float64 or *bool). value, when
 // set, is the flag's own Value on a preset (it checks or converts what it
-// is given), writing that field.
+// is given); copy, when set, carries the setting from one preset to
+// another where copying the field would not (-heldout's pool depends on
+// the preset's SFT share).
 type flywheelSetting struct {
 	name, usage string
 	field       func(*Preset) any
 	value       func(*Preset) flag.Value
+	copy        func(dst, src *Preset)
 }
 
 var flywheelSettings = []flywheelSetting{
@@ -97,7 +100,8 @@ var flywheelSettings = []flywheelSetting{
 	{name: "sft100", usage: "also train and evaluate SFT on all of train: the recipe's headline, SFT-75 + OKTO >= SFT-100", field: func(p *Preset) any { return &p.SFT100 }},
 	{name: "sft100-kto", usage: "also run the same KTO from SFT-100 on train's own questions (implies -sft100)", field: func(p *Preset) any { return &p.SFT100KTO }},
 	{name: "heldout", usage: "`share` of the holdout kept from KTO and evaluated as the split \"heldout\" (0: KTO on all of it)",
-		field: func(p *Preset) any { return &p.RL.Pool }, value: func(p *Preset) flag.Value { return heldOutValue{p} }},
+		value: func(p *Preset) flag.Value { return heldOutValue{p} },
+		copy:  func(dst, src *Preset) { dst.RL.Pool = PoolFor(dst.RL.Fraction, HeldOutShare(src.RL)) }},
 	{name: "kto-rounds", usage: "`rounds` of KTO from SFT-75, each from the model of the round before, also its reference (arms okto_rN)",
 		field: func(p *Preset) any { return &p.Rounds }, value: func(p *Preset) flag.Value { return roundsValue{&p.Rounds} }},
 }
@@ -132,7 +136,11 @@ func FlywheelPreset(f Preset, quick bool, fs *flag.FlagSet) (Preset, error) {
 		set := map[string]bool{}
 		fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 		for _, s := range flywheelSettings {
-			if !set[s.name] {
+			switch {
+			case !set[s.name]:
+				continue
+			case s.copy != nil:
+				s.copy(&q, &f)
 				continue
 			}
 			switch dst := s.field(&q).(type) {

@@ -68,10 +68,32 @@ func TestFlywheelSettingsDeclared(t *testing.T) {
 		if fs.Lookup(s.name) == nil {
 			t.Errorf("-%s: not declared", s.name)
 		}
+		if s.copy != nil {
+			continue
+		}
 		switch s.field(&p).(type) {
 		case *int, *float64, *bool:
 		default:
 			t.Errorf("-%s: field of type %T, which FlywheelPreset does not copy", s.name, s.field(&p))
 		}
+	}
+}
+
+// TestFlywheelQuickHeldOut: with -quick, -heldout keeps its share of the
+// quick preset's holdout, whatever SFT share the full preset had.
+func TestFlywheelQuickHeldOut(t *testing.T) {
+	f := Flywheel()
+	f.RL.Fraction = 0.5 // unlike the quick preset's
+	fs := flag.NewFlagSet("flywheel", flag.ContinueOnError)
+	f.FlywheelFlags(fs)
+	if err := fs.Parse([]string{"-heldout", "0.2"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := FlywheelPreset(f, true, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := HeldOutShare(p.RL); got < 0.2-1e-9 || got > 0.2+1e-9 {
+		t.Errorf("held-out share %v (pool %v at SFT share %v), want 0.2", got, p.RL.Pool, p.RL.Fraction)
 	}
 }
