@@ -350,10 +350,10 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (*http.Request
 	// away.
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
+	// The buffer grows with the bytes that arrive, not with the length the
+	// client declares: a Content-Length at the cap and no body reserves
+	// nothing.
 	var buf bytes.Buffer
-	if n := r.ContentLength; n > 0 && n <= s.cfg.MaxBodyBytes {
-		buf.Grow(int(n))
-	}
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err == nil {
 		rr := *r

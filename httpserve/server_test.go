@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -374,6 +375,38 @@ func TestHalfSentBodiesHoldNoSlot(t *testing.T) {
 			t.Errorf("stalled body: %d, want 408", resp.StatusCode)
 		}
 	})
+}
+
+// TestDeclaredBodiesReserveNothing: bodies declared at the cap that do not
+// arrive cost memory for the bytes sent, not for the length declared, and
+// past MaxBodyReads such bodies a request gets a 503.
+func TestDeclaredBodiesReserveNothing(t *testing.T) {
+	const reads, capBytes = 8, 16 << 20
+	s := New(Config{MaxConcurrent: 2, MaxBodyReads: reads, MaxBodyBytes: capBytes, BodyTimeout: time.Minute})
+	testRoutes(s, nil, nil)
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range reads {
+		c, err := net.Dial("tcp", hs.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n{", capBytes)
+	}
+	for len(s.reads) < reads {
+		time.Sleep(5 * time.Millisecond) // until every body is being read (or go test's -timeout)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > capBytes {
+		t.Errorf("%d bodies declared at %d bytes, 1 byte sent: heap grew %d bytes", reads, capBytes, grew)
+	}
+	if r := do(t, "POST", hs.URL+"/echo", `{"a": "b"}`); r.code != http.StatusServiceUnavailable {
+		t.Errorf("request past %d bodies arriving: %d %s, want 503", reads, r.code, r.body)
+	}
 }
 
 // TestDecodeStrictJSON: the strict decoder refuses a field the value does

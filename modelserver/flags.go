@@ -2,7 +2,6 @@ package modelserver
 
 import (
 	"flag"
-	"strconv"
 
 	"github.com/sqlrl/sqlrl/httpserve"
 )
@@ -18,25 +17,7 @@ func (s *Server) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&s.Name, "name", s.Name, "model id reported by /v1/models")
 	fs.IntVar(&s.MaxTokens, "max-tokens", s.MaxTokens, "default max_tokens")
 	fs.IntVar(&s.Slots, "slots", s.Slots, "sequences decoded at once, across concurrent requests")
-	fs.Var(mibFlag{&s.MaxBodyBytes}, "max-body-mib", "largest request body in MiB (larger: 413)")
+	httpserve.MaxBodyFlag(fs, &s.MaxBodyBytes)
 	fs.DurationVar(&s.RequestTimeout, "request-timeout", s.RequestTimeout, "deadline for one request (past it: 504, and its slots are freed)")
 	fs.IntVar(&s.MaxRequests, "max-requests", s.MaxRequests, "requests answered at once (more: 503, retry)")
-}
-
-// mibFlag is a byte count given in MiB.
-type mibFlag struct{ bytes *int64 }
-
-func (m mibFlag) String() string {
-	if m.bytes == nil {
-		return "0"
-	}
-	return strconv.FormatInt(*m.bytes>>20, 10)
-}
-
-func (m mibFlag) Set(s string) error {
-	v, err := strconv.ParseInt(s, 10, 32)
-	if err == nil {
-		*m.bytes = v << 20
-	}
-	return err
 }

@@ -26,8 +26,8 @@ type Client struct {
 	// HTTP defaults to a client with a 180 s timeout (OpenRLHF's).
 	HTTP *http.Client
 	// Retries is how many times ScoreGroup retries a 503 (a gold the
-	// server could not run just now) or a failed connection, 1 s apart
-	// (default 3).
+	// server could not run just now, or a server busy) or a failed
+	// connection, 1 s apart: 0 means 3, a negative count none.
 	Retries int
 }
 

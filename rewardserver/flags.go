@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/httpserve"
 	"github.com/sqlrl/sqlrl/reward"
 )
 
@@ -58,7 +58,7 @@ func (s *StackSource) Load() (reward.StackOptions, *dataset.Benchmark, error) {
 func (c *Config) Flags(fs *flag.FlagSet) {
 	c.MaxBodyBytes = DefaultMaxBodyBytes
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", DefaultRequestTimeout, "deadline for one request (OpenRLHF's client waits 180s)")
-	fs.Var(mibValue{&c.MaxBodyBytes}, "max-body-mib", "largest request body in MiB (larger: 413)")
+	httpserve.MaxBodyFlag(fs, &c.MaxBodyBytes)
 	fs.IntVar(&c.MaxInFlight, "max-inflight", 0, "completions scored at once, server-wide (default 32 x CPUs)")
 }
 
@@ -92,25 +92,6 @@ func (c *Config) UseQuestions(exs []dataset.Example) {
 	for _, ex := range exs {
 		c.Questions[ex.QuestionID] = ex
 	}
-}
-
-// mibValue is a byte count set in MiB.
-type mibValue struct{ p *int64 }
-
-func (v mibValue) String() string {
-	if v.p == nil {
-		return "0"
-	}
-	return strconv.FormatInt(*v.p>>20, 10)
-}
-
-func (v mibValue) Set(s string) error {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
-		return fmt.Errorf("%q: want a whole number of MiB", s)
-	}
-	*v.p = n << 20
-	return nil
 }
 
 // Flags declares the bench's load settings, bound to o, with their

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/sqlrl/sqlrl/openai"
 )
 
 // QA is a question and the text the fake answers it with.
@@ -43,12 +45,7 @@ func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // ServeHTTP implements http.Handler.
 func (m *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Messages []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		} `json:"messages"`
-	}
+	var req openai.ChatParams
 	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		http.Error(w, `{"error": "POST .../chat/completions"}`, http.StatusNotFound)
 		return
@@ -59,8 +56,8 @@ func (m *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	user := ""
 	for _, msg := range req.Messages {
-		if msg.Role == "user" {
-			user = normSpace(msg.Content)
+		if text, err := msg.Text(); err == nil && msg.Role == "user" {
+			user = normSpace(text)
 		}
 	}
 	answer := "SELECT 1"
@@ -73,5 +70,6 @@ func (m *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	m.mu.RUnlock()
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"choices": []map[string]any{{"message": map[string]string{"role": "assistant", "content": answer}}}})
+	json.NewEncoder(w).Encode(openai.ChatResponse{Object: "chat.completion", Choices: []openai.ChatChoice{
+		{Message: openai.AnswerMessage{Role: "assistant", Content: answer}, FinishReason: "stop"}}})
 }
