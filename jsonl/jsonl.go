@@ -81,7 +81,7 @@ func checkUTF8(b []byte) error {
 	return nil
 }
 
-// CheckUTF8 is the UTF-8 check of Lines for a file read whole (a JSON
+// CheckUTF8 is the UTF-8 check of ReadFile for a file read whole (a JSON
 // document): nil when data is UTF-8, else a *LineError naming path and the
 // line of the first invalid byte.
 func CheckUTF8(path string, data []byte) error {
@@ -98,23 +98,6 @@ func CheckUTF8(path string, data []byte) error {
 		}
 		data = rest
 	}
-}
-
-// Lines calls fn with each line of r that is not blank, its surrounding
-// white space trimmed, and its 1-based number. path names r in errors. An
-// error of fn, a line over MaxLine or a line that is not UTF-8 stops the
-// reading and comes back as a *LineError.
-func Lines(r io.Reader, path string, fn func(line int, b []byte) error) error {
-	return lines(r, path, MaxLine, fn)
-}
-
-// LinesLimit is Lines with a line limit of its own, for a kind of file
-// whose lines are bounded far below MaxLine; limit <= 0 is MaxLine.
-func LinesLimit(r io.Reader, path string, limit int, fn func(line int, b []byte) error) error {
-	if limit <= 0 || limit > MaxLine {
-		limit = MaxLine
-	}
-	return lines(r, path, limit, fn)
 }
 
 func lines(r io.Reader, path string, limit int, fn func(line int, b []byte) error) error {
@@ -161,17 +144,24 @@ func lines(r io.Reader, path string, limit int, fn func(line int, b []byte) erro
 	}
 }
 
-// ReadFile is Lines over the file at path.
+// ReadFile calls fn with each line of the file at path that is not blank,
+// its surrounding white space trimmed, and its 1-based number. An error of
+// fn, a line over MaxLine or a line that is not UTF-8 stops the reading and
+// comes back as a *LineError naming path and the line.
 func ReadFile(path string, fn func(line int, b []byte) error) error {
 	return ReadFileLimit(path, MaxLine, fn)
 }
 
-// ReadFileLimit is LinesLimit over the file at path.
+// ReadFileLimit is ReadFile with a line limit of its own, for a kind of
+// file whose lines are bounded far below MaxLine; limit <= 0 is MaxLine.
 func ReadFileLimit(path string, limit int, fn func(line int, b []byte) error) error {
+	if limit <= 0 || limit > MaxLine {
+		limit = MaxLine
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return LinesLimit(f, path, limit, fn)
+	return lines(f, path, limit, fn)
 }
