@@ -66,19 +66,26 @@ func (e *UTF8Error) Error() string {
 
 func (e *UTF8Error) Unwrap() error { return ErrInvalidUTF8 }
 
+// firstInvalid returns the offset of the first byte of b that is not
+// UTF-8; b is known not to be valid.
+func firstInvalid(b []byte) int {
+	i := 0
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
 // checkUTF8 returns a *UTF8Error for the first invalid byte of b, or nil.
 func checkUTF8(b []byte) error {
 	if utf8.Valid(b) {
 		return nil
 	}
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return &UTF8Error{Byte: i + 1}
-		}
-		i += n
-	}
-	return nil
+	return &UTF8Error{Byte: firstInvalid(b) + 1}
 }
 
 // CheckUTF8 is the UTF-8 check of ReadFile for a file read whole (a JSON
@@ -88,16 +95,9 @@ func CheckUTF8(path string, data []byte) error {
 	if utf8.Valid(data) {
 		return nil
 	}
-	for n := 1; ; n++ {
-		line, rest, more := bytes.Cut(data, []byte{'\n'})
-		if err := checkUTF8(line); err != nil {
-			return &LineError{path, n, err}
-		}
-		if !more {
-			return nil
-		}
-		data = rest
-	}
+	off := firstInvalid(data)
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return &LineError{path, 1 + bytes.Count(data[:off], []byte{'\n'}), &UTF8Error{Byte: off - start + 1}}
 }
 
 func lines(r io.Reader, path string, limit int, fn func(line int, b []byte) error) error {
