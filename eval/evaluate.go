@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/translate"
 )
@@ -36,7 +37,7 @@ type Config struct {
 	// Warn gets the gold's warnings; nil discards. Progress is called
 	// after each question.
 	Warn     io.Writer
-	Progress func(done, total int)
+	Progress progress.Func
 }
 
 // Flags declares the evaluation's flags on fs, defaulting to c, except the

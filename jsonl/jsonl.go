@@ -66,55 +66,38 @@ func (e *UTF8Error) Error() string {
 
 func (e *UTF8Error) Unwrap() error { return ErrInvalidUTF8 }
 
+// firstInvalid returns the offset of the first byte of b that is not
+// UTF-8; b is known not to be valid.
+func firstInvalid(b []byte) int {
+	i := 0
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
 // checkUTF8 returns a *UTF8Error for the first invalid byte of b, or nil.
 func checkUTF8(b []byte) error {
 	if utf8.Valid(b) {
 		return nil
 	}
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return &UTF8Error{Byte: i + 1}
-		}
-		i += n
-	}
-	return nil
+	return &UTF8Error{Byte: firstInvalid(b) + 1}
 }
 
-// CheckUTF8 is the UTF-8 check of Lines for a file read whole (a JSON
+// CheckUTF8 is the UTF-8 check of ReadFile for a file read whole (a JSON
 // document): nil when data is UTF-8, else a *LineError naming path and the
 // line of the first invalid byte.
 func CheckUTF8(path string, data []byte) error {
 	if utf8.Valid(data) {
 		return nil
 	}
-	for n := 1; ; n++ {
-		line, rest, more := bytes.Cut(data, []byte{'\n'})
-		if err := checkUTF8(line); err != nil {
-			return &LineError{path, n, err}
-		}
-		if !more {
-			return nil
-		}
-		data = rest
-	}
-}
-
-// Lines calls fn with each line of r that is not blank, its surrounding
-// white space trimmed, and its 1-based number. path names r in errors. An
-// error of fn, a line over MaxLine or a line that is not UTF-8 stops the
-// reading and comes back as a *LineError.
-func Lines(r io.Reader, path string, fn func(line int, b []byte) error) error {
-	return lines(r, path, MaxLine, fn)
-}
-
-// LinesLimit is Lines with a line limit of its own, for a kind of file
-// whose lines are bounded far below MaxLine; limit <= 0 is MaxLine.
-func LinesLimit(r io.Reader, path string, limit int, fn func(line int, b []byte) error) error {
-	if limit <= 0 || limit > MaxLine {
-		limit = MaxLine
-	}
-	return lines(r, path, limit, fn)
+	off := firstInvalid(data)
+	start := bytes.LastIndexByte(data[:off], '\n') + 1
+	return &LineError{path, 1 + bytes.Count(data[:off], []byte{'\n'}), &UTF8Error{Byte: off - start + 1}}
 }
 
 func lines(r io.Reader, path string, limit int, fn func(line int, b []byte) error) error {
@@ -161,17 +144,24 @@ func lines(r io.Reader, path string, limit int, fn func(line int, b []byte) erro
 	}
 }
 
-// ReadFile is Lines over the file at path.
+// ReadFile calls fn with each line of the file at path that is not blank,
+// its surrounding white space trimmed, and its 1-based number. An error of
+// fn, a line over MaxLine or a line that is not UTF-8 stops the reading and
+// comes back as a *LineError naming path and the line.
 func ReadFile(path string, fn func(line int, b []byte) error) error {
 	return ReadFileLimit(path, MaxLine, fn)
 }
 
-// ReadFileLimit is LinesLimit over the file at path.
+// ReadFileLimit is ReadFile with a line limit of its own, for a kind of
+// file whose lines are bounded far below MaxLine; limit <= 0 is MaxLine.
 func ReadFileLimit(path string, limit int, fn func(line int, b []byte) error) error {
+	if limit <= 0 || limit > MaxLine {
+		limit = MaxLine
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return LinesLimit(f, path, limit, fn)
+	return lines(f, path, limit, fn)
 }

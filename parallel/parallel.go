@@ -17,9 +17,10 @@ import (
 //
 // The error returned is a cause, not a consequence: of the calls that
 // failed before any stop, the lowest index's error (other than a
-// cancellation); failing that, the lowest index's error; else ctx's error
-// when ctx ended before For returned. Errors returned after the stop (a
-// query interrupted by it) never hide the one that caused it.
+// cancellation); failing that, the lowest index's cancellation; else ctx's
+// error when ctx ended before For returned. Errors returned after the stop
+// (a query interrupted by it, ctx's end included) never hide the one that
+// caused it.
 func For(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -59,12 +60,21 @@ func For(ctx context.Context, n, workers int, f func(ctx context.Context, i int)
 			return err
 		}
 	}
+	for i, err := range errs {
+		if cause[i] {
+			return err
+		}
+	}
+	if err := parent.Err(); err != nil {
+		// No call failed on its own: the errors are the stop's.
+		return err
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err
 		}
 	}
-	return parent.Err()
+	return nil
 }
 
 // Map is For collecting each call's result at its index.

@@ -102,3 +102,19 @@ func TestForKeepsTheCause(t *testing.T) {
 		t.Errorf("err = %v, want the cause %v", err, errCause)
 	}
 }
+
+// TestForParentEndIsTheCause checks that when ctx itself ends, For returns
+// ctx's error, not a call's error worded as its own failure.
+func TestForParentEndIsTheCause(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	err := For(ctx, 2, 2, func(ctx context.Context, i int) error {
+		if i == 1 {
+			cancel()
+		}
+		<-ctx.Done()
+		return errors.New("query interrupted") // not wrapping ctx.Err()
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}

@@ -123,8 +123,8 @@ func afterMark(rest string) string {
 	if block, ok := lastFence(rest); ok {
 		return strings.TrimSpace(block)
 	}
-	if i := strings.Index(strings.TrimLeft(rest, " \t\r\n"), "\n\n"); i >= 0 {
-		rest = strings.TrimLeft(rest, " \t\r\n")[:i]
+	if stmt, _, ok := strings.Cut(strings.TrimLeft(rest, " \t\r\n"), "\n\n"); ok {
+		rest = stmt
 	}
 	return statement(rest)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // CheckRead reports why sql is not one query that reads a database's own
@@ -31,8 +33,7 @@ func CheckRead(sql string) error {
 	for first < len(toks)-1 && toks[first].Text == "(" {
 		first++
 	}
-	switch w := strings.ToUpper(toks[first].Text); {
-	case toks[first].Kind != KindKeyword || (w != "SELECT" && w != "WITH" && w != "VALUES"):
+	if w := strings.ToUpper(toks[first].Text); toks[first].Kind != KindKeyword || (w != "SELECT" && w != "WITH" && w != "VALUES") {
 		return fmt.Errorf("starts with %s: want a read-only SELECT (or WITH ... SELECT)", clipWord(toks[first].Text))
 	}
 	for _, t := range toks {
@@ -67,10 +68,7 @@ func unquoteName(s string) string {
 	return s
 }
 
-// clipWord keeps an error's quote of a token short.
+// clipWord keeps an error's quote of a token short, in whole runes.
 func clipWord(s string) string {
-	if len(s) > 40 {
-		return fmt.Sprintf("%q...", s[:40])
-	}
-	return fmt.Sprintf("%q", s)
+	return fmt.Sprintf("%q", textclip.Clip(s, 40))
 }
