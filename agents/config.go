@@ -312,7 +312,7 @@ func (c *RunConfig) Pipeline(ctx context.Context, eng sqlexec.Engine, dbRoot str
 	if c.RemoteAPI == "completions" {
 		be.RemoteSet = SetNative
 	}
-	p := &Pipeline{K: c.K, Temperature: c.Temperature, TopP: c.TopP, Seed: c.Seed, Guide: c.Guide, FixWhen: c.FixWhen, Final: c.Final,
+	p := &Pipeline{K: c.K, Sampling: c.Sampling, Guide: c.Guide, FixWhen: c.FixWhen, Final: c.Final,
 		TournamentSize: c.Tournament, ReviewWeight: c.ReviewWeight}
 	sets, err := c.loadAgents(be, p)
 	if err != nil {

@@ -53,11 +53,9 @@ type Pipeline struct {
 	// the execution vote).
 	Final string
 	// K candidates per question: one greedy decode and K-1 samples at
-	// Temperature and TopP (default K 1: greedy only).
-	K           int
-	Temperature float64
-	TopP        float64
-	Seed        uint64
+	// Sampling (default K 1: greedy only).
+	K int
+	Sampling
 	// Guide keeps the native planner's and fixer's SQL to the schema the
 	// prompt shows, with Words as the SQL vocabulary (policy.FitBatch).
 	Guide bool

@@ -279,7 +279,7 @@ func TestPipelineNativeScripted(t *testing.T) {
 		return &Agent{Role: role, Gen: gen, Set: SetNative, Templates: nat}
 	}
 	p := &Pipeline{Planner: agent(RolePlanner), Validator: agent(RoleValidator), Fixer: agent(RoleFixer), Selector: agent(RoleSelector),
-		K: 3, Temperature: 1, Seed: 3, Engine: eng, Scorer: sc}
+		K: 3, Sampling: Sampling{Temperature: 1, Seed: 3}, Engine: eng, Scorer: sc}
 	stages := map[string]bool{}
 	var mu sync.Mutex
 	p.Progress = func(s string) progress.Func {
@@ -566,7 +566,7 @@ func TestPipelineChatFakeServer(t *testing.T) {
 		return &Agent{Role: role, Gen: &Remote{Chat: true, Client: client}, Set: SetChat, Templates: chat, MaxTokens: 1024}
 	}
 	p := &Pipeline{Planner: agent(RolePlanner), Validator: agent(RoleValidator), Fixer: agent(RoleFixer), Selector: agent(RoleSelector),
-		K: 2, Temperature: 0.8, Seed: 1, Engine: eng, Scorer: sc}
+		K: 2, Sampling: Sampling{Temperature: 0.8, Seed: 1}, Engine: eng, Scorer: sc}
 	recs, _, err := p.Run(context.Background(), exs, Prompts{SetChat: questionPrompts(exs, "")})
 	if err != nil {
 		t.Fatal(err)
@@ -687,7 +687,7 @@ func TestPipelineServeModel(t *testing.T) {
 				fb.Fits[i] = &policy.Fitted{Text: tt.prompt}
 				fb.OK = append(fb.OK, i)
 			}
-			p := &Pipeline{Planner: planner, K: 3, Temperature: 1, Seed: 2, Engine: eng, Scorer: sc}
+			p := &Pipeline{Planner: planner, K: 3, Sampling: Sampling{Temperature: 1, Seed: 2}, Engine: eng, Scorer: sc}
 			recs, _, err := p.Run(context.Background(), exs, Prompts{tt.set: fb})
 			if err != nil {
 				t.Fatal(err)

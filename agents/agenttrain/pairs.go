@@ -120,18 +120,18 @@ func preferencePairs(set []*sampled, kind string, val bool) []pair {
 // every model on every kind of held-out pair.
 func agentPairs(ctx context.Context, o Options, sftCk string, recs map[int]*agents.Record, qs map[int]agents.TrainingQuestion,
 	guide func(qid int) policy.Constraint, trainEx, valEx []agents.TrainExample, sc *eval.Scorer, ts agents.Templates, logf func(string, ...any)) (*PairsReport, error) {
-	po := o.Pairs
+	po, def := o.Pairs, DefaultOptions().Pairs
 	if po.Samples <= 0 {
-		po.Samples = 4
+		po.Samples = def.Samples
 	}
 	if po.Prompts <= 0 {
-		po.Prompts = 1500
+		po.Prompts = def.Prompts
 	}
 	if po.Steps <= 0 {
-		po.Steps = 200
+		po.Steps = def.Steps
 	}
 	if po.LR <= 0 {
-		po.LR = 5e-5
+		po.LR = def.LR
 	}
 	if po.Batch <= 0 {
 		po.Batch = 8

@@ -98,14 +98,15 @@ type Report struct {
 // for any of them alone, and the roles share what matters: reading the
 // schema, the question and a query.
 func Train(ctx context.Context, o Options) (*Report, error) {
+	def := DefaultOptions()
 	if o.Epochs <= 0 {
-		o.Epochs = 2
+		o.Epochs = def.Epochs
 	}
 	if o.LR == 0 {
-		o.LR = 1e-3
+		o.LR = def.LR
 	}
 	if o.ValFraction == 0 {
-		o.ValFraction = 0.1
+		o.ValFraction = def.ValFraction
 	}
 	if o.Threads > 0 {
 		nn.SetThreads(o.Threads)

@@ -119,7 +119,7 @@ func TestTrainOnDerivedExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &agents.Pipeline{Planner: &agents.Agent{Role: agents.RolePlanner, Gen: gen, Set: agents.SetNative, Templates: ts},
-		K: 3, Temperature: 1, Engine: eng, Scorer: &eval.Scorer{Engine: eng, Mode: eval.ModeBIRD, KeepResults: true}}
+		K: 3, Sampling: agents.Sampling{Temperature: 1}, Engine: eng, Scorer: &eval.Scorer{Engine: eng, Mode: eval.ModeBIRD, KeepResults: true}}
 	recs, _, err := p.Run(ctx, exs, agents.Prompts{agents.SetNative: fb})
 	if err != nil {
 		t.Fatal(err)
