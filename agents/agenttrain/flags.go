@@ -41,8 +41,8 @@ func (o *Options) Check() error {
 	switch {
 	case o.Planner == "" || o.Out == "":
 		return fmt.Errorf("-planner and -out are required")
-	case o.ValFraction < 0 || o.ValFraction >= 1:
-		return fmt.Errorf("-val-fraction %v: want [0, 1)", o.ValFraction)
+	case o.ValFraction <= 0 || o.ValFraction >= 1:
+		return fmt.Errorf("-val-fraction %v: want (0, 1): the agents are measured on the questions it holds out", o.ValFraction)
 	case o.Fold != 0 && o.Fold != 1:
 		return fmt.Errorf("-fold %d: want 0 or 1", o.Fold)
 	}

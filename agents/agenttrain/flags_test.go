@@ -17,6 +17,7 @@ func TestOptionsCheck(t *testing.T) {
 		{"defaults", func(*Options) {}, ""},
 		{"no planner", func(o *Options) { o.Planner = "" }, "-planner"},
 		{"val fraction", func(o *Options) { o.ValFraction = 1 }, "-val-fraction"},
+		{"no val fraction", func(o *Options) { o.ValFraction = 0 }, "want (0, 1)"},
 		{"fold", func(o *Options) { o.Fold = 2 }, "-fold"},
 	} {
 		o := ok
