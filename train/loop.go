@@ -170,14 +170,24 @@ const stateFile = "state.json"
 
 // marshalState is state.json's content: st with its SHA256 computed.
 func marshalState(st State) ([]byte, error) {
-	st.SHA256 = ""
-	b, err := json.MarshalIndent(st, "", "  ")
+	sum, err := stateSum(st)
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(b)
-	st.SHA256 = hex.EncodeToString(sum[:])
+	st.SHA256 = sum
 	return json.MarshalIndent(st, "", "  ")
+}
+
+// stateSum is State.SHA256 of st: the hex SHA-256 of its indented JSON
+// without the checksum.
+func stateSum(st State) (string, error) {
+	st.SHA256 = ""
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // readState reads and checks checkpoint ck's state.json: its checksum when
@@ -194,15 +204,14 @@ func readState(ck string) (State, error) {
 		return st, fmt.Errorf("%s: %w", path, err)
 	}
 	if st.SHA256 != "" {
-		want := st.SHA256
-		st.SHA256 = ""
-		b, err := json.MarshalIndent(st, "", "  ")
+		sum, err := stateSum(st)
 		if err != nil {
 			return st, fmt.Errorf("%s: %w", path, err)
 		}
-		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
+		if sum != st.SHA256 {
 			return st, fmt.Errorf("%s: the content does not match its sha256 (edited or damaged after the save)", path)
 		}
+		st.SHA256 = ""
 	}
 	if err := checkState(ck, st); err != nil {
 		return st, fmt.Errorf("%s: %w", path, err)
