@@ -138,19 +138,31 @@ func LoadTokenizer(path string) (*tokenizer.Tokenizer, error) {
 	return tokenizer.Load(filepath.Join(dir, FileTokenizer))
 }
 
+// ReadInfo reads checkpoint directory ck's config.json: the one reader
+// of a checkpoint's description, for Load and for what needs only that
+// (a run's starting step) without the weights.
+func ReadInfo(ck string) (Info, error) {
+	var info Info
+	path := filepath.Join(ck, FileConfig)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return info, err
+	}
+	if err := json.Unmarshal(data, &info); err != nil {
+		return info, fmt.Errorf("%s: %w", path, err)
+	}
+	return info, nil
+}
+
 // Load reads a checkpoint (or the latest checkpoint of a run directory).
 func Load(dir string) (*Policy, error) {
 	dir, err := Resolve(dir)
 	if err != nil {
 		return nil, err
 	}
-	var info Info
-	data, err := os.ReadFile(filepath.Join(dir, FileConfig))
+	info, err := ReadInfo(dir)
 	if err != nil {
 		return nil, err
-	}
-	if err := json.Unmarshal(data, &info); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileConfig), err)
 	}
 	if info.Format != CheckpointFormat {
 		return nil, fmt.Errorf("%s: format %q, want %q", dir, info.Format, CheckpointFormat)

@@ -392,13 +392,9 @@ func initCheckpoint(dir string) (string, int64, error) {
 	if ck, err = filepath.Abs(ck); err != nil {
 		return "", 0, fmt.Errorf("init %s: %w", dir, err)
 	}
-	b, err := os.ReadFile(filepath.Join(ck, policy.FileConfig))
+	info, err := policy.ReadInfo(ck)
 	if err != nil {
 		return "", 0, fmt.Errorf("init: %w", err)
-	}
-	var info policy.Info
-	if err := json.Unmarshal(b, &info); err != nil {
-		return "", 0, fmt.Errorf("init: %s: %w", filepath.Join(ck, policy.FileConfig), err)
 	}
 	return ck, info.Step, nil
 }
