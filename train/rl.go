@@ -89,36 +89,21 @@ func (o *RLOptions) correctLevel() float64 {
 }
 
 func (o *RLOptions) defaults() {
-	if o.LR == 0 {
-		o.LR = 2e-5
+	// Unset settings take DefaultRLConfig's values: the one place they
+	// are written.
+	d := DefaultRLConfig(o.Algo)
+	orDefault(&o.LR, d.LR)
+	if o.Replay > 0 {
+		orDefault(&o.ReplayWeight, d.ReplayWeight)
 	}
-	if o.Replay > 0 && o.ReplayWeight == 0 {
-		o.ReplayWeight = 1
-	}
-	if o.Steps == 0 {
-		o.Steps = 100
-	}
-	if o.Prompts == 0 {
-		o.Prompts = 8
-	}
-	if o.K == 0 {
-		o.K = 4
-	}
-	if o.Temperature == 0 {
-		o.Temperature = 1
-	}
-	if o.MaxTokens == 0 {
-		o.MaxTokens = DevMaxTokens
-	}
-	if o.On == "" {
-		o.On = RLOnHoldout
-	}
-	if o.Beta == 0 {
-		o.Beta = 0.1
-	}
-	if o.ORPOLambda == 0 {
-		o.ORPOLambda = 0.1
-	}
+	orDefault(&o.Steps, d.Steps)
+	orDefault(&o.Prompts, d.Prompts)
+	orDefault(&o.K, d.K)
+	orDefault(&o.Temperature, d.Temperature)
+	orDefault(&o.MaxTokens, d.MaxTokens)
+	orDefault(&o.On, d.On)
+	orDefault(&o.Beta, d.Beta)
+	orDefault(&o.ORPOLambda, d.ORPOLambda)
 	if o.KLCoef == 0 {
 		switch o.Algo {
 		case AlgoPPO:
@@ -133,29 +118,27 @@ func (o *RLOptions) defaults() {
 	if o.KTOThreshold == 0 {
 		o.KTOThreshold = o.correctLevel()
 	}
-	if o.ClipEps == 0 {
-		o.ClipEps = 0.2
-	}
+	orDefault(&o.ClipEps, d.ClipEps)
 	if o.Epochs == 0 || o.Algo != AlgoPPO && o.Algo != AlgoGRPO {
-		o.Epochs = 1
+		o.Epochs = d.Epochs
 	}
-	if o.Gamma == 0 {
-		o.Gamma = 1
-	}
-	if o.Lambda == 0 {
-		o.Lambda = 0.95
-	}
-	if o.ValueLR == 0 {
-		o.ValueLR = 1e-3
-	}
+	orDefault(&o.Gamma, d.Gamma)
+	orDefault(&o.Lambda, d.Lambda)
+	orDefault(&o.ValueLR, d.ValueLR)
 	if o.RewardName == "" {
 		o.RewardName = "custom"
 		if o.Reward.Kind != "" {
 			o.RewardName = o.Reward.Kind
 		}
 	}
-	if o.ScoreBatch == 0 {
-		o.ScoreBatch = DefaultScoreBatch
+	orDefault(&o.ScoreBatch, d.ScoreBatch)
+}
+
+// orDefault sets *p to d when *p is its type's zero value.
+func orDefault[T comparable](p *T, d T) {
+	var zero T
+	if *p == zero {
+		*p = d
 	}
 }
 
