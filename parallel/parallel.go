@@ -17,10 +17,10 @@ import (
 //
 // The error returned is a cause, not a consequence: of the calls that
 // failed before any stop, the lowest index's error (other than a
-// cancellation); failing that, the lowest index's cancellation; else ctx's
-// error when ctx ended before For returned. Errors returned after the stop
-// (a query interrupted by it, ctx's end included) never hide the one that
-// caused it.
+// cancellation); failing that, the lowest index's cancellation; else, when
+// ctx ended before For returned, the lowest index's error that wraps ctx's
+// (it says where the work stopped), or ctx's own. Errors returned after
+// the stop (a query interrupted by it) never hide the one that caused it.
 func For(ctx context.Context, n, workers int, f func(ctx context.Context, i int) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -65,9 +65,16 @@ func For(ctx context.Context, n, workers int, f func(ctx context.Context, i int)
 			return err
 		}
 	}
-	if err := parent.Err(); err != nil {
-		// No call failed on its own: the errors are the stop's.
-		return err
+	if perr := parent.Err(); perr != nil {
+		// No call failed on its own: the errors are the stop's. A call's
+		// error that wraps ctx's says where it stopped; one that does not
+		// (a query's own "interrupted") would read as a failure.
+		for _, err := range errs {
+			if errors.Is(err, perr) {
+				return err
+			}
+		}
+		return perr
 	}
 	for _, err := range errs {
 		if err != nil {

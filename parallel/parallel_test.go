@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -116,5 +117,21 @@ func TestForParentEndIsTheCause(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestForParentEndKeepsWhere: when ctx itself ends, a call's error that
+// wraps ctx's is returned, so the caller learns where the work stopped.
+func TestForParentEndKeepsWhere(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	err := For(ctx, 2, 2, func(ctx context.Context, i int) error {
+		if i == 1 {
+			cancel()
+		}
+		<-ctx.Done()
+		return fmt.Errorf("prompt %d: %w", i, ctx.Err())
+	})
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "prompt 0: ") {
+		t.Errorf("err = %v, want prompt 0's, wrapping context.Canceled", err)
 	}
 }
