@@ -3,10 +3,12 @@
 package askserver_test
 
 // The page in a real browser: headless Chromium, driven through chromedriver's
-// W3C WebDriver HTTP API, asks a question over a bundled database, reads the
-// table, gives feedback, corrects the SQL and finds it all in the history.
-// It runs where SQLRL_CHROMIUM names a Chromium binary (scripts/browser.sh
-// installs Debian's and scripts/test.sh exports it) and skips elsewhere.
+// W3C WebDriver HTTP API, asks questions over a bundled database, reads the
+// table, gives one-click feedback, runs and sends a correction, edits and
+// re-runs the SQL, downloads CSV, browses the schema, reopens answers from
+// History, and does it again by keyboard alone. It runs where SQLRL_CHROMIUM
+// names a Chromium binary (scripts/browser.sh installs Debian's and
+// scripts/test.sh exports it) and skips elsewhere.
 //
 // Why WebDriver and not the DevTools protocol: WebDriver is plain JSON over
 // HTTP, so the test needs nothing beyond net/http, while CDP speaks over a
@@ -19,6 +21,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +31,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,7 +50,20 @@ const (
 	xssCell     = `<script>window.__xss='cell';alert(1)</script>`
 	xssHeader   = `<img src=x onerror="window.__xss='header'">`
 	xssComment  = `<b onmouseover="window.__xss='comment'">looks right</b>`
+	xssEvidence = `<img src=x onerror="window.__xss='evidence'"> weight_g refers to weight_kg * 1000`
 	correction  = "SELECT superhero_name FROM superhero WHERE id <= 2 ORDER BY id"
+
+	// The other questions the fake model knows, each for one thing the
+	// page shows.
+	qNumbers   = "How heavy are the first three heroes, in grams?"
+	sqlNumbers = `SELECT superhero_name AS hero, weight_kg * 1000 AS weight_g, weight_kg / 7.0 AS ratio, 1999 + id AS year FROM superhero WHERE id <= 3 ORDER BY id`
+	qChart     = "How many heroes do the biggest publishers have?"
+	sqlChart   = `SELECT p.publisher_name AS publisher, COUNT(*) AS heroes FROM superhero s JOIN publisher p ON p.id = s.publisher_id WHERE p.publisher_name <> '' GROUP BY p.publisher_name ORDER BY heroes DESC, publisher LIMIT 4`
+	qWrong     = "How many female superheroes are there?"
+	sqlWrong   = `SELECT superhero_name FROM superhero WHERE superhero_name = 'superhero Maps'`
+	qError     = "What is the nickname of 3-D Man?"
+	sqlError   = `SELECT nickname FROM superhero WHERE superhero_name = '3-D Man'`
+	sqlEdited  = `SELECT superhero_name, weight_kg FROM superhero WHERE id IN (4, 5) ORDER BY id`
 )
 
 // browserGen is the fake model: a fixed SQL per question, so that what the
@@ -62,7 +79,348 @@ func (g browserGen) Generate(_ context.Context, q askserver.Question) (string, e
 	return "", fmt.Errorf("no SQL for question %q", q.Question)
 }
 
+var browserSQL = map[string]string{
+	xssQuestion: `SELECT superhero_name AS hero, height_cm, '` + strings.ReplaceAll(xssCell, "'", "''") + `' AS "` +
+		strings.ReplaceAll(xssHeader, `"`, `""`) + `" FROM superhero ORDER BY id LIMIT 3`,
+	qNumbers: sqlNumbers,
+	qChart:   sqlChart,
+	qWrong:   sqlWrong,
+	qError:   sqlError,
+}
+
 func TestServeBrowser(t *testing.T) {
+	b, base, store := newBrowserTest(t, "serve-browser-failure.png")
+	ctx := b.ctx
+
+	// Ask: pick the database, type the question, click Ask, wait for rows.
+	b.open(base + "/")
+	b.click(`#db option[value="superhero"]`)
+	id := b.ask(xssQuestion, "", 3)
+	answerID := strconv.FormatInt(id, 10)
+	var table struct {
+		Head []string   `json:"head"`
+		Rows [][]string `json:"rows"`
+	}
+	b.evalInto(&table, `const t = document.getElementById('result-table');
+		return {head: [...t.tHead.rows[0].cells].map(c => c.querySelector('button').firstChild.textContent),
+			rows: [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent))}`)
+	wantRows := [][]string{{"3-D Man", "188", xssCell}, {"A-Bomb", "203", xssCell}, {"Abe Sapien", "191", xssCell}}
+	if fmt.Sprint(table.Head) != fmt.Sprint([]string{"hero", "height_cm", xssHeader}) || fmt.Sprint(table.Rows) != fmt.Sprint(wantRows) {
+		b.fatalf("result table shows %q %q, want the header and cells as text: %q", table.Head, table.Rows, wantRows)
+	}
+	if got := b.evalString(`return document.getElementById('answer-question').textContent`); got != xssQuestion {
+		b.fatalf("answer-question %q, want the question as text", got)
+	}
+	b.noXSS("after the answer")
+
+	// A thumb without a key says where the key goes.
+	b.click("#thumb-up")
+	b.waitTrue("the thumb asking for a key", `return document.getElementById('feedback-status').textContent.startsWith('Enter your API key')`)
+
+	// The key: saved once, the header says whose it is and the role.
+	b.typeInto("#api-key", browserKey)
+	b.click("#save-key")
+	if b.has("GET", "/api/me") {
+		b.waitTrue("the key's owner and role", `const s = document.getElementById('key-status');
+			return s.textContent === 'key of alice (analyst)' && s.dataset.name === 'alice' && s.dataset.role === 'analyst'`)
+	} else {
+		b.waitTrue("the key saved", `return document.getElementById('key-status').textContent === 'saved'`)
+	}
+	if got := b.evalString(`return localStorage.getItem('sqlrl-serve-api-key')`); got != browserKey {
+		b.fatalf("localStorage holds key %q, want the one typed", got)
+	}
+
+	// One-click thumbs: a click records the verdict; the other thumb
+	// changes it.
+	b.click("#thumb-up")
+	b.waitTrue("the thumbs up recorded", `return /^feedback #\d+ recorded: 👍/.test(document.getElementById('feedback-status').textContent)
+		&& document.getElementById('thumb-up').getAttribute('aria-pressed') === 'true'`)
+	b.click("#thumb-down")
+	b.waitTrue("the verdict changed to thumbs down", `return /^feedback #\d+ recorded: 👎/.test(document.getElementById('feedback-status').textContent)
+		&& document.getElementById('thumb-down').getAttribute('aria-pressed') === 'true'
+		&& document.getElementById('thumb-up').getAttribute('aria-pressed') === 'false'
+		&& document.querySelectorAll('#feedback-list li').length === 2`)
+
+	// A correction is run and its rows shown before it can be sent.
+	corrected := false
+	b.typeInto("#corrected-sql", correction)
+	b.typeInto("#comment", xssComment)
+	b.click("#send-feedback")
+	b.waitTrue("the correction held back until it ran", `return document.getElementById('feedback-status').textContent.startsWith('Run the corrected SQL first')`)
+	if b.has("POST", "/api/run") {
+		b.click("#run-correction")
+		b.waitTrue("the corrected SQL's rows", `return !document.getElementById('correction-table').hidden
+			&& document.querySelectorAll('#correction-table tbody tr').length === 2
+			&& document.getElementById('correction-status').textContent.startsWith('ran: 2 rows')`)
+		if got := b.evalString(`return [...document.querySelectorAll('#correction-table tbody td')].map(c => c.textContent).join('|')`); got != "3-D Man|A-Bomb" {
+			b.fatalf("correction table %q, want 3-D Man|A-Bomb", got)
+		}
+		b.click("#send-feedback")
+		b.waitTrue("the correction recorded", `return document.getElementById('feedback-status').textContent.endsWith('recorded; the corrected SQL ran')
+			&& document.querySelectorAll('#feedback-list li').length === 3`)
+		b.noXSS("after the correction")
+		corrected = true
+	}
+	b.screenshot("serve-browser-answer.png")
+
+	// Numbers: thousands separators, two decimals, years as they are, the
+	// raw value in the title; a header click sorts numerically.
+	numbersID := b.ask(qNumbers, xssEvidence, 3)
+	var cells [][]struct{ Text, Title string }
+	b.evalInto(&cells, `return [...document.querySelectorAll('#result-table tbody tr')].map(r => [...r.cells].map(c => ({Text: c.textContent, Title: c.title})))`)
+	if c := cells[0]; c[1].Text != "90,000" || c[1].Title != "90000" || c[2].Text != "12.86" || !strings.HasPrefix(c[2].Title, "12.857") || c[3].Text != "2000" {
+		b.fatalf("first row %+v: want 90,000 (title 90000), 12.86 (title 12.857…), 2000", c)
+	}
+	b.click(`#result-table th button[data-col="1"]`)
+	b.waitTrue("rows sorted by weight_g, ascending", `return [...document.querySelectorAll('#result-table tbody tr')].map(r => r.cells[0].textContent).join('|') === 'Abe Sapien|3-D Man|A-Bomb'
+		&& document.querySelectorAll('#result-table th')[1].getAttribute('aria-sort') === 'ascending'`)
+	b.click(`#result-table th button[data-col="1"]`)
+	b.waitTrue("rows sorted by weight_g, descending", `return [...document.querySelectorAll('#result-table tbody tr')].map(r => r.cells[0].textContent).join('|') === 'A-Bomb|3-D Man|Abe Sapien'
+		&& document.querySelectorAll('#result-table th')[1].getAttribute('aria-sort') === 'descending'`)
+
+	// CSV of the answer, read back from the Blob the download link holds.
+	if b.has("GET", "/api/answers/1/csv") {
+		b.click("#csv-download")
+		got := b.csvDownload(fmt.Sprintf("answer-%d.csv", numbersID))
+		want := [][]string{{"hero", "weight_g", "ratio", "year"}, {"3-D Man", "90000"}, {"A-Bomb", "441000"}, {"Abe Sapien", "65000"}}
+		if len(got) != 4 || fmt.Sprint(got[0]) != fmt.Sprint(want[0]) {
+			b.fatalf("answer CSV %q, want a header %q and 3 rows", got, want[0])
+		}
+		for i, w := range want[1:] {
+			if got[i+1][0] != w[0] || got[i+1][1] != w[1] || got[i+1][3] != strconv.Itoa(2000+i) {
+				b.fatalf("answer CSV row %d %q, want %q …, year %d (raw values, the server's order)", i+1, got[i+1], w, 2000+i)
+			}
+		}
+	}
+
+	// Edit and re-run: the result shows in place, its CSV is the edited
+	// SQL's, and the answer's result comes back.
+	if b.has("POST", "/api/run") {
+		b.click("#edit-sql")
+		b.typeInto("#sql-edit", sqlEdited)
+		b.click("#run-sql")
+		b.waitTrue("the edited SQL's rows", `return document.getElementById('result-source').textContent.startsWith('Result of the edited SQL')
+			&& [...document.querySelectorAll('#result-table tbody tr')].map(r => r.cells[0].textContent + '=' + r.cells[1].textContent).join('|') === 'Abin Sur=90|Abomination=441'`)
+		b.screenshot("serve-browser-edit-run.png")
+		b.click("#csv-download")
+		got := b.csvDownload("")
+		if fmt.Sprint(got) != fmt.Sprint([][]string{{"superhero_name", "weight_kg"}, {"Abin Sur", "90"}, {"Abomination", "441"}}) {
+			b.fatalf("edited SQL's CSV %q, want its header and 2 rows", got)
+		}
+		b.screenshot("serve-browser-csv.png")
+		b.click("#reset-sql")
+		b.waitTrue("the answer's rows again", `return document.getElementById('result-source').textContent === 'Result of answer #' + document.getElementById('answer').dataset.answerId
+			&& document.querySelectorAll('#result-table tbody tr').length === 3`)
+	}
+
+	// A chart chosen by the result's shape: a label and a count, bars.
+	b.ask(qChart, "", 4)
+	b.waitTrue("the bar chart", `const c = document.getElementById('chart');
+		return !c.hidden && c.dataset.kind === 'bar' && c.querySelectorAll('svg rect.bar').length === 4`)
+	b.screenshot("serve-browser-chart.png")
+
+	// An empty result for a count question is marked likely wrong.
+	b.ask(qWrong, "", 0)
+	if b.hasConfidence() {
+		b.waitTrue("the likely-wrong mark", `const c = document.getElementById('confidence');
+			return !c.hidden && c.dataset.level === 'likely_wrong' && document.getElementById('confidence-label').textContent === 'Likely wrong'
+				&& document.querySelectorAll('#confidence-reasons li').length > 0`)
+		b.screenshot("serve-browser-likely-wrong.png")
+	}
+
+	// A failed answer offers a correction, no thumbs up and no CSV.
+	b.ask(qError, "", -1)
+	var failed struct{ Up, Down, CSV bool }
+	b.evalInto(&failed, `const vis = (id) => document.getElementById(id).getClientRects().length > 0;
+		return {Up: vis('thumb-up'), Down: vis('thumb-down'), CSV: vis('csv-download')}`)
+	if failed.Up || !failed.Down || failed.CSV {
+		b.fatalf("an answer with an error shows thumb-up %v, thumb-down %v, CSV %v: want only thumb-down", failed.Up, failed.Down, failed.CSV)
+	}
+
+	// Example questions fill the question box.
+	if b.has("GET", "/api/databases/superhero/examples") {
+		b.waitTrue("example questions", `return document.querySelectorAll('#example-list button.example').length > 0`)
+		b.click("#example-list button.example")
+		b.waitTrue("the question box filled from the example", `return document.getElementById('question').value === document.querySelector('#example-list button.example').textContent
+			&& document.activeElement === document.getElementById('question')`)
+	}
+
+	// The schema browser: tables, columns with types, keys, examples; the
+	// filter keeps the tables that match.
+	if b.has("GET", "/api/databases/superhero/schema") {
+		b.click("#schema-summary")
+		b.waitTrue("the schema's tables", `return !!document.querySelector('#schema-body details[data-table="superhero"]')`)
+		b.click(`#schema-body details[data-table="superhero"] > summary`)
+		var cols map[string][]string
+		b.evalInto(&cols, `const out = {};
+			for (const r of document.querySelectorAll('#schema-body details[data-table="superhero"] tbody tr')) out[r.dataset.column] = [...r.cells].map(c => c.textContent);
+			return out`)
+		if c := cols["id"]; len(c) != 5 || !strings.Contains(strings.ToUpper(c[1]), "INT") || c[2] != "primary key" {
+			b.fatalf("schema row for superhero.id %q: want its type and primary key", c)
+		}
+		if c := cols["publisher_id"]; len(c) != 5 || c[2] != "→ publisher.id" {
+			b.fatalf("schema row for superhero.publisher_id %q: want → publisher.id", c)
+		}
+		if c := cols["superhero_name"]; len(c) != 5 || c[4] == "" {
+			b.fatalf("schema row for superhero.superhero_name %q: want example values", c)
+		}
+		b.typeInto("#schema-filter", "publisher_name")
+		b.waitTrue("the schema filtered", `const shown = [...document.querySelectorAll('#schema-body details.schema-table')].filter(d => !d.hidden).map(d => d.dataset.table);
+			return shown.join(',') === 'publisher' && document.querySelector('#schema-body details[data-table="publisher"]').open`)
+		b.typeInto("#schema-filter", "")
+		b.screenshot("serve-browser-schema.png")
+	}
+
+	// History: labelled filters, readable times, the question and evidence
+	// as text, every feedback.
+	b.click("#nav-history")
+	row := fmt.Sprintf(`#history-table tbody tr[data-answer-id="%d"]`, id)
+	b.waitTrue("the answer in the history", `return !document.getElementById('view-history').hidden && !!document.querySelector('`+row+`')`)
+	var unlabelled []string
+	b.evalInto(&unlabelled, `return ['h-db', 'h-outcome', 'h-feedback', 'h-q'].filter(id => !document.querySelector('label[for="' + id + '"]'))`)
+	if len(unlabelled) > 0 {
+		b.fatalf("history filters without a label: %q", unlabelled)
+	}
+	var hc []string
+	b.evalInto(&hc, `return [...document.querySelector('`+row+`').cells].map(c => c.textContent)`)
+	want := "👎"
+	if corrected {
+		want = "corrected (ok): " + correction
+	}
+	if len(hc) != 7 || hc[0] != "Open #"+answerID || hc[2] != "superhero" || hc[3] != xssQuestion ||
+		!strings.HasPrefix(hc[5], "ran, 3 rows") || !strings.Contains(hc[6], "👎") || !strings.Contains(hc[6], want) {
+		b.fatalf("history row %q: want the answer, its question as text, ran 3 rows, 👎 and %q", hc, want)
+	}
+	var when struct{ Text, ISO string }
+	b.evalInto(&when, `const t = document.querySelector('`+row+` time'); return {Text: t.textContent, ISO: t.getAttribute('datetime')}`)
+	if _, err := time.Parse(time.RFC3339Nano, when.ISO); err != nil || strings.Contains(when.Text, "T") || regexp.MustCompile(`\d:\d\d\.\d`).MatchString(when.Text) || !regexp.MustCompile(`\d:\d\d:\d\d`).MatchString(when.Text) {
+		b.fatalf("history time %q (datetime %q): want local time to the second, no ISO T, no fraction", when.Text, when.ISO)
+	}
+	numbersRow := fmt.Sprintf(`#history-table tbody tr[data-answer-id="%d"]`, numbersID)
+	if got := b.evalString(`return document.querySelector('` + numbersRow + ` .evidence').textContent`); got != "Evidence: "+xssEvidence {
+		b.fatalf("history evidence %q, want it as text", got)
+	}
+	b.noXSS("in the history")
+	b.screenshot("serve-browser-history.png")
+
+	// Reopen: the answer with its evidence, SQL, rows and feedback.
+	b.click(numbersRow + " button.open")
+	b.waitTrue("the answer reopened", fmt.Sprintf(`return !document.getElementById('view-ask').hidden
+		&& document.getElementById('answer').dataset.answerId === '%d'
+		&& document.getElementById('answer-question').textContent === %q
+		&& document.getElementById('answer-evidence').textContent === %q
+		&& document.getElementById('answer-sql').textContent === %q
+		&& document.querySelectorAll('#result-table tbody tr').length === 3
+		&& location.hash === '#answer-%d'`, numbersID, qNumbers, "Evidence: "+xssEvidence, sqlNumbers, numbersID))
+	b.noXSS("in the reopened answer")
+	b.click("#nav-history")
+	b.waitTrue("the history again", `return !!document.querySelector('`+row+`')`)
+	b.click(row + " button.open")
+	b.waitTrue("the first answer reopened with its feedback", fmt.Sprintf(`return document.getElementById('answer').dataset.answerId === '%d'
+		&& document.getElementById('thumb-down').getAttribute('aria-pressed') === 'true'
+		&& document.getElementById('thumb-up').getAttribute('aria-pressed') === 'false'
+		&& document.querySelectorAll('#feedback-list li').length === %d
+		&& document.querySelectorAll('#result-table tbody tr').length === 3`, id, map[bool]int{true: 3, false: 2}[corrected]))
+	b.noXSS("in the reopened answer's feedback")
+	b.screenshot("serve-browser-reopen.png")
+
+	// A phone: the page does not scroll sideways; tables scroll in their box.
+	b.narrow(390, 844)
+	b.screenshot("serve-browser-phone.png")
+	b.click("#nav-history")
+	b.waitTrue("the history at phone width", `return !!document.querySelector('`+row+`')`)
+	b.fitsWidth("History at phone width")
+	b.screenshot("serve-browser-phone-history.png")
+	b.consoleClean()
+
+	// The store has every feedback, as the page sent them.
+	st, err := feedback.Open(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := st.Answer(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Question != xssQuestion || e.DBID != "superhero" || e.Model != "fake-browser" || e.Outcome != feedback.OutcomeOK || e.Rows != 3 {
+		t.Errorf("stored answer %+v", e.Answer)
+	}
+	wantN := 2
+	if corrected {
+		wantN = 3
+	}
+	if len(e.Feedback) != wantN {
+		t.Fatalf("%d feedbacks stored, want %d (thumbs up, thumbs down, correction): %+v", len(e.Feedback), wantN, e.Feedback)
+	}
+	up, down := e.Feedback[0], e.Feedback[1]
+	if up.Verdict != feedback.VerdictUp || up.Author != "alice" || up.CorrectedSQL != "" || down.Verdict != feedback.VerdictDown || down.Author != "alice" {
+		t.Errorf("first feedbacks %+v, %+v: want a thumbs up then a thumbs down by alice, one click each", up, down)
+	}
+	if corrected {
+		fix := e.Feedback[2]
+		if fix.Verdict != "" || fix.CorrectedSQL != correction || fix.Correction != feedback.CorrectionOK || fix.Comment != xssComment || fix.Author != "alice" {
+			t.Errorf("third feedback %+v, want the correction (ok) and the comment, no verdict", fix)
+		}
+	}
+}
+
+// TestServeBrowserKeyboard walks from a question to a recorded verdict with
+// the keyboard alone (Tab, Shift+Tab, typing, Enter, Space): every control on
+// the way is reachable, shows where the focus is, and works without a click.
+func TestServeBrowserKeyboard(t *testing.T) {
+	b, base, store := newBrowserTest(t, "serve-browser-keyboard-failure.png")
+	b.open(base + "/")
+
+	b.tabTo("#api-key", 10)
+	b.typeKeys(browserKey)
+	b.press(keyEnter)
+	b.waitTrue("the key saved", `const s = document.getElementById('key-status').textContent;
+		return localStorage.getItem('sqlrl-serve-api-key') === '`+browserKey+`' && s !== '' && s !== 'checking…'`)
+
+	b.tabTo("#question", 20)
+	b.typeKeys(qNumbers)
+	b.tabTo("#ask-btn", 5)
+	b.press(keyEnter)
+	b.waitTrue("the answer's rows", `return !document.getElementById('answer').hidden && document.querySelectorAll('#result-table tbody tr').length === 3`)
+	id := b.evalString(`return document.getElementById('answer').dataset.answerId`)
+
+	// A sortable header by keyboard.
+	b.tabTo(`#result-table th button[data-col="1"]`, 20)
+	b.press(keyEnter)
+	b.waitTrue("rows sorted by keyboard", `return [...document.querySelectorAll('#result-table tbody tr')].map(r => r.cells[0].textContent).join('|') === 'Abe Sapien|3-D Man|A-Bomb'`)
+
+	// Thumbs: Space on one, then Shift+Tab and Enter on the other.
+	b.tabTo("#thumb-down", 20)
+	b.press(keySpace)
+	b.waitTrue("thumbs down recorded by keyboard", `return /^feedback #\d+ recorded: 👎/.test(document.getElementById('feedback-status').textContent)
+		&& document.getElementById('thumb-down').getAttribute('aria-pressed') === 'true'`)
+	b.press(keyShift, keyTab)
+	b.focused("#thumb-up")
+	b.press(keyEnter)
+	b.waitTrue("the verdict changed by keyboard", `return /^feedback #\d+ recorded: 👍/.test(document.getElementById('feedback-status').textContent)
+		&& document.getElementById('thumb-up').getAttribute('aria-pressed') === 'true'`)
+	b.screenshot("serve-browser-keyboard.png")
+	b.consoleClean()
+
+	st, err := feedback.Open(b.ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	n, _ := strconv.ParseInt(id, 10, 64)
+	e, err := st.Answer(b.ctx, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Feedback) != 2 || e.Feedback[0].Verdict != feedback.VerdictDown || e.Feedback[1].Verdict != feedback.VerdictUp {
+		t.Fatalf("feedback stored by the keyboard walk %+v: want thumbs down, then thumbs up", e.Feedback)
+	}
+}
+
+// newBrowserTest starts the server over the bundled superhero database with
+// the fake model, and a Chromium session; it skips without SQLRL_CHROMIUM.
+func newBrowserTest(t *testing.T, failure string) (*browser, string, string) {
 	chromium := os.Getenv("SQLRL_CHROMIUM")
 	if chromium == "" {
 		t.Skip("SQLRL_CHROMIUM is not set: the browser test needs headless Chromium and chromedriver (scripts/browser.sh installs them; scripts/test.sh sets it)")
@@ -82,105 +440,10 @@ func TestServeBrowser(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-
-	base, store := startBrowserServer(t, dir, browserGen{sql: map[string]string{
-		xssQuestion: `SELECT superhero_name AS hero, height_cm, '` + strings.ReplaceAll(xssCell, "'", "''") + `' AS "` +
-			strings.ReplaceAll(xssHeader, `"`, `""`) + `" FROM superhero ORDER BY id LIMIT 3`,
-	}})
+	t.Cleanup(cancel)
+	base, store := startBrowserServer(t, dir, browserGen{sql: browserSQL})
 	wd := startWebDriver(ctx, t, driverBin, chromium, dir, artifacts)
-	b := &browser{t: t, ctx: ctx, wd: wd, artifacts: artifacts}
-
-	// Ask: pick the database, type the question, click Ask, wait for rows.
-	if _, err := wd.do(ctx, "POST", "/url", map[string]any{"url": base + "/"}); err != nil {
-		b.fatalf("open %s/: %v", base, err)
-	}
-	b.waitTrue("the database list", `return !!document.querySelector('#db option[value="superhero"]')`)
-	b.click(`#db option[value="superhero"]`)
-	b.typeInto("#question", xssQuestion)
-	b.click("#ask-btn")
-	b.waitTrue("the answer's rows", `return !document.getElementById('answer').hidden && document.querySelectorAll('#result-table tbody tr').length === 3`)
-	answerID := b.evalString(`return document.getElementById('answer').dataset.answerId`)
-	id, err := strconv.ParseInt(answerID, 10, 64)
-	if err != nil {
-		b.fatalf("answer's data-answer-id %q: %v", answerID, err)
-	}
-	var table struct {
-		Head []string   `json:"head"`
-		Rows [][]string `json:"rows"`
-	}
-	b.evalInto(&table, `const t = document.getElementById('result-table');
-		return {head: [...t.tHead.rows[0].cells].map(c => c.textContent),
-			rows: [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent))}`)
-	wantRows := [][]string{{"3-D Man", "188", xssCell}, {"A-Bomb", "203", xssCell}, {"Abe Sapien", "191", xssCell}}
-	if fmt.Sprint(table.Head) != fmt.Sprint([]string{"hero", "height_cm", xssHeader}) || fmt.Sprint(table.Rows) != fmt.Sprint(wantRows) {
-		b.fatalf("result table shows %q %q, want the header and cells as text: %q", table.Head, table.Rows, wantRows)
-	}
-	b.noXSS("after the answer")
-
-	// Feedback: save the key, thumbs up, send.
-	b.typeInto("#api-key", browserKey)
-	b.click("#save-key")
-	b.waitTrue("the key saved", `return document.getElementById('key-status').textContent === 'saved' && localStorage.getItem('sqlrl-serve-api-key') === '`+browserKey+`'`)
-	b.click("#thumb-up")
-	if p := b.evalString(`return document.getElementById('thumb-up').getAttribute('aria-pressed')`); p != "true" {
-		b.fatalf("thumb-up aria-pressed %q after a click, want true", p)
-	}
-	b.click("#send-feedback")
-	b.waitTrue("the thumbs up recorded", `return /^feedback #\d+ recorded$/.test(document.getElementById('feedback-status').textContent)`)
-
-	// A correction: unpress the thumb, type SQL and a comment, send; the
-	// page shows the corrected SQL's rows.
-	b.click("#thumb-up")
-	b.typeInto("#corrected-sql", correction)
-	b.typeInto("#comment", xssComment)
-	b.click("#send-feedback")
-	b.waitTrue("the correction validated", `return document.getElementById('feedback-status').textContent.endsWith('recorded; the corrected SQL ran')
-		&& !document.getElementById('correction-table').hidden
-		&& document.querySelectorAll('#correction-table tbody tr').length === 2`)
-	if got := b.evalString(`return [...document.querySelectorAll('#correction-table tbody td')].map(c => c.textContent).join('|')`); got != "3-D Man|A-Bomb" {
-		b.fatalf("correction table %q, want 3-D Man|A-Bomb", got)
-	}
-	b.screenshot("serve-browser-answer.png")
-
-	// History: the answer's row, its question as text, both feedbacks.
-	b.click("#nav-history")
-	row := fmt.Sprintf(`#history-table tbody tr[data-answer-id="%d"]`, id)
-	b.waitTrue("the answer in the history", `return !document.getElementById('view-history').hidden && !!document.querySelector('`+row+`')`)
-	var cells []string
-	b.evalInto(&cells, `return [...document.querySelector('`+row+`').cells].map(c => c.textContent)`)
-	if len(cells) != 7 || cells[0] != answerID || cells[2] != "superhero" || cells[3] != xssQuestion ||
-		!strings.HasPrefix(cells[5], "ran, 3 rows") || !strings.Contains(cells[6], "👍") ||
-		!strings.Contains(cells[6], "corrected (ok): "+correction) || !strings.Contains(cells[6], xssComment) {
-		b.fatalf("history row %q: want the answer, its question as text, ran 3 rows, 👍, the correction and the comment", cells)
-	}
-	b.noXSS("in the history")
-	b.screenshot("serve-browser-history.png")
-	b.consoleClean()
-
-	// The store has both feedbacks, as the page sent them.
-	st, err := feedback.Open(ctx, store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	e, err := st.Answer(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e.Question != xssQuestion || e.DBID != "superhero" || e.Model != "fake-browser" || e.Outcome != feedback.OutcomeOK || e.Rows != 3 {
-		t.Errorf("stored answer %+v", e.Answer)
-	}
-	if len(e.Feedback) != 2 {
-		t.Fatalf("%d feedbacks stored, want 2 (thumbs up, correction): %+v", len(e.Feedback), e.Feedback)
-	}
-	up, fix := e.Feedback[0], e.Feedback[1]
-	if up.Verdict != feedback.VerdictUp || up.Author != "alice" || up.CorrectedSQL != "" {
-		t.Errorf("first feedback %+v, want a thumbs up by alice", up)
-	}
-	if fix.Verdict != "" || fix.CorrectedSQL != correction || fix.Correction != feedback.CorrectionOK || fix.Comment != xssComment || fix.Author != "alice" {
-		t.Errorf("second feedback %+v, want the correction (ok) and the comment, no verdict", fix)
-	}
+	return &browser{t: t, ctx: ctx, wd: wd, artifacts: artifacts, base: base, failure: failure}, base, store
 }
 
 // startBrowserServer serves a copy of the bundled superhero database on
@@ -383,6 +646,8 @@ type browser struct {
 	ctx       context.Context
 	wd        *webDriver
 	artifacts string
+	base      string // the server's URL
+	failure   string // the screenshot a failure keeps
 }
 
 // fatalf fails the test with what the page showed at the time.
@@ -396,7 +661,7 @@ func (b *browser) fatalf(format string, args ...any) {
 	} else {
 		msg += fmt.Sprintf("\n(page text unavailable: %v)", err)
 	}
-	if path, err := b.save("serve-browser-failure.png"); err == nil {
+	if path, err := b.save(b.failure); err == nil {
 		msg += "\nscreenshot: " + path
 	}
 	msg += "\nchromedriver log: " + b.wd.logPath
@@ -428,6 +693,9 @@ func (b *browser) typeInto(css, text string) {
 	el := b.find(css)
 	if _, err := b.wd.do(b.ctx, "POST", "/element/"+el+"/clear", map[string]any{}); err != nil {
 		b.fatalf("clear %s: %v", css, err)
+	}
+	if text == "" {
+		return
 	}
 	if _, err := b.wd.do(b.ctx, "POST", "/element/"+el+"/value", map[string]string{"text": text}); err != nil {
 		b.fatalf("type into %s: %v", css, err)
@@ -554,4 +822,230 @@ func (b *browser) save(name string) (string, error) {
 		path = abs
 	}
 	return path, nil
+}
+
+// open loads the page and waits for its database list.
+func (b *browser) open(url string) {
+	b.t.Helper()
+	if _, err := b.wd.do(b.ctx, "POST", "/url", map[string]any{"url": url}); err != nil {
+		b.fatalf("open %s: %v", url, err)
+	}
+	b.waitTrue("the database list", `return !!document.querySelector('#db option[value="superhero"]')`)
+}
+
+// ask types a question (and evidence), clicks Ask and waits for the new
+// answer: rows result rows, or an error shown when rows is -1. It returns
+// the answer's id.
+func (b *browser) ask(question, evidence string, rows int) int64 {
+	b.t.Helper()
+	before := b.evalString(`return document.getElementById('answer').dataset.answerId || ''`)
+	b.typeInto("#question", question)
+	b.typeInto("#evidence", evidence)
+	b.click("#ask-btn")
+	check := fmt.Sprintf(`document.querySelectorAll('#result-table tbody tr').length === %d`, rows)
+	if rows < 0 {
+		check = `!document.getElementById('answer-error').hidden`
+	}
+	b.waitTrue(fmt.Sprintf("the answer to %q", question), fmt.Sprintf(`const a = document.getElementById('answer');
+		return !a.hidden && (a.dataset.answerId || '') !== %q && document.getElementById('answer-question').textContent === %q && %s`, before, question, check))
+	s := b.evalString(`return document.getElementById('answer').dataset.answerId`)
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		b.fatalf("answer's data-answer-id %q: %v", s, err)
+	}
+	return id
+}
+
+// has reports whether the server serves a route (API37.md's routes land in
+// steps); a step whose route is missing is skipped with a log line that
+// names it.
+func (b *browser) has(method, path string) bool {
+	b.t.Helper()
+	var body io.Reader
+	if method == http.MethodPost {
+		body = strings.NewReader("{}")
+	}
+	req, err := http.NewRequestWithContext(b.ctx, method, b.base+path, body)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+browserKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.t.Fatalf("probe %s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusNotFound && strings.Contains(string(raw), "no such endpoint") {
+		b.t.Logf("SKIP step: the server has no %s %s yet (API37.md)", method, path)
+		return false
+	}
+	return true
+}
+
+// hasConfidence reports whether the answer shown carries API37.md's
+// "confidence" field; without it the likely-wrong step is skipped.
+func (b *browser) hasConfidence() bool {
+	b.t.Helper()
+	id := b.evalString(`return document.getElementById('answer').dataset.answerId`)
+	resp, err := http.Get(b.base + "/api/answers/" + id)
+	if err != nil {
+		b.t.Fatalf("GET /api/answers/%s: %v", id, err)
+	}
+	defer resp.Body.Close()
+	var a map[string]json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
+		b.t.Fatalf("GET /api/answers/%s: %v", id, err)
+	}
+	if _, ok := a["confidence"]; !ok {
+		b.t.Logf("SKIP step: GET /api/answers/%s has no \"confidence\" field yet (API37.md)", id)
+		return false
+	}
+	return true
+}
+
+// csvDownload waits for the page's download link and reads the bytes its
+// Blob holds (what the browser saves), checks the size the page states,
+// and parses them as CSV. name, when given, is the file name the link
+// offers.
+func (b *browser) csvDownload(name string) [][]string {
+	b.t.Helper()
+	b.waitTrue("the CSV link", fmt.Sprintf(`const a = document.getElementById('csv-link');
+		return !a.hidden && a.href.startsWith('blob:') && (%q === '' || a.download === %q)`, name, name))
+	var got struct {
+		Text  string `json:"text"`
+		Bytes string `json:"bytes"`
+		Err   string `json:"err"`
+	}
+	v, err := b.wd.do(b.ctx, "POST", "/execute/async", map[string]any{"args": []any{}, "script": `const done = arguments[arguments.length - 1];
+		const a = document.getElementById('csv-link');
+		fetch(a.href).then(r => r.text()).then(text => done({text, bytes: a.dataset.bytes}), e => done({err: String(e)}));`})
+	if err != nil {
+		b.fatalf("read the CSV link's Blob: %v", err)
+	}
+	if err := json.Unmarshal(v, &got); err != nil || got.Err != "" {
+		b.fatalf("read the CSV link's Blob: %s %v", got.Err, err)
+	}
+	if got.Bytes != strconv.Itoa(len(got.Text)) {
+		b.fatalf("the CSV holds %d bytes, the page says %s", len(got.Text), got.Bytes)
+	}
+	r := csv.NewReader(strings.NewReader(got.Text))
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		b.fatalf("the downloaded CSV %.200q: %v", got.Text, err)
+	}
+	return recs
+}
+
+// WebDriver's key codes.
+const (
+	keyTab   = "\uE004"
+	keyEnter = "\uE007"
+	keyShift = "\uE008"
+	keySpace = " "
+)
+
+// press holds keys down in order and lets them go in reverse (a chord such
+// as Shift+Tab), as a keyboard does.
+func (b *browser) press(keys ...string) {
+	b.t.Helper()
+	var acts []map[string]string
+	for _, k := range keys {
+		acts = append(acts, map[string]string{"type": "keyDown", "value": k})
+	}
+	for i := len(keys) - 1; i >= 0; i-- {
+		acts = append(acts, map[string]string{"type": "keyUp", "value": keys[i]})
+	}
+	b.actions(acts)
+}
+
+// typeKeys types text key by key into the focused element.
+func (b *browser) typeKeys(text string) {
+	b.t.Helper()
+	var acts []map[string]string
+	for _, r := range text {
+		acts = append(acts, map[string]string{"type": "keyDown", "value": string(r)}, map[string]string{"type": "keyUp", "value": string(r)})
+	}
+	b.actions(acts)
+}
+
+func (b *browser) actions(acts []map[string]string) {
+	b.t.Helper()
+	body := map[string]any{"actions": []any{map[string]any{"type": "key", "id": "keyboard", "actions": acts}}}
+	if _, err := b.wd.do(b.ctx, "POST", "/actions", body); err != nil {
+		b.fatalf("keyboard: %v", err)
+	}
+}
+
+// tabTo presses Tab until css has the focus, at most max times, and checks
+// that the focus shows.
+func (b *browser) tabTo(css string, max int) {
+	b.t.Helper()
+	var seen []string
+	for range max {
+		b.press(keyTab)
+		var at struct {
+			Match bool   `json:"match"`
+			Name  string `json:"name"`
+		}
+		b.evalInto(&at, `const e = document.activeElement;
+			return {match: e.matches(arguments[0]), name: e.id || (e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ':' + e.textContent.slice(0, 20))}`, css)
+		if at.Match {
+			b.focused(css)
+			return
+		}
+		seen = append(seen, at.Name)
+	}
+	b.fatalf("%d Tab presses did not reach %s; the focus went through %q", max, css, seen)
+}
+
+// focused fails unless css has the focus and shows it (an outline).
+func (b *browser) focused(css string) {
+	b.t.Helper()
+	var f struct {
+		Match   bool   `json:"match"`
+		Outline string `json:"outline"`
+	}
+	b.evalInto(&f, `const e = document.activeElement, s = getComputedStyle(e);
+		return {match: e.matches(arguments[0]), outline: s.outlineStyle === 'none' ? '' : s.outlineWidth + ' ' + s.outlineStyle}`, css)
+	if !f.Match {
+		b.fatalf("the focus is not on %s", css)
+	}
+	if f.Outline == "" || strings.HasPrefix(f.Outline, "0px") {
+		b.fatalf("%s has the focus but shows no outline (%q)", css, f.Outline)
+	}
+}
+
+// narrow sets the window to a phone's size and checks that the page does
+// not scroll sideways.
+func (b *browser) narrow(w, h int) {
+	b.t.Helper()
+	if _, err := b.wd.do(b.ctx, "POST", "/window/rect", map[string]int{"width": w, "height": h}); err != nil {
+		b.fatalf("resize the window to %dx%d: %v", w, h, err)
+	}
+	var inner int
+	b.evalInto(&inner, `return window.innerWidth`)
+	if inner > w {
+		b.fatalf("the window is %d px wide after resizing to %d", inner, w)
+	}
+	b.fitsWidth(fmt.Sprintf("the page at %d px", inner))
+}
+
+// fitsWidth fails when the page is wider than the window (sideways
+// scrolling); tables scroll inside their own box instead.
+func (b *browser) fitsWidth(what string) {
+	b.t.Helper()
+	var wide struct {
+		Page     int      `json:"page"`
+		View     int      `json:"view"`
+		Culprits []string `json:"culprits"`
+	}
+	b.evalInto(&wide, `const view = document.documentElement.clientWidth;
+		const culprits = [...document.querySelectorAll('body *')].filter(e => e.getClientRects().length > 0 && e.getBoundingClientRect().right > view + 1
+			&& !e.closest('.table-wrap')).slice(0, 8).map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : ''));
+		return {page: document.documentElement.scrollWidth, view: view, culprits: culprits}`)
+	if wide.Page > wide.View {
+		b.fatalf("%s scrolls sideways: %d px of page in a %d px window (too wide: %q)", what, wide.Page, wide.View, wide.Culprits)
+	}
 }
