@@ -90,7 +90,14 @@ var browserSQL = map[string]string{
 
 func TestServeBrowser(t *testing.T) {
 	b, base, store := newBrowserTest(t, "serve-browser-failure.png")
-	ctx := b.ctx
+	walkPage(b, base, store)
+}
+
+// walkPage is TestServeBrowser's walk through the page with the mouse, on a
+// server over the bundled superhero database whose model answers
+// browserSQL; store is the server's feedback store.
+func walkPage(b *browser, base, store string) {
+	t, ctx := b.t, b.ctx
 
 	// Ask: pick the database, type the question, click Ask, wait for rows.
 	b.open(base + "/")
@@ -180,7 +187,6 @@ func TestServeBrowser(t *testing.T) {
 
 	// CSV of the answer, read back from the Blob the download link holds.
 	if b.has("GET", "/api/answers/1/csv") {
-		b.click("#csv-download")
 		got := b.csvDownload(fmt.Sprintf("answer-%d.csv", numbersID))
 		want := [][]string{{"hero", "weight_g", "ratio", "year"}, {"3-D Man", "90000"}, {"A-Bomb", "441000"}, {"Abe Sapien", "65000"}}
 		if len(got) != 4 || fmt.Sprint(got[0]) != fmt.Sprint(want[0]) {
@@ -202,7 +208,6 @@ func TestServeBrowser(t *testing.T) {
 		b.waitTrue("the edited SQL's rows", `return document.getElementById('result-source').textContent.startsWith('Result of the edited SQL')
 			&& [...document.querySelectorAll('#result-table tbody tr')].map(r => r.cells[0].textContent + '=' + r.cells[1].textContent).join('|') === 'Abin Sur=90|Abomination=441'`)
 		b.screenshot("serve-browser-edit-run.png")
-		b.click("#csv-download")
 		got := b.csvDownload("")
 		if fmt.Sprint(got) != fmt.Sprint([][]string{{"superhero_name", "weight_kg"}, {"Abin Sur", "90"}, {"Abomination", "441"}}) {
 			b.fatalf("edited SQL's CSV %q, want its header and 2 rows", got)
@@ -252,11 +257,14 @@ func TestServeBrowser(t *testing.T) {
 		b.waitTrue("the schema's tables", `return !!document.querySelector('#schema-body details[data-table="superhero"]')`)
 		b.click(`#schema-body details[data-table="superhero"] > summary`)
 		var cols map[string][]string
-		b.evalInto(&cols, `const out = {};
-			for (const r of document.querySelectorAll('#schema-body details[data-table="superhero"] tbody tr')) out[r.dataset.column] = [...r.cells].map(c => c.textContent);
+		b.evalInto(&cols, `const out = {}, text = (r, css) => { const e = r.querySelector(css); return e ? e.textContent : ''; };
+			for (const r of document.querySelectorAll('#schema-body details[data-table="superhero"] tbody tr')) {
+				out[r.dataset.column] = [text(r, '.col-name'), text(r, '.col-type'), text(r, '.col-key'), text(r, '.col-desc'),
+					[...r.querySelectorAll('.examples code')].map(c => c.textContent).join('|')];
+			}
 			return out`)
-		if c := cols["id"]; len(c) != 5 || !strings.Contains(strings.ToUpper(c[1]), "INT") || c[2] != "primary key" {
-			b.fatalf("schema row for superhero.id %q: want its type and primary key", c)
+		if c := cols["id"]; len(c) != 5 || c[0] != "id" || !strings.Contains(strings.ToUpper(c[1]), "INT") || c[2] != "primary key" {
+			b.fatalf("schema row for superhero.id %q: want its name, type and primary key", c)
 		}
 		if c := cols["publisher_id"]; len(c) != 5 || c[2] != "→ publisher.id" {
 			b.fatalf("schema row for superhero.publisher_id %q: want → publisher.id", c)
@@ -275,7 +283,7 @@ func TestServeBrowser(t *testing.T) {
 	// as text, every feedback.
 	b.click("#nav-history")
 	row := fmt.Sprintf(`#history-table tbody tr[data-answer-id="%d"]`, id)
-	b.waitTrue("the answer in the history", `return !document.getElementById('view-history').hidden && !!document.querySelector('`+row+`')`)
+	b.waitTrue("the answer in the history", `return !document.getElementById('view-history').hidden && document.getElementById('history-table').getAttribute('aria-busy') === 'false' && !!document.querySelector('`+row+`')`)
 	var unlabelled []string
 	b.evalInto(&unlabelled, `return ['h-db', 'h-outcome', 'h-feedback', 'h-q'].filter(id => !document.querySelector('label[for="' + id + '"]'))`)
 	if len(unlabelled) > 0 {
@@ -314,7 +322,7 @@ func TestServeBrowser(t *testing.T) {
 		&& location.hash === '#answer-%d'`, numbersID, qNumbers, "Evidence: "+xssEvidence, sqlNumbers, numbersID))
 	b.noXSS("in the reopened answer")
 	b.click("#nav-history")
-	b.waitTrue("the history again", `return !!document.querySelector('`+row+`')`)
+	b.waitTrue("the history again", `return document.getElementById('history-table').getAttribute('aria-busy') === 'false' && !!document.querySelector('`+row+`')`)
 	b.click(row + " button.open")
 	b.waitTrue("the first answer reopened with its feedback", fmt.Sprintf(`return document.getElementById('answer').dataset.answerId === '%d'
 		&& document.getElementById('thumb-down').getAttribute('aria-pressed') === 'true'
@@ -326,9 +334,10 @@ func TestServeBrowser(t *testing.T) {
 
 	// A phone: the page does not scroll sideways; tables scroll in their box.
 	b.narrow(390, 844)
+	b.evalInto(new(any), `document.getElementById('answer').scrollIntoView(); return null`)
 	b.screenshot("serve-browser-phone.png")
 	b.click("#nav-history")
-	b.waitTrue("the history at phone width", `return !!document.querySelector('`+row+`')`)
+	b.waitTrue("the history at phone width", `return document.getElementById('history-table').getAttribute('aria-busy') === 'false' && !!document.querySelector('`+row+`')`)
 	b.fitsWidth("History at phone width")
 	b.screenshot("serve-browser-phone-history.png")
 	b.consoleClean()
@@ -370,6 +379,13 @@ func TestServeBrowser(t *testing.T) {
 // the way is reachable, shows where the focus is, and works without a click.
 func TestServeBrowserKeyboard(t *testing.T) {
 	b, base, store := newBrowserTest(t, "serve-browser-keyboard-failure.png")
+	walkKeyboard(b, base, store)
+}
+
+// walkKeyboard is TestServeBrowserKeyboard's walk, on a server like
+// walkPage's.
+func walkKeyboard(b *browser, base, store string) {
+	t := b.t
 	b.open(base + "/")
 
 	b.tabTo("#api-key", 10)
@@ -421,6 +437,15 @@ func TestServeBrowserKeyboard(t *testing.T) {
 // newBrowserTest starts the server over the bundled superhero database with
 // the fake model, and a Chromium session; it skips without SQLRL_CHROMIUM.
 func newBrowserTest(t *testing.T, failure string) (*browser, string, string) {
+	t.Helper()
+	base, store := startBrowserServer(t, t.TempDir(), browserGen{sql: browserSQL})
+	return startBrowser(t, base, failure), base, store
+}
+
+// startBrowser opens a Chromium session for the server at base; failure
+// names the screenshot a failed step keeps. It skips without SQLRL_CHROMIUM.
+func startBrowser(t *testing.T, base, failure string) *browser {
+	t.Helper()
 	chromium := os.Getenv("SQLRL_CHROMIUM")
 	if chromium == "" {
 		t.Skip("SQLRL_CHROMIUM is not set: the browser test needs headless Chromium and chromedriver (scripts/browser.sh installs them; scripts/test.sh sets it)")
@@ -438,12 +463,10 @@ func newBrowserTest(t *testing.T, failure string) (*browser, string, string) {
 	} else if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	base, store := startBrowserServer(t, dir, browserGen{sql: browserSQL})
-	wd := startWebDriver(ctx, t, driverBin, chromium, dir, artifacts)
-	return &browser{t: t, ctx: ctx, wd: wd, artifacts: artifacts, base: base, failure: failure}, base, store
+	wd := startWebDriver(ctx, t, driverBin, chromium, t.TempDir(), artifacts)
+	return &browser{t: t, ctx: ctx, wd: wd, artifacts: artifacts, base: base, failure: failure}
 }
 
 // startBrowserServer serves a copy of the bundled superhero database on
@@ -493,9 +516,10 @@ func startBrowserServer(t *testing.T, dir string, gen askserver.SQLGenerator) (s
 
 // webDriver is a W3C WebDriver session on a chromedriver this test started.
 type webDriver struct {
-	url     string // http://127.0.0.1:PORT/session/ID
-	client  *http.Client
-	logPath string
+	url       string // http://127.0.0.1:PORT/session/ID
+	client    *http.Client
+	logPath   string
+	downloads string // where the browser saves downloads
 }
 
 // elementKey is the W3C name of an element reference in JSON.
@@ -567,6 +591,10 @@ func startWebDriver(ctx context.Context, t *testing.T, driverBin, chromium, dir,
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
+	downloads := filepath.Join(dir, "downloads")
+	if err := os.MkdirAll(downloads, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	logPath := filepath.Join(artifacts, "serve-browser-chromedriver.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -612,7 +640,9 @@ func startWebDriver(ctx context.Context, t *testing.T, driverBin, chromium, dir,
 			"binary": chromium,
 			"args": []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 				"--disable-background-networking", "--disable-component-update", "--disable-sync",
-				"--disable-dev-shm-usage", "--window-size=1280,1400", "--user-data-dir=" + filepath.Join(dir, "chromium-profile")},
+				"--disable-dev-shm-usage", "--window-size=1280,1400", "--lang=en-US", "--user-data-dir=" + filepath.Join(dir, "chromium-profile")},
+			// Downloads land in a folder the test reads, without asking.
+			"prefs": map[string]any{"download.default_directory": downloads, "download.prompt_for_download": false},
 		},
 	}}}
 	v, err := wdCall(ctx, client, "POST", root+"/session", caps)
@@ -630,7 +660,7 @@ func startWebDriver(ctx context.Context, t *testing.T, driverBin, chromium, dir,
 		t.Fatalf("new session answer %s: %v", v, err)
 	}
 	t.Logf("Chromium %s via %s", sess.Capabilities.BrowserVersion, driverBin)
-	w := &webDriver{url: root + "/session/" + sess.SessionID, client: client, logPath: logPath}
+	w := &webDriver{url: root + "/session/" + sess.SessionID, client: client, logPath: logPath, downloads: downloads}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -904,36 +934,52 @@ func (b *browser) hasConfidence() bool {
 	return true
 }
 
-// csvDownload waits for the page's download link and reads the bytes its
-// Blob holds (what the browser saves), checks the size the page states,
-// and parses them as CSV. name, when given, is the file name the link
-// offers.
+// csvDownload clicks "Download CSV" and reads the file the browser saved:
+// its name (name, when given), its size against the page's data-bytes, and
+// its bytes parsed as CSV.
 func (b *browser) csvDownload(name string) [][]string {
 	b.t.Helper()
+	old, err := os.ReadDir(b.wd.downloads)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	for _, e := range old {
+		os.Remove(filepath.Join(b.wd.downloads, e.Name()))
+	}
+	b.click("#csv-download")
 	b.waitTrue("the CSV link", fmt.Sprintf(`const a = document.getElementById('csv-link');
 		return !a.hidden && a.href.startsWith('blob:') && (%q === '' || a.download === %q)`, name, name))
-	var got struct {
-		Text  string `json:"text"`
+	var link struct {
+		Name  string `json:"name"`
 		Bytes string `json:"bytes"`
-		Err   string `json:"err"`
 	}
-	v, err := b.wd.do(b.ctx, "POST", "/execute/async", map[string]any{"args": []any{}, "script": `const done = arguments[arguments.length - 1];
-		const a = document.getElementById('csv-link');
-		fetch(a.href).then(r => r.text()).then(text => done({text, bytes: a.dataset.bytes}), e => done({err: String(e)}));`})
-	if err != nil {
-		b.fatalf("read the CSV link's Blob: %v", err)
+	b.evalInto(&link, `const a = document.getElementById('csv-link'); return {name: a.download, bytes: a.dataset.bytes}`)
+	path := filepath.Join(b.wd.downloads, link.Name)
+	deadline := time.Now().Add(30 * time.Second)
+	var raw []byte
+	for {
+		// Chromium writes NAME.crdownload and renames it when complete.
+		if raw, err = os.ReadFile(path); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			entries, _ := os.ReadDir(b.wd.downloads)
+			var names []string
+			for _, e := range entries {
+				names = append(names, e.Name())
+			}
+			b.fatalf("waited 30 s for the download %s; the folder holds %q", path, names)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	if err := json.Unmarshal(v, &got); err != nil || got.Err != "" {
-		b.fatalf("read the CSV link's Blob: %s %v", got.Err, err)
+	if link.Bytes != strconv.Itoa(len(raw)) {
+		b.fatalf("the downloaded %s holds %d bytes, the page says %s", link.Name, len(raw), link.Bytes)
 	}
-	if got.Bytes != strconv.Itoa(len(got.Text)) {
-		b.fatalf("the CSV holds %d bytes, the page says %s", len(got.Text), got.Bytes)
-	}
-	r := csv.NewReader(strings.NewReader(got.Text))
+	r := csv.NewReader(bytes.NewReader(raw))
 	r.FieldsPerRecord = -1
 	recs, err := r.ReadAll()
 	if err != nil {
-		b.fatalf("the downloaded CSV %.200q: %v", got.Text, err)
+		b.fatalf("the downloaded %s %.200q: %v", link.Name, raw, err)
 	}
 	return recs
 }
@@ -1041,9 +1087,16 @@ func (b *browser) fitsWidth(what string) {
 		View     int      `json:"view"`
 		Culprits []string `json:"culprits"`
 	}
-	b.evalInto(&wide, `const view = document.documentElement.clientWidth;
-		const culprits = [...document.querySelectorAll('body *')].filter(e => e.getClientRects().length > 0 && e.getBoundingClientRect().right > view + 1
-			&& !e.closest('.table-wrap')).slice(0, 8).map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : ''));
+	b.evalInto(&wide, `const view = document.documentElement.clientWidth, culprits = [];
+		const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+		for (let n = walker.nextNode(); n && culprits.length < 8; n = walker.nextNode()) {
+			const e = n.nodeType === Node.TEXT_NODE ? n.parentElement : n;
+			if (e.closest('.table-wrap') && !e.classList.contains('table-wrap')) continue;
+			let rects;
+			if (n.nodeType === Node.TEXT_NODE) { const r = document.createRange(); r.selectNodeContents(n); rects = [...r.getClientRects()]; }
+			else rects = [...n.getClientRects()];
+			if (rects.some(r => r.right > view + 1)) culprits.push((n.nodeType === Node.TEXT_NODE ? 'text in ' : '') + e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className === 'string' ? '.' + e.className : ''));
+		}
 		return {page: document.documentElement.scrollWidth, view: view, culprits: culprits}`)
 	if wide.Page > wide.View {
 		b.fatalf("%s scrolls sideways: %d px of page in a %d px window (too wide: %q)", what, wide.Page, wide.View, wide.Culprits)

@@ -21,6 +21,7 @@ const state = {
   sending: false,
   correctionRan: null,
   historyNext: 0,
+  historySeq: 0,
   schemas: {},
   examples: {},
 };
@@ -221,8 +222,10 @@ function showRows(r) {
   if (state.sort && state.sort.col >= state.rows.columns.length) state.sort = null;
   renderRows();
   pageInfo(state.rows);
+  $("pager").hidden = false;
   $("prev-page").disabled = !(r.page > 1);
   $("next-page").disabled = !(r.page < r.pages);
+  $("prev-page").hidden = $("next-page").hidden = !(r.pages > 1);
   state.page = r.page;
   if ("chart" in r || state.result.source === "run") showChart(r.chart);
 }
@@ -232,8 +235,7 @@ function clearRows() {
   state.sort = null;
   clear($("result-table").tHead); clear($("result-table").tBodies[0]);
   $("page-info").textContent = "";
-  $("prev-page").disabled = true;
-  $("next-page").disabled = true;
+  $("pager").hidden = true;
 }
 
 // ---- charts: bar, or line for labels in order (dates, years) ----
@@ -370,7 +372,7 @@ function showAnswer(a) {
   // An answer that failed offers no thumbs-up: there is nothing to accept,
   // only to correct.
   $("thumb-up").hidden = !!a.error;
-  $("feedback-legend").textContent = a.error ? "This answer failed. Was the question answerable? Correct it below" : "Was this answer right?";
+  $("feedback-legend").textContent = a.error ? "This answer failed: mark it wrong, or correct it below" : "Was this answer right?";
   $("corrected-sql").value = "";
   $("comment").value = "";
   $("feedback-status").textContent = "";
@@ -695,8 +697,11 @@ async function showKeyOwner() {
     status.dataset.name = me.name;
     status.dataset.role = me.role;
     status.textContent = "key of " + me.name + " (" + me.role + ")";
-    // A key that is known folds away; Change shows the field again.
+    // A key that is known folds away; Change shows the field again (and
+    // takes the focus if the field had it, so the keyboard keeps its place).
+    const hadFocus = document.activeElement === $("api-key");
     $("key-form").classList.add("known");
+    if (hadFocus) $("change-key").focus();
   } catch (e) {
     if (missing(e)) { status.textContent = "saved"; return; }
     status.classList.add("error");
@@ -802,7 +807,7 @@ function renderSchema(s) {
     const wrap = el("div", null, "table-wrap");
     const table = el("table", null, "columns");
     const thead = table.createTHead(), hr = el("tr");
-    for (const h of ["column", "type", "key", "description", "examples"]) {
+    for (const h of ["column", "description", "examples"]) {
       const th = el("th", h);
       th.scope = "col";
       hr.appendChild(th);
@@ -812,13 +817,16 @@ function renderSchema(s) {
     for (const c of t.columns) {
       const tr = el("tr");
       tr.dataset.column = c.name;
-      tr.appendChild(el("td", c.name, "col-name"));
-      tr.appendChild(el("td", c.type || ""));
+      // The name, then its type and keys in smaller print under it.
+      const name = el("td");
+      name.appendChild(el("code", c.name, "col-name"));
+      name.appendChild(el("span", c.type || "", "col-type"));
       const keys = [];
       if (c.primary_key) keys.push("primary key");
       if (c.references) keys.push("→ " + c.references);
-      tr.appendChild(el("td", keys.join(", ")));
-      tr.appendChild(el("td", c.description || ""));
+      if (keys.length) name.appendChild(el("span", keys.join(", "), "col-key"));
+      tr.appendChild(name);
+      tr.appendChild(el("td", c.description || "", "col-desc"));
       const ex = el("td", null, "examples");
       for (const v of c.examples || []) ex.appendChild(el("code", v));
       tr.appendChild(ex);
@@ -868,10 +876,15 @@ async function loadHistory(more) {
     if ($(id).value) q.set(k, $(id).value);
   }
   if (more && state.historyNext) q.set("before", String(state.historyNext));
-  const tbody = $("history-table").tBodies[0];
+  const table = $("history-table"), tbody = table.tBodies[0];
   const status = $("h-status");
+  // Only the latest request fills the table (filters change quickly);
+  // aria-busy says a newer list is on its way.
+  const seq = ++state.historySeq;
+  table.setAttribute("aria-busy", "true");
   try {
     const h = await api("GET", "/api/history?" + q.toString());
+    if (seq !== state.historySeq) return;
     if (!more) clear(tbody);
     for (const e of h.entries) {
       const tr = el("tr");
@@ -902,8 +915,11 @@ async function loadHistory(more) {
     $("h-more").hidden = !h.next;
     status.textContent = tbody.rows.length ? "" : "no answers match";
   } catch (e) {
+    if (seq !== state.historySeq) return;
     if (!more) clear(tbody);
     status.textContent = e.message;
+  } finally {
+    if (seq === state.historySeq) table.setAttribute("aria-busy", "false");
   }
 }
 
