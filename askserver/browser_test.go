@@ -63,6 +63,8 @@ const (
 	sqlWrong   = `SELECT superhero_name FROM superhero WHERE superhero_name = 'superhero Maps'`
 	qError     = "What is the nickname of 3-D Man?"
 	sqlError   = `SELECT nickname FROM superhero WHERE superhero_name = '3-D Man'`
+	qLine      = "How tall were the heroes, month by month?"
+	sqlLine    = `SELECT '2020-0' || id || '-01' AS month, height_cm FROM superhero WHERE id <= 6 ORDER BY id`
 	sqlEdited  = `SELECT superhero_name, weight_kg FROM superhero WHERE id IN (4, 5) ORDER BY id`
 )
 
@@ -86,6 +88,7 @@ var browserSQL = map[string]string{
 	qChart:   sqlChart,
 	qWrong:   sqlWrong,
 	qError:   sqlError,
+	qLine:    sqlLine,
 }
 
 func TestServeBrowser(t *testing.T) {
@@ -223,6 +226,14 @@ func walkPage(b *browser, base, store string) {
 	b.waitTrue("the bar chart", `const c = document.getElementById('chart');
 		return !c.hidden && c.dataset.kind === 'bar' && c.querySelectorAll('svg rect.bar').length === 4`)
 	b.screenshot("serve-browser-chart.png")
+
+	// Labels in date order: a line.
+	b.ask(qLine, "", 6)
+	if b.hasChartKind() {
+		b.waitTrue("the line chart", `const c = document.getElementById('chart');
+			return !c.hidden && c.dataset.kind === 'line' && c.querySelectorAll('svg polyline.line').length === 1 && c.querySelectorAll('svg circle.dot').length === 6`)
+		b.screenshot("serve-browser-line-chart.png")
+	}
 
 	// An empty result for a count question is marked likely wrong.
 	b.ask(qWrong, "", 0)
@@ -929,6 +940,39 @@ func (b *browser) hasConfidence() bool {
 	}
 	if _, ok := a["confidence"]; !ok {
 		b.t.Logf("SKIP step: GET /api/answers/%s has no \"confidence\" field yet (API37.md)", id)
+		return false
+	}
+	return true
+}
+
+// hasChartKind reports whether the server's charts say their kind
+// (API37.md's chart.kind), asking POST /api/run for sqlLine's chart.
+func (b *browser) hasChartKind() bool {
+	b.t.Helper()
+	if !b.has("POST", "/api/run") {
+		return false
+	}
+	body, _ := json.Marshal(map[string]string{"db": "superhero", "sql": sqlLine})
+	req, err := http.NewRequestWithContext(b.ctx, "POST", b.base+"/api/run", bytes.NewReader(body))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+browserKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.t.Fatalf("POST /api/run: %v", err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Chart *struct {
+			Kind string `json:"kind"`
+		} `json:"chart"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		b.t.Fatalf("POST /api/run: %v", err)
+	}
+	if r.Chart == nil || r.Chart.Kind == "" {
+		b.t.Logf("SKIP step: POST /api/run's chart has no \"kind\" yet (API37.md)")
 		return false
 	}
 	return true

@@ -302,7 +302,8 @@ function drawLine(container, labels, values, title, valueName) {
     dot.appendChild(svgEl("title", {}, labels[i] + ": " + v));
     svg.appendChild(dot);
     if (i % step === 0 || i === n - 1) {
-      svg.appendChild(svgEl("text", { x: x(i), y: h - bottom + 16, "text-anchor": "middle" }, clipLabel(labels[i], 12)));
+      const anchor = n > 1 && i === n - 1 ? "end" : i === 0 && n > 1 ? "start" : "middle";
+      svg.appendChild(svgEl("text", { x: x(i), y: h - bottom + 16, "text-anchor": anchor }, clipLabel(labels[i], 12)));
     }
   });
   container.appendChild(svg);
@@ -395,7 +396,7 @@ async function ask(ev) {
     showAnswer(n);
     if (a.chart) showChart(a.chart);
     if (!n.error) showRows(a);
-    status.textContent = "";
+    status.textContent = "answer #" + n.id + (n.error ? " failed" : " ready");
   } catch (e) {
     status.textContent = e.message;
   } finally {
@@ -929,6 +930,13 @@ function pct(x) {
   return (100 * x).toFixed(1) + "%";
 }
 
+// bucketLabel: a bucket's UTC start as a day ("2026-12-04") or an hour
+// ("2026-12-04 09:00"); buckets are UTC, so the label stays UTC.
+function bucketLabel(iso, bucket) {
+  const day = iso.slice(0, 10);
+  return bucket === "hour" ? day + " " + iso.slice(11, 16) : day;
+}
+
 async function loadStats() {
   const tbody = $("stats-table").tBodies[0];
   try {
@@ -936,14 +944,14 @@ async function loadStats() {
     clear(tbody);
     for (const b of s.buckets) {
       const tr = el("tr");
-      tr.appendChild(el("td", b.start));
+      tr.appendChild(el("td", bucketLabel(b.start, s.bucket)));
       tr.appendChild(el("td", formatNumber(b.answers)));
       tr.appendChild(el("td", formatNumber(b.accepted) + " (" + pct(b.share_accepted) + ")"));
       tr.appendChild(el("td", formatNumber(b.corrected) + " (" + pct(b.share_corrected) + ")"));
       tr.appendChild(el("td", formatNumber(b.errors) + " (" + pct(b.share_errors) + ")"));
       tbody.appendChild(tr);
     }
-    drawBars($("stats-chart"), s.buckets.map((b) => b.start.replace("T", " ").replace(":00:00Z", "h")), s.buckets.map((b) => b.answers), "answers per " + s.bucket);
+    drawBars($("stats-chart"), s.buckets.map((b) => bucketLabel(b.start, s.bucket)), s.buckets.map((b) => b.answers), "answers per " + s.bucket);
   } catch (e) {
     clear(tbody);
     const tr = el("tr");
