@@ -209,7 +209,8 @@ func walkPage(b *browser, base, store string) {
 		b.typeInto("#sql-edit", sqlEdited)
 		b.click("#run-sql")
 		b.waitTrue("the edited SQL's rows", `return document.getElementById('result-source').textContent.startsWith('Result of the edited SQL')
-			&& [...document.querySelectorAll('#result-table tbody tr')].map(r => r.cells[0].textContent + '=' + r.cells[1].textContent).join('|') === 'Abin Sur=90|Abomination=441'`)
+			&& [...document.querySelectorAll('#result-table tbody tr')].map(r => r.cells[0].textContent + '=' + r.cells[1].textContent).join('|') === 'Abin Sur=90|Abomination=441'
+			&& document.querySelectorAll('#chart svg rect.bar').length === 2`)
 		b.screenshot("serve-browser-edit-run.png")
 		got := b.csvDownload("")
 		if fmt.Sprint(got) != fmt.Sprint([][]string{{"superhero_name", "weight_kg"}, {"Abin Sur", "90"}, {"Abomination", "441"}}) {
@@ -218,7 +219,7 @@ func walkPage(b *browser, base, store string) {
 		b.screenshot("serve-browser-csv.png")
 		b.click("#reset-sql")
 		b.waitTrue("the answer's rows again", `return document.getElementById('result-source').textContent === 'Result of answer #' + document.getElementById('answer').dataset.answerId
-			&& document.querySelectorAll('#result-table tbody tr').length === 3`)
+			&& document.querySelectorAll('#result-table tbody tr').length === 3 && document.getElementById('chart').hidden`)
 	}
 
 	// A chart chosen by the result's shape: a label and a count, bars.

@@ -227,7 +227,9 @@ function showRows(r) {
   $("next-page").disabled = !(r.page < r.pages);
   $("prev-page").hidden = $("next-page").hidden = !(r.pages > 1);
   state.page = r.page;
-  if ("chart" in r || state.result.source === "run") showChart(r.chart);
+  // A page of the answer's result that carries no chart keeps the answer's.
+  if ("chart" in r) showChart(r.chart);
+  else showChart(state.result.source === "run" ? null : state.answer.chart);
 }
 
 function clearRows() {
@@ -318,7 +320,7 @@ function normalise(a) {
   if (!error && a.error_class) error = { class: a.error_class, message: a.error_message || "" };
   return {
     id: a.answer_id, db: a.db, question: a.question, evidence: a.evidence || "", model: a.model, sql: a.sql || "",
-    error, confidence: a.confidence || null, latency: a.latency_ms, time: a.time || null,
+    error, confidence: a.confidence || null, chart: a.chart || null, latency: a.latency_ms, time: a.time || null,
     verdict: a.verdict || "", feedback: a.feedback || [],
   };
 }
@@ -394,7 +396,6 @@ async function ask(ev) {
     const a = await api("POST", "/api/ask", { db: $("db").value, question: $("question").value, evidence: $("evidence").value });
     const n = normalise(a);
     showAnswer(n);
-    if (a.chart) showChart(a.chart);
     if (!n.error) showRows(a);
     status.textContent = "answer #" + n.id + (n.error ? " failed" : " ready");
   } catch (e) {
