@@ -304,7 +304,7 @@ func TestChartKind(t *testing.T) {
 	_, ts := newAnalystTest(t, &fakeGen{}, nil)
 	for sql, kind := range map[string]string{
 		"SELECT substr(event_date, 1, 7) AS month, COUNT(*) FROM event GROUP BY month ORDER BY month": "line",
-		"SELECT type, COUNT(*) FROM event GROUP BY type ORDER BY type":                                   "bar",
+		"SELECT type, COUNT(*) FROM event GROUP BY type ORDER BY type":                                "bar",
 	} {
 		_, out := call(t, ts, "POST", "/api/run", analystKey, map[string]string{"db": "student_club", "sql": sql})
 		if ch, _ := out["chart"].(map[string]any); ch == nil || ch["kind"] != kind {

@@ -74,6 +74,7 @@ type Server struct {
 	http      *httpserve.Server
 	log       *slog.Logger
 	keyHashes []keyHash
+	browse    browseCaches
 	closers   []func()
 }
 
@@ -184,6 +185,8 @@ func (s *Server) routes() {
 	h.Handle(http.MethodGet, "/api/me", "me", s.me)
 	h.Handle(http.MethodPost, "/api/run", "run", s.run)
 	h.Handle(http.MethodGet, "/api/answers/{id}/csv", "csv", s.answerCSV)
+	h.Handle(http.MethodGet, "/api/databases/{db}/schema", "schema", s.schema)
+	h.Handle(http.MethodGet, "/api/databases/{db}/examples", "examples", s.examples)
 	h.Handle("", "/api/", "other", func(context.Context, *http.Request) (any, error) {
 		return nil, httpserve.Errorf(http.StatusNotFound, "no such endpoint")
 	})
