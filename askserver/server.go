@@ -182,6 +182,7 @@ func (s *Server) routes() {
 	h.Handle(http.MethodGet, "/api/stats", "stats", s.stats)
 	h.Handle(http.MethodGet, "/api/databases", "databases", s.databases)
 	h.Handle(http.MethodPost, "/api/admin/reload", "reload", s.reload)
+	h.Handle(http.MethodGet, "/api/admin/export", "export", s.export)
 	h.Handle(http.MethodGet, "/api/me", "me", s.me)
 	h.Handle(http.MethodPost, "/api/run", "run", s.run)
 	h.Handle(http.MethodGet, "/api/answers/{id}/csv", "csv", s.answerCSV)
