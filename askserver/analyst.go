@@ -158,15 +158,20 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 // and text as the JSON API gives them.
 func csvResponse(res *sqlexec.Result, filename string) httpserve.Responder {
 	return httpserve.RespondFunc(func(w http.ResponseWriter) {
-		h := w.Header()
-		h.Set("Content-Type", "text/csv; charset=utf-8")
-		h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusOK)
+		startDownload(w, "text/csv; charset=utf-8", filename)
 		// A write error is the client gone mid-download: nothing to tell.
 		_ = writeCSV(w, res)
 	})
+}
+
+// startDownload writes the headers of a file to save, and status 200.
+func startDownload(w http.ResponseWriter, contentType, filename string) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Disposition", `attachment; filename="`+filename+`"`)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
 }
 
 // writeCSV writes res's header and rows.

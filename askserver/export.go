@@ -56,12 +56,7 @@ func (s *Server) export(ctx context.Context, r *http.Request) (any, error) {
 	}
 	now := time.Now()
 	return httpserve.RespondFunc(func(w http.ResponseWriter) {
-		h := w.Header()
-		h.Set("Content-Type", "application/x-tar")
-		h.Set("Content-Disposition", `attachment; filename="`+exportDir+`.tar"`)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cache-Control", "no-store")
-		w.WriteHeader(http.StatusOK)
+		startDownload(w, "application/x-tar", exportDir+".tar")
 		tw := tar.NewWriter(w)
 		for _, f := range files {
 			hdr := &tar.Header{Name: exportDir + "/" + f.name, Mode: 0o644, Size: int64(len(f.data)), ModTime: now, Typeflag: tar.TypeReg}
