@@ -2,6 +2,7 @@ package askserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -57,7 +58,9 @@ const (
 
 // perLoad caches a value per database for one schema load: a reload (a
 // new *schemas) empties it. Concurrent requests for a database wait for
-// one computation; a failed one is not kept, so the next request retries.
+// one computation; a failed one is not kept, so the next request retries,
+// and a request that waited on one that stopped because its own request
+// ended computes it again.
 type perLoad[T any] struct {
 	mu sync.Mutex
 	of *schemas
@@ -94,6 +97,9 @@ func (c *perLoad[T]) get(ctx context.Context, sc *schemas, db string, compute fu
 	c.mu.Unlock()
 	select {
 	case <-e.done:
+		if e.err != nil && ctx.Err() == nil && (errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) {
+			return c.get(ctx, sc, db, compute)
+		}
 		return e.v, e.err
 	case <-ctx.Done():
 		var zero T
