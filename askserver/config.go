@@ -44,6 +44,9 @@ type DatabaseConfig struct {
 	PostgresEnv string `json:"postgres_env,omitempty"`
 	// Schema is the PostgreSQL schema holding the tables; default public.
 	Schema string `json:"schema,omitempty"`
+	// Examples are the questions the page offers for this database; when
+	// none are given, the server writes a few from the schema.
+	Examples []ExampleQuestion `json:"examples,omitempty"`
 }
 
 // GeneratorConfig is the config file's "generator": the model that writes
@@ -73,10 +76,14 @@ type OpenAIConfig struct {
 	Retries   int    `json:"retries,omitempty"`
 }
 
-// APIKey is a key given inline or read from an environment variable.
+// APIKey is a key given inline or read from an environment variable, and
+// what its holder may do.
 type APIKey struct {
 	Key string `json:"key,omitempty"`
 	Env string `json:"env,omitempty"`
+	// Role is RoleAnalyst or RoleAdmin; "" is RoleAdmin, as every key
+	// was before roles existed.
+	Role Role `json:"role,omitempty"`
 }
 
 // Limits bound what one request may cost.
@@ -244,6 +251,9 @@ func (c *Config) check() error {
 				d.Schema = "public"
 			}
 		}
+		if err := checkExamples(field+".examples", d.Examples); err != nil {
+			return err
+		}
 		c.Databases[name] = d
 	}
 	g := &c.Generator
@@ -302,6 +312,11 @@ func (c *Config) check() error {
 		if len(k.Key) < 16 {
 			return fmt.Errorf("%s: a key of %d characters is too easy to guess; use 16 or more (openssl rand -hex 16)", field, len(k.Key))
 		}
+		role, err := parseRole(k.Role)
+		if err != nil {
+			return fmt.Errorf("%s.role: %w", field, err)
+		}
+		k.Role = role
 		c.APIKeys[name] = k
 	}
 	l := &c.Limits
@@ -344,7 +359,7 @@ func validName(s string) bool {
 // OpenAI-compatible generator and one API key read from SQLRL_SERVE_KEY:
 // what `sqlrl serve init` writes.
 func StarterConfig(dbs map[string]string) ([]byte, error) {
-	c := Config{Databases: map[string]DatabaseConfig{}, APIKeys: map[string]APIKey{"admin": {Env: "SQLRL_SERVE_KEY"}},
+	c := Config{Databases: map[string]DatabaseConfig{}, APIKeys: map[string]APIKey{"admin": {Env: "SQLRL_SERVE_KEY", Role: RoleAdmin}},
 		Generator: GeneratorConfig{OpenAI: &OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1", Model: "sqlrl-policy", APIKeyEnv: ""}},
 		Store:     "feedback.sqlite"}
 	for name, p := range dbs {

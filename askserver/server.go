@@ -21,8 +21,6 @@ package askserver
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"embed"
 	"errors"
 	"fmt"
@@ -76,12 +74,8 @@ type Server struct {
 	http      *httpserve.Server
 	log       *slog.Logger
 	keyHashes []keyHash
+	browse    browseCaches
 	closers   []func()
-}
-
-type keyHash struct {
-	name string
-	sum  [32]byte
 }
 
 // New opens the databases, reads their schemas, opens the store and the
@@ -119,9 +113,7 @@ func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
 		}
 		s.store, s.ownStore = st, true
 	}
-	for _, name := range sortedKeys(cfg.APIKeys) {
-		s.keyHashes = append(s.keyHashes, keyHash{name, sha256.Sum256([]byte(cfg.APIKeys[name].Key))})
-	}
+	s.keyHashes = keyHashes(cfg.APIKeys)
 	s.routes()
 	return s, nil
 }
@@ -190,6 +182,12 @@ func (s *Server) routes() {
 	h.Handle(http.MethodGet, "/api/stats", "stats", s.stats)
 	h.Handle(http.MethodGet, "/api/databases", "databases", s.databases)
 	h.Handle(http.MethodPost, "/api/admin/reload", "reload", s.reload)
+	h.Handle(http.MethodGet, "/api/admin/export", "export", s.export)
+	h.Handle(http.MethodGet, "/api/me", "me", s.me)
+	h.Handle(http.MethodPost, "/api/run", "run", s.run)
+	h.Handle(http.MethodGet, "/api/answers/{id}/csv", "csv", s.answerCSV)
+	h.Handle(http.MethodGet, "/api/databases/{db}/schema", "schema", s.schema)
+	h.Handle(http.MethodGet, "/api/databases/{db}/examples", "examples", s.examples)
 	h.Handle("", "/api/", "other", func(context.Context, *http.Request) (any, error) {
 		return nil, httpserve.Errorf(http.StatusNotFound, "no such endpoint")
 	})
@@ -230,8 +228,11 @@ type ErrorInfo struct {
 	Message string `json:"message"`
 }
 
-// Chart is a bar chart of a result with one label and one number column.
+// Chart is a chart of a result with one label and one number column.
 type Chart struct {
+	// Kind is ChartLine when the labels are dates or years in order,
+	// else ChartBar.
+	Kind   string    `json:"kind"`
 	Label  string    `json:"label"`
 	Value  string    `json:"value"`
 	Labels []string  `json:"labels"`
@@ -313,7 +314,7 @@ func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 	} else {
 		a.SQL, out.SQL = sql, sql
 		var err error
-		res, truncated, err = s.dbs.run(ctx, d.name, sql, s.cfg.Limits.MaxRows, s.cfg.Limits.MaxBytes)
+		res, truncated, err = s.result(ctx, d.name, sql)
 		if err != nil {
 			out.Error = s.execError(err)
 		}
@@ -491,6 +492,7 @@ func chartOf(res *sqlexec.Result) *Chart {
 		c.Labels = append(c.Labels, l)
 		c.Values = append(c.Values, f)
 	}
+	c.setKind(res, label)
 	return c
 }
 
@@ -527,33 +529,17 @@ func (s *Server) answer(ctx context.Context, r *http.Request) (any, error) {
 // (read-only, same caps) and returns page N: the server keeps no results,
 // so replicas behind a load balancer page alike.
 func (s *Server) rows(ctx context.Context, r *http.Request) (any, error) {
-	e, err := s.entry(ctx, r)
+	p, err := parsePage(r.URL.Query().Get("page"))
 	if err != nil {
 		return nil, err
 	}
-	p := 1
-	if v := r.URL.Query().Get("page"); v != "" {
-		if p, err = strconv.Atoi(v); err != nil || p < 1 {
-			return nil, httpserve.Errorf(http.StatusBadRequest, "page %q: want an integer from 1", clip(v, 32))
-		}
-	}
-	if e.Outcome != feedback.OutcomeOK {
-		return nil, httpserve.Errorf(http.StatusConflict, "answer %d has no result: its SQL failed (%s)", e.ID, e.ErrorClass)
-	}
-	if _, err := s.db(e.DBID); err != nil {
-		return nil, httpserve.Errorf(http.StatusConflict, "answer %d's database %q is no longer served", e.ID, e.DBID)
-	}
-	res, truncated, err := s.dbs.run(ctx, e.DBID, e.SQL, s.cfg.Limits.MaxRows, s.cfg.Limits.MaxBytes)
+	e, res, truncated, err := s.answerResult(ctx, r)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		ei := s.execError(err)
-		return nil, httpserve.Errorf(http.StatusConflict, "answer %d's SQL failed this time: %s: %s", e.ID, ei.Class, ei.Message)
+		return nil, err
 	}
-	out := s.page(res, truncated, p)
-	if p > 1 && p > out.Pages {
-		return nil, httpserve.Errorf(http.StatusNotFound, "page %d of %d", p, out.Pages)
+	out, err := s.pageOf(res, truncated, p)
+	if err != nil {
+		return nil, err
 	}
 	return struct {
 		AnswerID int64 `json:"answer_id"`
@@ -580,34 +566,12 @@ type FeedbackResponse struct {
 	CorrectionRows  *Rows      `json:"correction_rows,omitempty"`
 }
 
-// authorize returns the name of the request's API key.
-func (s *Server) authorize(r *http.Request) (string, error) {
-	key := r.Header.Get("X-API-Key")
-	if a := r.Header.Get("Authorization"); key == "" && a != "" {
-		key, _ = strings.CutPrefix(a, "Bearer ")
-	}
-	if key == "" {
-		return "", httpserve.Errorf(http.StatusUnauthorized, "this route needs an API key: send it as \"Authorization: Bearer KEY\" or \"X-API-Key: KEY\"")
-	}
-	sum := sha256.Sum256([]byte(key))
-	name := ""
-	// Every key is compared, in constant time, whichever matches.
-	for _, k := range s.keyHashes {
-		if subtle.ConstantTimeCompare(sum[:], k.sum[:]) == 1 {
-			name = k.name
-		}
-	}
-	if name == "" {
-		return "", httpserve.Errorf(http.StatusForbidden, "API key not recognised")
-	}
-	return name, nil
-}
-
 func (s *Server) feedback(ctx context.Context, r *http.Request) (any, error) {
-	author, err := s.authorize(r)
+	u, err := s.authorize(r, RoleAnalyst)
 	if err != nil {
 		return nil, err
 	}
+	author := u.name
 	var req feedbackRequest
 	if err := httpserve.DecodeStrictJSON(r.Body, &req); err != nil {
 		return nil, err
@@ -645,7 +609,7 @@ func (s *Server) feedback(ctx context.Context, r *http.Request) (any, error) {
 		}
 		// The correction runs read-only before anything is stored, so
 		// that only a correction that ran becomes a training target.
-		res, truncated, err := s.dbs.run(ctx, e.DBID, f.CorrectedSQL, s.cfg.Limits.MaxRows, s.cfg.Limits.MaxBytes)
+		res, truncated, err := s.result(ctx, e.DBID, f.CorrectedSQL)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -831,7 +795,7 @@ func (s *Server) databases(context.Context, *http.Request) (any, error) {
 
 // reload: POST /api/admin/reload[?db=NAME] reads schemas again.
 func (s *Server) reload(ctx context.Context, r *http.Request) (any, error) {
-	if _, err := s.authorize(r); err != nil {
+	if _, err := s.authorize(r, RoleAdmin); err != nil {
 		return nil, err
 	}
 	only := r.URL.Query().Get("db")
