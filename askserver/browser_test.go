@@ -281,14 +281,14 @@ func walkPage(b *browser, base, store string) {
 		if c := cols["publisher_id"]; len(c) != 5 || c[2] != "→ publisher.id" {
 			b.fatalf("schema row for superhero.publisher_id %q: want → publisher.id", c)
 		}
-		if c := cols["superhero_name"]; len(c) != 5 || c[4] == "" {
-			b.fatalf("schema row for superhero.superhero_name %q: want example values", c)
+		if c := cols["superhero_name"]; len(c) != 5 || c[3] != "the name of the superhero" || c[4] != "3-D Man|A-Bomb|Abe Sapien" {
+			b.fatalf("schema row for superhero.superhero_name %q: want BIRD's description and example values", c)
 		}
+		b.screenshot("serve-browser-schema.png")
 		b.typeInto("#schema-filter", "publisher_name")
 		b.waitTrue("the schema filtered", `const shown = [...document.querySelectorAll('#schema-body details.schema-table')].filter(d => !d.hidden).map(d => d.dataset.table);
 			return shown.join(',') === 'publisher' && document.querySelector('#schema-body details[data-table="publisher"]').open`)
 		b.typeInto("#schema-filter", "")
-		b.screenshot("serve-browser-schema.png")
 	}
 
 	// History: labelled filters, readable times, the question and evidence
@@ -494,9 +494,13 @@ func startBrowserServer(t *testing.T, dir string, gen askserver.SQLGenerator) (s
 	if err := os.WriteFile(filepath.Join(dir, "superhero.sqlite"), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// BIRD's column descriptions, for the schema browser.
+	if err := os.CopyFS(filepath.Join(dir, "database_description"), os.DirFS(filepath.Join(filepath.Dir(src), "database_description"))); err != nil {
+		t.Fatal(err)
+	}
 	cfgPath := filepath.Join(dir, "serve.json")
 	cfg := `{"databases": {"superhero": {"sqlite": "superhero.sqlite"}},
-		"api_keys": {"alice": {"key": "` + browserKey + `"}},
+		"api_keys": {"alice": {"key": "` + browserKey + `", "role": "analyst"}},
 		"limits": {"page_size": 10, "statement_timeout": "5s"}}`
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)

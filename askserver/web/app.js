@@ -796,14 +796,17 @@ async function loadSchema(db) {
 }
 
 function renderSchema(s) {
-  const body = $("schema-body");
+  const body = $("schema-body"), notes = $("schema-notes");
   clear(body);
+  clear(notes);
+  // What the server could not show, and why (no descriptions, counts).
+  for (const n of s.notes || []) notes.appendChild(el("li", n));
   for (const t of s.tables) {
     const d = el("details", null, "schema-table");
     d.dataset.table = t.name;
     const sum = el("summary");
     sum.appendChild(el("strong", t.name));
-    if (t.rows !== undefined) sum.appendChild(el("span", " · " + formatNumber(t.rows) + " rows", "muted"));
+    sum.appendChild(el("span", typeof t.rows === "number" ? " · " + formatNumber(t.rows) + " rows" : " · rows not counted", "muted"));
     if (t.description) sum.appendChild(el("span", " · " + t.description, "muted"));
     d.appendChild(sum);
     const wrap = el("div", null, "table-wrap");
