@@ -171,7 +171,7 @@ func walkPage(b *browser, base, store string) {
 		b.noXSS("after the correction")
 		corrected = true
 	}
-	b.screenshot("serve-browser-answer.png")
+	b.screenshotAt("#answer", "serve-browser-answer.png")
 
 	// Numbers: thousands separators, two decimals, years as they are, the
 	// raw value in the title; a header click sorts numerically.
@@ -211,12 +211,12 @@ func walkPage(b *browser, base, store string) {
 		b.waitTrue("the edited SQL's rows", `return document.getElementById('result-source').textContent.startsWith('Result of the edited SQL')
 			&& [...document.querySelectorAll('#result-table tbody tr')].map(r => r.cells[0].textContent + '=' + r.cells[1].textContent).join('|') === 'Abin Sur=90|Abomination=441'
 			&& document.querySelectorAll('#chart svg rect.bar').length === 2`)
-		b.screenshot("serve-browser-edit-run.png")
+		b.screenshotAt("#sql-editor", "serve-browser-edit-run.png")
 		got := b.csvDownload("")
 		if fmt.Sprint(got) != fmt.Sprint([][]string{{"superhero_name", "weight_kg"}, {"Abin Sur", "90"}, {"Abomination", "441"}}) {
 			b.fatalf("edited SQL's CSV %q, want its header and 2 rows", got)
 		}
-		b.screenshot("serve-browser-csv.png")
+		b.screenshotAt(".result-head", "serve-browser-csv.png")
 		b.click("#reset-sql")
 		b.waitTrue("the answer's rows again", `return document.getElementById('result-source').textContent === 'Result of answer #' + document.getElementById('answer').dataset.answerId
 			&& document.querySelectorAll('#result-table tbody tr').length === 3 && document.getElementById('chart').hidden`)
@@ -226,14 +226,14 @@ func walkPage(b *browser, base, store string) {
 	b.ask(qChart, "", 4)
 	b.waitTrue("the bar chart", `const c = document.getElementById('chart');
 		return !c.hidden && c.dataset.kind === 'bar' && c.querySelectorAll('svg rect.bar').length === 4`)
-	b.screenshot("serve-browser-chart.png")
+	b.screenshotAt("#answer-question", "serve-browser-chart.png")
 
 	// Labels in date order: a line.
 	b.ask(qLine, "", 6)
 	if b.hasChartKind() {
 		b.waitTrue("the line chart", `const c = document.getElementById('chart');
 			return !c.hidden && c.dataset.kind === 'line' && c.querySelectorAll('svg polyline.line').length === 1 && c.querySelectorAll('svg circle.dot').length === 6`)
-		b.screenshot("serve-browser-line-chart.png")
+		b.screenshotAt("#answer-question", "serve-browser-line-chart.png")
 	}
 
 	// An empty result for a count question is marked likely wrong.
@@ -242,7 +242,7 @@ func walkPage(b *browser, base, store string) {
 		b.waitTrue("the likely-wrong mark", `const c = document.getElementById('confidence');
 			return !c.hidden && c.dataset.level === 'likely_wrong' && document.getElementById('confidence-label').textContent === 'Likely wrong'
 				&& document.querySelectorAll('#confidence-reasons li').length > 0`)
-		b.screenshot("serve-browser-likely-wrong.png")
+		b.screenshotAt("#answer-question", "serve-browser-likely-wrong.png")
 	}
 
 	// A failed answer offers a correction, no thumbs up and no CSV.
@@ -284,7 +284,7 @@ func walkPage(b *browser, base, store string) {
 		if c := cols["superhero_name"]; len(c) != 5 || c[3] != "the name of the superhero" || c[4] != "3-D Man|A-Bomb|Abe Sapien" {
 			b.fatalf("schema row for superhero.superhero_name %q: want BIRD's description and example values", c)
 		}
-		b.screenshot("serve-browser-schema.png")
+		b.screenshotAt("#schema", "serve-browser-schema.png")
 		b.typeInto("#schema-filter", "publisher_name")
 		b.waitTrue("the schema filtered", `const shown = [...document.querySelectorAll('#schema-body details.schema-table')].filter(d => !d.hidden).map(d => d.dataset.table);
 			return shown.join(',') === 'publisher' && document.querySelector('#schema-body details[data-table="publisher"]').open`)
@@ -342,12 +342,11 @@ func walkPage(b *browser, base, store string) {
 		&& document.querySelectorAll('#feedback-list li').length === %d
 		&& document.querySelectorAll('#result-table tbody tr').length === 3`, id, map[bool]int{true: 3, false: 2}[corrected]))
 	b.noXSS("in the reopened answer's feedback")
-	b.screenshot("serve-browser-reopen.png")
+	b.screenshotAt("#answer-question", "serve-browser-reopen.png")
 
 	// A phone: the page does not scroll sideways; tables scroll in their box.
 	b.narrow(390, 844)
-	b.evalInto(new(any), `document.getElementById('answer').scrollIntoView(); return null`)
-	b.screenshot("serve-browser-phone.png")
+	b.screenshotAt("#answer", "serve-browser-phone.png")
 	b.click("#nav-history")
 	b.waitTrue("the history at phone width", `return document.getElementById('history-table').getAttribute('aria-busy') === 'false' && !!document.querySelector('`+row+`')`)
 	b.fitsWidth("History at phone width")
@@ -428,7 +427,7 @@ func walkKeyboard(b *browser, base, store string) {
 	b.press(keyEnter)
 	b.waitTrue("the verdict changed by keyboard", `return /^feedback #\d+ recorded: 👍/.test(document.getElementById('feedback-status').textContent)
 		&& document.getElementById('thumb-up').getAttribute('aria-pressed') === 'true'`)
-	b.screenshot("serve-browser-keyboard.png")
+	b.screenshotAt("#answer-question", "serve-browser-keyboard.png")
 	b.consoleClean()
 
 	st, err := feedback.Open(b.ctx, store)
@@ -845,6 +844,14 @@ func (b *browser) screenshot(name string) {
 		b.fatalf("screenshot %s: %v", name, err)
 	}
 	b.t.Logf("screenshot: %s", path)
+}
+
+// screenshotAt scrolls css to the top of the window, then takes the
+// screenshot, so that it shows what the step is about.
+func (b *browser) screenshotAt(css, name string) {
+	b.t.Helper()
+	b.evalInto(new(any), `document.querySelector(arguments[0]).scrollIntoView({block: 'start'}); return null`, css)
+	b.screenshot(name)
 }
 
 func (b *browser) save(name string) (string, error) {
