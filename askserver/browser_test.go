@@ -18,6 +18,7 @@ package askserver_test
 // package (chromium-driver, same version as chromium).
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -44,6 +45,7 @@ import (
 
 const (
 	browserKey = "browser-key-0123456789abcdef"
+	adminKey   = "browser-admin-key-0123456789"
 	// The question and the result carry markup that would run if the page
 	// ever parsed them as HTML; each payload sets window.__xss and alerts.
 	xssQuestion = `<img src=x onerror="window.__xss='question';alert(1)">`
@@ -344,6 +346,41 @@ func walkPage(b *browser, base, store string) {
 	b.noXSS("in the reopened answer's feedback")
 	b.screenshotAt("#answer-question", "serve-browser-reopen.png")
 
+	// Admin actions show for an admin's key only: an analyst sees none; an
+	// admin downloads the training data, the correction in it.
+	b.click("#nav-stats")
+	if b.evalString(`return String(document.getElementById('admin').hidden)`) != "true" {
+		b.fatalf("an analyst's key shows the admin section")
+	}
+	if b.has("GET", "/api/me") {
+		b.click("#change-key")
+		b.typeInto("#api-key", adminKey)
+		b.click("#save-key")
+		b.waitTrue("the admin key's owner", `return document.getElementById('key-status').textContent === 'key of ops (admin)' && !document.getElementById('admin').hidden`)
+		tarball := b.download("#admin-export", "#admin-export-link", "feedback-export.tar")
+		files := map[string]string{}
+		tr := tar.NewReader(bytes.NewReader(tarball))
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.fatalf("the downloaded export: %v", err)
+			}
+			data, _ := io.ReadAll(tr)
+			files[h.Name] = string(data)
+		}
+		if fb, ok := files["feedback-export/feedback.json"]; !ok || (corrected && !strings.Contains(fb, "SELECT superhero_name FROM superhero WHERE id")) {
+			b.fatalf("the downloaded export holds %d files, feedback.json %.300q: want it, with the correction", len(files), fb)
+		}
+		b.click("#change-key")
+		b.typeInto("#api-key", browserKey)
+		b.click("#save-key")
+		b.waitTrue("the analyst's key again", `return document.getElementById('key-status').textContent === 'key of alice (analyst)' && document.getElementById('admin').hidden`)
+	}
+	b.click("#nav-ask")
+
 	// A phone: the page does not scroll sideways; tables scroll in their box.
 	b.narrow(390, 844)
 	b.screenshotAt("#answer", "serve-browser-phone.png")
@@ -499,7 +536,7 @@ func startBrowserServer(t *testing.T, dir string, gen askserver.SQLGenerator) (s
 	}
 	cfgPath := filepath.Join(dir, "serve.json")
 	cfg := `{"databases": {"superhero": {"sqlite": "superhero.sqlite"}},
-		"api_keys": {"alice": {"key": "` + browserKey + `", "role": "analyst"}},
+		"api_keys": {"alice": {"key": "` + browserKey + `", "role": "analyst"}, "ops": {"key": "` + adminKey + `", "role": "admin"}},
 		"limits": {"page_size": 10, "statement_timeout": "5s"}}`
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -990,10 +1027,24 @@ func (b *browser) hasChartKind() bool {
 	return true
 }
 
-// csvDownload clicks "Download CSV" and reads the file the browser saved:
-// its name (name, when given), its size against the page's data-bytes, and
-// its bytes parsed as CSV.
+// csvDownload clicks "Download CSV" and parses the file the browser saved
+// (download); name, when given, is the file name the page offers.
 func (b *browser) csvDownload(name string) [][]string {
+	b.t.Helper()
+	raw := b.download("#csv-download", "#csv-link", name)
+	r := csv.NewReader(bytes.NewReader(raw))
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		b.fatalf("the downloaded CSV %.200q: %v", raw, err)
+	}
+	return recs
+}
+
+// download clicks button and reads the file the browser saved from the
+// page's link (a Blob URL): its name (name, when given) and its size
+// against the link's data-bytes.
+func (b *browser) download(button, link, name string) []byte {
 	b.t.Helper()
 	old, err := os.ReadDir(b.wd.downloads)
 	if err != nil {
@@ -1002,15 +1053,15 @@ func (b *browser) csvDownload(name string) [][]string {
 	for _, e := range old {
 		os.Remove(filepath.Join(b.wd.downloads, e.Name()))
 	}
-	b.click("#csv-download")
-	b.waitTrue("the CSV link", fmt.Sprintf(`const a = document.getElementById('csv-link');
-		return !a.hidden && a.href.startsWith('blob:') && (%q === '' || a.download === %q)`, name, name))
-	var link struct {
+	b.click(button)
+	b.waitTrue("the download link "+link, fmt.Sprintf(`const a = document.querySelector(%q);
+		return !a.hidden && a.href.startsWith('blob:') && (%q === '' || a.download === %q)`, link, name, name))
+	var got struct {
 		Name  string `json:"name"`
 		Bytes string `json:"bytes"`
 	}
-	b.evalInto(&link, `const a = document.getElementById('csv-link'); return {name: a.download, bytes: a.dataset.bytes}`)
-	path := filepath.Join(b.wd.downloads, link.Name)
+	b.evalInto(&got, `const a = document.querySelector(arguments[0]); return {name: a.download, bytes: a.dataset.bytes}`, link)
+	path := filepath.Join(b.wd.downloads, got.Name)
 	deadline := time.Now().Add(30 * time.Second)
 	var raw []byte
 	for {
@@ -1028,16 +1079,10 @@ func (b *browser) csvDownload(name string) [][]string {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if link.Bytes != strconv.Itoa(len(raw)) {
-		b.fatalf("the downloaded %s holds %d bytes, the page says %s", link.Name, len(raw), link.Bytes)
+	if got.Bytes != strconv.Itoa(len(raw)) {
+		b.fatalf("the downloaded %s holds %d bytes, the page says %s", got.Name, len(raw), got.Bytes)
 	}
-	r := csv.NewReader(bytes.NewReader(raw))
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
-	if err != nil {
-		b.fatalf("the downloaded %s %.200q: %v", link.Name, raw, err)
-	}
-	return recs
+	return raw
 }
 
 // WebDriver's key codes.

@@ -524,6 +524,21 @@ function fileName(resp, fallback) {
   return m ? m[1] : fallback;
 }
 
+// offerDownload hands a fetched file to the browser: link gets a Blob URL
+// and the file's name, shows it for a second click, and is clicked once.
+async function offerDownload(resp, link, fallbackName) {
+  const blob = await resp.blob();
+  if (link.href) URL.revokeObjectURL(link.href);
+  const name = fileName(resp, fallbackName);
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  link.textContent = name;
+  link.dataset.bytes = String(blob.size);
+  link.hidden = false;
+  link.click();
+  return blob.size;
+}
+
 async function downloadCSV() {
   const src = state.result;
   if (!src) return;
@@ -533,17 +548,9 @@ async function downloadCSV() {
     const resp = src.source === "answer"
       ? await request("GET", "/api/answers/" + src.id + "/csv")
       : await request("POST", "/api/run", { db: src.db, sql: src.sql, format: "csv" });
-    const blob = await resp.blob();
-    const name = fileName(resp, src.source === "answer" ? "answer-" + src.id + ".csv" : "result.csv");
     resetCSV();
-    const link = $("csv-link");
-    link.href = URL.createObjectURL(blob);
-    link.download = name;
-    link.textContent = name;
-    link.dataset.bytes = String(blob.size);
-    link.hidden = false;
-    status.textContent = "(" + formatNumber(blob.size) + " bytes)";
-    link.click();
+    const size = await offerDownload(resp, $("csv-link"), src.source === "answer" ? "answer-" + src.id + ".csv" : "result.csv");
+    status.textContent = "(" + formatNumber(size) + " bytes)";
   } catch (e) {
     status.textContent = missing(e) ? "this server has no CSV export" : e.status === 401 ? "Enter your API key (top of the page) to download" : e.message;
   }
@@ -691,6 +698,7 @@ async function showKeyOwner() {
   delete status.dataset.name;
   delete status.dataset.role;
   $("key-form").classList.remove("known");
+  $("admin").hidden = true;
   $("forget-key").hidden = !apiKey();
   if (!apiKey()) { status.textContent = ""; return; }
   status.textContent = "checking…";
@@ -699,6 +707,7 @@ async function showKeyOwner() {
     status.dataset.name = me.name;
     status.dataset.role = me.role;
     status.textContent = "key of " + me.name + " (" + me.role + ")";
+    $("admin").hidden = me.role !== "admin";
     // A key that is known folds away; Change shows the field again (and
     // takes the focus if the field had it, so the keyboard keeps its place).
     const hadFocus = document.activeElement === $("api-key");
@@ -964,6 +973,35 @@ async function loadStats() {
   }
 }
 
+// ---- admin: reload schemas, export the training data ----
+
+async function adminReload() {
+  const status = $("admin-status");
+  status.textContent = "reloading…";
+  try {
+    const r = await api("POST", "/api/admin/reload");
+    state.schemas = {};
+    state.examples = {};
+    delete $("schema-body").dataset.db;
+    dbChanged();
+    const errs = Object.entries(r.errors || {}).map(([db, e]) => db + ": " + e);
+    status.textContent = "reloaded: " + (r.reloaded.join(", ") || "none") + (errs.length ? "; " + errs.join("; ") : "");
+  } catch (e) {
+    status.textContent = e.message;
+  }
+}
+
+async function adminExport() {
+  const status = $("admin-status");
+  status.textContent = "exporting…";
+  try {
+    const size = await offerDownload(await request("GET", "/api/admin/export"), $("admin-export-link"), "feedback-export.tar");
+    status.textContent = "training data ready (" + formatNumber(size) + " bytes)";
+  } catch (e) {
+    status.textContent = e.message;
+  }
+}
+
 // ---- wiring ----
 
 // openFromHash reopens #answer-N (a link to an answer, and the back button).
@@ -1007,6 +1045,8 @@ function init() {
   for (const id of ["h-db", "h-outcome", "h-feedback"]) $(id).addEventListener("change", () => loadHistory(false));
   $("h-more").addEventListener("click", () => loadHistory(true));
   $("s-bucket").addEventListener("change", loadStats);
+  $("admin-reload").addEventListener("click", adminReload);
+  $("admin-export").addEventListener("click", adminExport);
   window.addEventListener("hashchange", openFromHash);
   showKeyOwner();
   loadDatabases().then(openFromHash);
