@@ -464,6 +464,16 @@ func walkKeyboard(b *browser, base, store string) {
 	b.press(keyEnter)
 	b.waitTrue("the verdict changed by keyboard", `return /^feedback #\d+ recorded: 👍/.test(document.getElementById('feedback-status').textContent)
 		&& document.getElementById('thumb-up').getAttribute('aria-pressed') === 'true'`)
+
+	// A correction: typed, run with Enter, its rows shown, sent with Enter.
+	b.tabTo("#corrected-sql", 5)
+	b.typeKeys(correction)
+	b.tabTo("#run-correction", 3)
+	b.press(keyEnter)
+	b.waitTrue("the corrected SQL's rows by keyboard", `return document.querySelectorAll('#correction-table tbody tr').length === 2`)
+	b.tabTo("#send-feedback", 5)
+	b.press(keyEnter)
+	b.waitTrue("the correction recorded by keyboard", `return document.getElementById('feedback-status').textContent.endsWith('recorded; the corrected SQL ran')`)
 	b.screenshotAt("#answer-question", "serve-browser-keyboard.png")
 	b.consoleClean()
 
@@ -477,8 +487,9 @@ func walkKeyboard(b *browser, base, store string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(e.Feedback) != 2 || e.Feedback[0].Verdict != feedback.VerdictDown || e.Feedback[1].Verdict != feedback.VerdictUp {
-		t.Fatalf("feedback stored by the keyboard walk %+v: want thumbs down, then thumbs up", e.Feedback)
+	if len(e.Feedback) != 3 || e.Feedback[0].Verdict != feedback.VerdictDown || e.Feedback[1].Verdict != feedback.VerdictUp ||
+		e.Feedback[2].CorrectedSQL != correction || e.Feedback[2].Correction != feedback.CorrectionOK {
+		t.Fatalf("feedback stored by the keyboard walk %+v: want thumbs down, thumbs up, then the correction", e.Feedback)
 	}
 }
 
