@@ -75,11 +75,6 @@ async function api(method, path, body) {
   return resp.json();
 }
 
-// missing: the server answered that it has no such route (an older server).
-function missing(e) {
-  return e.status === 404 && e.message === "no such endpoint";
-}
-
 // ---- formatting ----
 
 const numberFormats = {
@@ -492,7 +487,6 @@ async function runEdited() {
 }
 
 function runRefusal(e) {
-  if (missing(e)) return "this server cannot run SQL (POST /api/run is missing)";
   if (e.status === 401) return "Enter your API key (top of the page) to run SQL";
   return e.message;
 }
@@ -552,7 +546,7 @@ async function downloadCSV() {
     const size = await offerDownload(resp, $("csv-link"), src.source === "answer" ? "answer-" + src.id + ".csv" : "result.csv");
     status.textContent = "(" + formatNumber(size) + " bytes)";
   } catch (e) {
-    status.textContent = missing(e) ? "this server has no CSV export" : e.status === 401 ? "Enter your API key (top of the page) to download" : e.message;
+    status.textContent = e.status === 401 ? "Enter your API key (top of the page) to download" : e.message;
   }
 }
 
@@ -714,7 +708,6 @@ async function showKeyOwner() {
     $("key-form").classList.add("known");
     if (hadFocus) $("change-key").focus();
   } catch (e) {
-    if (missing(e)) { status.textContent = "saved"; return; }
     status.classList.add("error");
     status.textContent = e.status === 403 ? "key not recognised" : e.message;
   }
@@ -794,7 +787,7 @@ async function loadSchema(db) {
   try {
     if (!state.schemas[db]) state.schemas[db] = await api("GET", "/api/databases/" + encodeURIComponent(db) + "/schema");
   } catch (e) {
-    status.textContent = missing(e) ? "this server does not describe schemas" : e.message;
+    status.textContent = e.message;
     return;
   }
   if ($("db").value !== db) return;
