@@ -24,13 +24,13 @@
 package eval
 
 import (
-	"github.com/sqlrl/sqlrl/significance"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sqlrl/sqlrl/significance"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
