@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -30,15 +32,44 @@ type Machine struct {
 	CPU    string `json:"cpu,omitempty"`
 	GOARCH string `json:"goarch"`
 	GOOS   string `json:"goos"`
+	// Kernel is the gemm kernel (nn.Kernel: OpenBLAS's corename, or go):
+	// with the CPU, what decides a run's float rounding. Commit is the
+	// sqlrl build's (commit, "+modified" for a dirty tree; empty for a
+	// build without version control information, such as go test's).
+	Kernel string `json:"kernel,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // ThisMachine describes the computer running the experiment.
 func ThisMachine() Machine {
-	m := Machine{CPUs: runtime.NumCPU(), GOARCH: runtime.GOARCH, GOOS: runtime.GOOS}
+	m := Machine{CPUs: runtime.NumCPU(), GOARCH: runtime.GOARCH, GOOS: runtime.GOOS, Kernel: nn.Kernel(), Commit: buildCommit()}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		m.CPU = cpuModel(string(b))
 	}
 	return m
+}
+
+// buildCommit is the commit this binary was built from (Go's embedded
+// version control information), "+modified" when the tree had changes;
+// "" when the build has none.
+func buildCommit() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+modified"
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev[:min(12, len(rev))] + dirty
 }
 
 // cpuModel is the first "model name" of a /proc/cpuinfo text, or "".
@@ -133,8 +164,11 @@ type RunRow struct {
 	Steps   int64   `json:"steps,omitempty"`
 	Seconds float64 `json:"seconds"`
 	Done    bool    `json:"done"`
-	// CPU is the processor the run finished on (Result.CPU).
-	CPU string `json:"cpu,omitempty"`
+	// CPU, Kernel and Commit are where and how the run finished
+	// (Result's).
+	CPU    string `json:"cpu,omitempty"`
+	Kernel string `json:"kernel,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // Curve is one training run's log over steps: the RL runs' reward mean and
@@ -180,7 +214,7 @@ func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, 
 	for _, r := range pl.Runs {
 		row := RunRow{Name: r.Name, ID: r.ID, Kind: r.Config.Kind}
 		if res := results[r.ID]; res != nil {
-			row.Steps, row.Seconds, row.Done, row.CPU = res.Steps, res.Seconds, true, res.CPU
+			row.Steps, row.Seconds, row.Done, row.CPU, row.Kernel, row.Commit = res.Steps, res.Seconds, true, res.CPU, res.Kernel, res.Commit
 		}
 		rep.Runs = append(rep.Runs, row)
 	}
@@ -348,7 +382,14 @@ func writeHeader(b *bytes.Buffer, title, command string, m Machine, p Preset, se
 	if m.CPU != "" {
 		cpu = " (" + m.CPU + ")"
 	}
-	fmt.Fprintf(b, "Machine: %d CPUs%s, %s/%s. Preset %s; seeds %s; dev splits %s.\n\n", m.CPUs, cpu, m.GOOS, m.GOARCH,
+	build := ""
+	if m.Kernel != "" {
+		build += "; gemm kernel " + m.Kernel
+	}
+	if m.Commit != "" {
+		build += "; sqlrl " + m.Commit
+	}
+	fmt.Fprintf(b, "Machine: %d CPUs%s, %s/%s%s. Preset %s; seeds %s; dev splits %s.\n\n", m.CPUs, cpu, m.GOOS, m.GOARCH, build,
 		p.Name, joinSeeds(seeds), strings.Join(splits, ", "))
 }
 
@@ -438,6 +479,15 @@ func cpusNote(runs []RunRow, m Machine) string {
 	}
 	if len(unknown) > 0 && m.CPU != "" {
 		fmt.Fprintf(&b, "\nCPU not recorded (runs from before sqlrl recorded it): %s.\n", strings.Join(unknown, ", "))
+	}
+	kernels := map[string][]string{} // run names by the other kernel they finished with
+	for _, r := range runs {
+		if r.Done && r.Kernel != "" && r.Kernel != m.Kernel {
+			kernels[r.Kernel] = append(kernels[r.Kernel], r.Name)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(kernels)) {
+		fmt.Fprintf(&b, "\nFinished with another gemm kernel (%s), not this invocation's: %s.\n", k, strings.Join(kernels[k], ", "))
 	}
 	return b.String()
 }

@@ -57,6 +57,10 @@ type Result struct {
 	// config, not by its machine, so a report assembled from runs of
 	// several machines needs it to say so.
 	CPU string `json:"cpu,omitempty"`
+	// Kernel and Commit are Machine.Kernel and Machine.Commit where the
+	// run finished (empty in runs from before they were recorded).
+	Kernel string `json:"kernel,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // Score is a dev evaluation: EX overall and by difficulty, in [0, 1].
@@ -197,7 +201,7 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 	done := &Done{Plan: pl}
 	results := map[string]*Result{}
 	start := o.Now()
-	cpu := o.machine().CPU
+	m := o.machine()
 	for k, r := range pl.Runs {
 		dir := filepath.Join(runs, r.ID)
 		if res, err := readResult(dir); err == nil {
@@ -221,7 +225,7 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 		} else {
 			fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): running, %s into the experiment\n", k+1, len(pl.Runs), r.Name, r.ID, o.Now().Sub(start).Round(time.Second))
 			t0 := o.Now()
-			res, err = o.train(ctx, r, dir, runs, cpu)
+			res, err = o.train(ctx, r, dir, runs, m)
 			if err == nil {
 				done.Ran++
 				fmt.Fprintf(o.Progress, "[%d/%d] %s: finished in %s\n", k+1, len(pl.Runs), r.Name, o.Now().Sub(t0).Round(time.Second))
@@ -236,9 +240,9 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 	return done, results, nil
 }
 
-// train hands r to the trainer and records its result, and the cpu it ran
-// on, in dir.
-func (o *Options) train(ctx context.Context, r *Run, dir, runs, cpu string) (*Result, error) {
+// train hands r to the trainer and records its result, and the CPU,
+// kernel and commit of m it ran on, in dir.
+func (o *Options) train(ctx context.Context, r *Run, dir, runs string, m Machine) (*Result, error) {
 	j := Job{Config: r.Config, ID: r.ID, Dir: dir, Out: filepath.Join(dir, OutDir), Bench: o.Bench, Threads: o.Threads, Progress: o.Progress}
 	if r.Parent != nil {
 		j.ParentOut = filepath.Join(runs, r.Parent.ID, OutDir)
@@ -253,7 +257,7 @@ func (o *Options) train(ctx context.Context, r *Run, dir, runs, cpu string) (*Re
 		}
 		return nil, fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
 	}
-	res.CPU = cpu
+	res.CPU, res.Kernel, res.Commit = m.CPU, m.Kernel, m.Commit
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}
