@@ -85,17 +85,20 @@ func cpuModel(cpuinfo string) string {
 
 // Report is report.json; report.md and the plots are drawn from it.
 type Report struct {
-	Command     string         `json:"command"`
-	Machine     Machine        `json:"machine"`
-	Preset      Preset         `json:"preset"`
-	Seeds       []uint64       `json:"seeds"`
-	Splits      []string       `json:"splits"`
-	Studies     []StudyReport  `json:"studies"`
-	Claims      []Claim        `json:"claims"`
-	Runs        []RunRow       `json:"runs"`
-	Curves      []Curve        `json:"curves,omitempty"`
-	WallSeconds float64        `json:"wall_seconds"`
-	arms        map[string]Arm // by key, for the claims
+	Command string        `json:"command"`
+	Machine Machine       `json:"machine"`
+	Preset  Preset        `json:"preset"`
+	Seeds   []uint64      `json:"seeds"`
+	Splits  []string      `json:"splits"`
+	Studies []StudyReport `json:"studies"`
+	Claims  []Claim       `json:"claims"`
+	Runs    []RunRow      `json:"runs"`
+	Curves  []Curve       `json:"curves,omitempty"`
+	// Comparisons are each trained arm against its SFT start, question by
+	// question, per study and split (startComparisons).
+	Comparisons []ComparisonRow `json:"comparisons,omitempty"`
+	WallSeconds float64         `json:"wall_seconds"`
+	arms        map[string]Arm  // by key, for the claims
 }
 
 // StudyReport is one study's tables, one per split.
@@ -250,6 +253,7 @@ func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, 
 			rep.Curves = append(rep.Curves, c)
 		}
 	}
+	rep.Comparisons = startComparisons(rep, pl, runsDir)
 	rep.Claims = checkClaims(rep)
 	return rep
 }
@@ -432,6 +436,7 @@ func (rep *Report) Markdown() []byte {
 				b.WriteString("\n")
 			}
 			fmt.Fprintf(&b, "\n![%s on %s](%s)\n\n", st.Name, t.Split, barsName(st.Name, t.Split))
+			writeComparisons(&b, comparisonsOf(rep.Comparisons, st.Name, t.Split))
 		}
 	}
 	fmt.Fprintf(&b, "## The recipe's claims\n\nComputed from the tables above (mean over seeds); \"differs\" marks a result that does not reproduce the claim here.\n\n")
