@@ -79,6 +79,10 @@ type EvalConfig struct {
 	// the configs written before the field), so that a change of the
 	// guide redoes the evaluations cached under the old one.
 	Decoder int `json:"decoder,omitempty"`
+	// Test is the sealed test split's fingerprint (TestFingerprint) in a
+	// final evaluation on it, which Fingerprint leaves out: a changed test
+	// split redoes the evaluations on it.
+	Test string `json:"test,omitempty"`
 }
 
 // decodeVersion is policy.DecodeVersion, a variable so that a test can

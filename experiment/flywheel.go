@@ -377,7 +377,7 @@ func ExecuteFlywheel(ctx context.Context, o Options) (*Done, error) {
 		if !slices.Contains(splits, o.Preset.RL.DevSplit) {
 			o.Preset.RL.DevSplit = splits[0]
 		}
-	})
+	}, nil)
 	if err != nil {
 		return done, err
 	}

@@ -97,8 +97,11 @@ type Report struct {
 	// Comparisons are each trained arm against its SFT start, question by
 	// question, per study and split (startComparisons).
 	Comparisons []ComparisonRow `json:"comparisons,omitempty"`
-	WallSeconds float64         `json:"wall_seconds"`
-	arms        map[string]Arm  // by key, for the claims
+	// Protocol is a pre-registered study's (ExecuteStudy): its config's
+	// history, the test split's reads, its comparisons and decision.
+	Protocol    *Protocol      `json:"protocol,omitempty"`
+	WallSeconds float64        `json:"wall_seconds"`
+	arms        map[string]Arm // by key, for the claims
 }
 
 // StudyReport is one study's tables, one per split.
@@ -409,7 +412,14 @@ func modelText(s SFTConfig) string {
 func (rep *Report) Markdown() []byte {
 	var b bytes.Buffer
 	p := rep.Preset
-	writeHeader(&b, "OKTO studies", rep.Command, rep.Machine, p, rep.Seeds, rep.Splits)
+	title := "OKTO studies"
+	if rep.Protocol != nil {
+		title = "Pre-registered study " + rep.Protocol.Config.Name
+	}
+	writeHeader(&b, title, rep.Command, rep.Machine, p, rep.Seeds, rep.Splits)
+	if rep.Protocol != nil {
+		rep.Protocol.markdown(&b)
+	}
 	fmt.Fprintf(&b, "- SFT: model %s, vocab %d, %d epochs", modelText(p.SFT), p.SFT.VocabSize, p.SFT.Epochs)
 	if p.SFT.MaxSteps > 0 {
 		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)

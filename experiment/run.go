@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,6 +99,10 @@ type Options struct {
 	Threads int
 	// Progress receives a line per run and the trainers' own progress.
 	Progress io.Writer
+	// RunSeeds, when set, limits this invocation's runs to those seeds;
+	// the others' finished results are reported as they are. It lets one
+	// study's seeds run on machines (or OpenBLAS kernels) of their own.
+	RunSeeds []uint64
 	// Command is the command line, for the report.
 	Command string
 	// Machine describes the computer (default: this one); tests fix it.
@@ -145,7 +150,7 @@ func (d *Done) Summary(out string) string {
 // cancelled context stops at the current run, which resumes on the next
 // Execute with the same options.
 func Execute(ctx context.Context, o Options) (*Done, error) {
-	done, rep, _, err := execute(ctx, o, nil)
+	done, rep, _, err := execute(ctx, o, nil, nil)
 	if err != nil {
 		return done, err
 	}
@@ -156,11 +161,12 @@ func Execute(ctx context.Context, o Options) (*Done, error) {
 	return done, nil
 }
 
-// execute is what both commands (okto, flywheel) do before they write
-// their reports: fill in o's defaults, plan its studies on the
+// execute is what the commands (okto, flywheel, study) do before they
+// write their reports: fill in o's defaults, plan its studies on the
 // benchmark's dev splits (after adjust, when given, has seen them and
-// changed o's preset), do the runs and aggregate the studies' report.
-func execute(ctx context.Context, o Options, adjust func(o *Options, splits []string)) (*Done, *Report, map[string]*Result, error) {
+// changed o's preset; extend, when given, may add runs to the plan), do
+// the runs and aggregate the studies' report.
+func execute(ctx context.Context, o Options, adjust func(o *Options, splits []string), extend func(pl *Plan, bench string) error) (*Done, *Report, map[string]*Result, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -181,6 +187,11 @@ func execute(ctx context.Context, o Options, adjust func(o *Options, splits []st
 	pl, err := NewPlan(o.Preset, fp, o.Seeds, splits, o.Studies)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if extend != nil {
+		if err := extend(pl, fp); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	start := o.Now()
 	done, results, err := runAll(ctx, o, pl)
@@ -203,6 +214,15 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 	start := o.Now()
 	m := o.machine()
 	for k, r := range pl.Runs {
+		if len(o.RunSeeds) > 0 && !slices.Contains(o.RunSeeds, r.Config.Seed) {
+			// another invocation's seed (Options.RunSeeds): its result
+			// counts if it is there, and it is not run here
+			if res, err := readResult(filepath.Join(runs, r.ID)); err == nil {
+				results[r.ID] = res
+				done.Cached++
+			}
+			continue
+		}
 		dir := filepath.Join(runs, r.ID)
 		if res, err := readResult(dir); err == nil {
 			results[r.ID] = res
