@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -268,5 +269,52 @@ func TestSealedSplitOutOfOrdinaryRuns(t *testing.T) {
 	}
 	if fp, err := TestFingerprint(without); err != nil || fp != "" {
 		t.Errorf("test fingerprint without a test split: %q, %v", fp, err)
+	}
+}
+
+// TestStudyConfigsInDocs: the committed study configs read and check, and
+// v1-okto plans exactly the runs of the command line it pre-registers
+// (results.md row 1), so that runs made by that command are reused.
+func TestStudyConfigsInDocs(t *testing.T) {
+	paths, err := filepath.Glob("../docs/studies/*.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no study configs in docs/studies: %v", err)
+	}
+	for _, p := range paths {
+		if _, _, err := ReadStudyConfig(p); err != nil {
+			t.Error(err)
+		}
+	}
+	c, _, err := ReadStudyConfig("../docs/studies/v1-okto.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromConfig, err := c.preset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := flag.NewFlagSet("flywheel", flag.ContinueOnError)
+	f := Flywheel()
+	f.FlywheelFlags(fs)
+	if err := fs.Parse(strings.Fields("-sft-epochs 24 -heldout 0 -kto-steps 400 -kto-temperature 0.7 -sft100 -kto-rounds 2")); err != nil {
+		t.Fatal(err)
+	}
+	fromFlags, err := FlywheelPreset(f, false, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(p Preset) []string {
+		pl, err := NewPlan(p, "fp", c.Seeds, []string{"dev"}, c.Studies)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range pl.Runs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	if a, b := ids(fromConfig), ids(fromFlags); !slices.Equal(a, b) {
+		t.Errorf("the config plans %v, the command line %v", a, b)
 	}
 }
