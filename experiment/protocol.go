@@ -125,10 +125,6 @@ func ExecuteStudy(ctx context.Context, o Options, so StudyOptions) (*Done, error
 	}
 	sum := sha256.Sum256(raw)
 	prot := &Protocol{Config: *c, Path: so.Config, SHA256: hex.EncodeToString(sum[:]), FinalTest: so.FinalTest}
-	if prot.First, err = register(o.Out, c.Name, so.Config, prot.SHA256, raw, o.Now()); err != nil {
-		return nil, err
-	}
-	prot.Changed = prot.First.SHA256 != prot.SHA256
 	prot.Commit, prot.CommitNote = gitCommitted(ctx, so.Config)
 	var testFP string
 	if so.FinalTest {
@@ -152,7 +148,11 @@ func ExecuteStudy(ctx context.Context, o Options, so StudyOptions) (*Done, error
 		if so.FinalTest {
 			finalTestEvals(pl, arms, c.Arms, fp, testFP)
 		}
-		return nil
+		// The config is checked and its runs planned: the first run
+		// begins now, and with it the record of the config.
+		prot.First, err = register(o.Out, c.Name, so.Config, prot.SHA256, raw, o.Now())
+		prot.Changed = prot.First.SHA256 != prot.SHA256
+		return err
 	}
 	done, rep, results, err := execute(ctx, o, nil, extend)
 	if err != nil {

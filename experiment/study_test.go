@@ -231,9 +231,13 @@ func TestStudyConfigErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := &fake{}
-	_, err := ExecuteStudy(context.Background(), studyOptions(fakeBench(t, "dev"), t.TempDir(), tr), StudyOptions{Config: path})
+	refusedOut := t.TempDir()
+	_, err := ExecuteStudy(context.Background(), studyOptions(fakeBench(t, "dev"), refusedOut, tr), StudyOptions{Config: path})
 	if err == nil || !strings.Contains(err.Error(), `arm "dpo"`) || tr.n != 0 {
 		t.Errorf("error %v after %d runs: want arm \"dpo\" refused before any", err, tr.n)
+	}
+	if m, _ := filepath.Glob(filepath.Join(refusedOut, "preregistered-*")); len(m) != 0 {
+		t.Errorf("a refused config was recorded as pre-registered: %v", m)
 	}
 	// -final-test on a benchmark without a test split says how to get one.
 	if err := os.WriteFile(path, []byte(studyJSON), 0o644); err != nil {
