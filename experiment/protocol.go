@@ -81,6 +81,10 @@ type Protocol struct {
 	CPUs       []string `json:"cpus"`
 	Commits    []string `json:"commits"`
 	Unrecorded int      `json:"kernel_unrecorded,omitempty"`
+	// Roundings counts the kernels that round differently (their
+	// nn.Kernel rounding hashes): what the rule's min_kernels counts, since
+	// two kernel names may share their code.
+	Roundings int `json:"roundings"`
 	// Comparisons are the config's, on every split evaluated, Holm-
 	// corrected across them split by split.
 	Comparisons []ComparisonRow `json:"comparisons"`
@@ -338,6 +342,20 @@ func (p *Protocol) machines(pl *Plan, arms map[string]Arm, results map[string]*R
 		return out
 	}
 	p.Kernels, p.CPUs, p.Commits = sorted(kernels), sorted(cpus), sorted(commits)
+	roundings := map[string]bool{}
+	for k := range kernels {
+		roundings[kernelRounding(k)] = true
+	}
+	p.Roundings = len(roundings)
+}
+
+// kernelRounding is the rounding hash of a recorded kernel (nn.Kernel's
+// " r<hash>"), or the whole name where it has none.
+func kernelRounding(k string) string {
+	if i := strings.LastIndex(k, " r"); i >= 0 {
+		return k[i+2:]
+	}
+	return k
 }
 
 // decide applies the decision rule to the primary comparison on the
@@ -367,8 +385,8 @@ func (p *Protocol) decide() Verdict {
 		if s.Seeds < c.Decision.MinSeeds {
 			v.Unmet = append(v.Unmet, fmt.Sprintf("%d seed(s) compared, the rule wants %d", s.Seeds, c.Decision.MinSeeds))
 		}
-		if len(p.Kernels) < c.Decision.MinKernels {
-			v.Unmet = append(v.Unmet, fmt.Sprintf("%d gemm kernel(s) among the runs (%d not recorded), the rule wants %d", len(p.Kernels), p.Unrecorded, c.Decision.MinKernels))
+		if p.Roundings < c.Decision.MinKernels {
+			v.Unmet = append(v.Unmet, fmt.Sprintf("%d gemm kernel(s) of their own rounding among the runs (%d run(s) recorded none), the rule wants %d", p.Roundings, p.Unrecorded, c.Decision.MinKernels))
 		}
 		if !(s.PHolm < c.Decision.Alpha) {
 			v.Unmet = append(v.Unmet, fmt.Sprintf("Holm-corrected p %.2g is not below %g", s.PHolm, c.Decision.Alpha))
@@ -419,8 +437,8 @@ func (p *Protocol) markdown(b *bytes.Buffer) {
 	if p.Unrecorded > 0 {
 		unrec = fmt.Sprintf(" (%d run(s) recorded none)", p.Unrecorded)
 	}
-	fmt.Fprintf(b, "- The primary comparison's runs: gemm kernel(s) %s%s; CPU(s) %s; sqlrl commit(s) %s.\n\n",
-		orNone(p.Kernels), unrec, orNone(p.CPUs), orNone(p.Commits))
+	fmt.Fprintf(b, "- The primary comparison's runs: gemm kernel(s) %s%s, %d rounding(s); CPU(s) %s; sqlrl commit(s) %s.\n\n",
+		orNone(p.Kernels), unrec, p.Roundings, orNone(p.CPUs), orNone(p.Commits))
 	verdict := "does not hold"
 	if p.Decision.Holds {
 		verdict = "holds"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,7 +32,7 @@ const studyJSON = `{
 // studyOptions is a study's Options on a fake trainer and a fixed machine.
 func studyOptions(bench, out string, tr Trainer) Options {
 	return Options{Out: out, Bench: bench, Trainer: tr, Command: "sqlrl experiment study -config c.json BENCH",
-		Machine: &Machine{CPUs: 2, CPU: "CPU A", GOARCH: "amd64", GOOS: "linux", Kernel: "openblas/Haswell", Commit: "0123456789ab"},
+		Machine: &Machine{CPUs: 2, CPU: "CPU A", GOARCH: "amd64", GOOS: "linux", Kernel: "openblas/Haswell re8d14beb", Commit: "0123456789ab"},
 		Now:     func() time.Time { return time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC) }}
 }
 
@@ -124,7 +125,7 @@ func TestStudyProtocol(t *testing.T) {
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	for _, want := range []string{"# Pre-registered study pilot", "sha256 `" + p.SHA256 + "`", "Unchanged since the first run began",
-		"read 2 time(s) for this configuration", "### Comparisons on test", "gemm kernel(s) openblas/Haswell", "p (Holm)"} {
+		"read 2 time(s) for this configuration", "### Comparisons on test", "gemm kernel(s) openblas/Haswell re8d14beb, 1 rounding(s)", "p (Holm)"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
@@ -320,5 +321,31 @@ func TestStudyConfigsInDocs(t *testing.T) {
 	}
 	if a, b := ids(fromConfig), ids(fromFlags); !slices.Equal(a, b) {
 		t.Errorf("the config plans %v, the command line %v", a, b)
+	}
+}
+
+// TestKernelRule: min_kernels counts roundings, not names (OpenBLAS's Zen
+// runs Haswell's sgemm and rounds alike).
+func TestKernelRule(t *testing.T) {
+	for _, c := range []struct {
+		kernels []string
+		want    int
+	}{
+		{[]string{"openblas/Haswell re8d14beb", "openblas/Zen re8d14beb"}, 1},
+		{[]string{"openblas/Haswell re8d14beb", "openblas/SkylakeX r849d6423"}, 2},
+		{[]string{"openblas/Haswell"}, 1}, // recorded before the rounding was
+	} {
+		arm := Arm{Key: "a"}
+		results := map[string]*Result{}
+		for i, k := range c.kernels {
+			r := &Run{ID: fmt.Sprint("run", i), Config: RunConfig{Seed: uint64(i + 1)}}
+			arm.Models = append(arm.Models, r)
+			results[r.ID] = &Result{Kernel: k}
+		}
+		p := &Protocol{Config: StudyConfig{Primary: ArmPair{"a", "b"}}}
+		p.machines(nil, map[string]Arm{"a": arm}, results)
+		if p.Roundings != c.want {
+			t.Errorf("%v: %d roundings, want %d", c.kernels, p.Roundings, c.want)
+		}
 	}
 }

@@ -1,19 +1,21 @@
 package nn
 
 import (
-	"strings"
+	"regexp"
 	"testing"
 )
 
-// TestKernel: the kernel follows the backend in use.
+// TestKernel: the kernel follows the backend in use, with its rounding's
+// hash, the same on every call.
 func TestKernel(t *testing.T) {
 	old := CurrentBackend()
 	defer SetBackend(old)
 	if err := SetBackend(Go); err != nil {
 		t.Fatal(err)
 	}
-	if k := Kernel(); k != "go" {
-		t.Errorf("Go backend: kernel %q, want go", k)
+	goK := Kernel()
+	if !regexp.MustCompile(`^go r[0-9a-f]{8}$`).MatchString(goK) || Kernel() != goK {
+		t.Errorf("Go backend: kernel %q, want go r<8 hex digits>, the same twice", goK)
 	}
 	if !BLASAvailable() {
 		t.Skip("built without OpenBLAS")
@@ -21,8 +23,9 @@ func TestKernel(t *testing.T) {
 	if err := SetBackend(BLAS); err != nil {
 		t.Fatal(err)
 	}
-	if k := Kernel(); !strings.HasPrefix(k, "openblas") || (k != "openblas" && !strings.HasPrefix(k, "openblas/")) {
-		t.Errorf("BLAS backend: kernel %q, want openblas/<core>", k)
+	k := Kernel()
+	if !regexp.MustCompile(`^openblas(/\w+)? r[0-9a-f]{8}$`).MatchString(k) {
+		t.Errorf("BLAS backend: kernel %q, want openblas/<core> r<8 hex digits>", k)
 	}
-	t.Logf("kernel %s", Kernel())
+	t.Logf("kernels: %s; %s", goK, k)
 }
