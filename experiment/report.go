@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/train"
 )
@@ -396,8 +397,13 @@ func writeHeader(b *bytes.Buffer, title, command string, m Machine, p Preset, se
 	if m.Commit != "" {
 		build += "; sqlrl " + m.Commit
 	}
-	fmt.Fprintf(b, "Machine: %d CPUs%s, %s/%s%s. Preset %s; seeds %s; dev splits %s.\n\n", m.CPUs, cpu, m.GOOS, m.GOARCH, build,
-		p.Name, joinSeeds(seeds), strings.Join(splits, ", "))
+	dev := slices.DeleteFunc(slices.Clone(splits), func(s string) bool { return s == dataset.SplitTest })
+	test := ""
+	if len(dev) < len(splits) {
+		test = "; final evaluation on the sealed test split"
+	}
+	fmt.Fprintf(b, "Machine: %d CPUs%s, %s/%s%s. Preset %s; seeds %s; dev splits %s%s.\n\n", m.CPUs, cpu, m.GOOS, m.GOARCH, build,
+		p.Name, joinSeeds(seeds), strings.Join(dev, ", "), test)
 }
 
 // modelText names the SFT model: its preset, or a custom model's shape.

@@ -124,7 +124,7 @@ func TestStudyProtocol(t *testing.T) {
 		t.Fatal("no evaluation ran")
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	for _, want := range []string{"# Pre-registered study pilot", "sha256 `" + p.SHA256 + "`", "Unchanged since the first run began",
+	for _, want := range []string{"# Pre-registered study pilot", "dev splits dev, heldout; final evaluation on the sealed test split.", "sha256 `" + p.SHA256 + "`", "Unchanged since the first run began",
 		"read 2 time(s) for this configuration", "### Comparisons on test", "gemm kernel(s) openblas/Haswell re8d14beb, 1 rounding(s)", "p (Holm)"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
