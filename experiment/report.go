@@ -2,16 +2,19 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
@@ -51,9 +54,31 @@ func ThisMachine() Machine {
 }
 
 // buildCommit is the commit this binary was built from (Go's embedded
-// version control information), "+modified" when the tree had changes;
-// "" when the build has none.
+// version control information), "+modified" when the tree had changes.
+// A build without it (GOFLAGS=-buildvcs=false, go test) gives the commit
+// of the git work tree the command runs in, marked "(work tree)": such a
+// binary is most often run from the checkout it was built in. "" when
+// neither is known.
 func buildCommit() string {
+	if c := stampedCommit(); c != "" {
+		return c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+	rev := strings.TrimSpace(string(out))
+	if err != nil || rev == "" {
+		return ""
+	}
+	dirty := ""
+	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		dirty = "+modified"
+	}
+	return rev[:min(12, len(rev))] + dirty + " (work tree)"
+}
+
+// stampedCommit is the commit Go embedded in the binary, "" without one.
+func stampedCommit() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ""
