@@ -429,9 +429,9 @@ func (p *Protocol) markdown(b *bytes.Buffer) {
 	fmt.Fprintf(b, "- Decision rule: Holm-corrected p below %g and the 95%% interval above 0, over at least %d seeds whose runs used at least %d gemm kernels, the config committed and unchanged.\n",
 		c.Decision.Alpha, c.Decision.MinSeeds, c.Decision.MinKernels)
 	if p.FinalTest {
-		fmt.Fprintf(b, "- Test split: read %d time(s) for this configuration (%d in this directory over all configurations).\n", p.TestReads, p.TestReadsAll)
+		fmt.Fprintf(b, "- Test split: test read %d times for this configuration, this report included (%d times in this directory, over every configuration).\n", p.TestReads, p.TestReadsAll)
 	} else {
-		fmt.Fprintf(b, "- Test split: not read by this report; read %d time(s) before for this configuration (%d in this directory).\n", p.TestReads, p.TestReadsAll)
+		fmt.Fprintf(b, "- Test split: not read by this report; test read %d times for this configuration before (%d times in this directory).\n", p.TestReads, p.TestReadsAll)
 	}
 	unrec := ""
 	if p.Unrecorded > 0 {

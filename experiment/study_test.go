@@ -125,7 +125,7 @@ func TestStudyProtocol(t *testing.T) {
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	for _, want := range []string{"# Pre-registered study pilot", "dev splits dev, heldout; final evaluation on the sealed test split.", "sha256 `" + p.SHA256 + "`", "Unchanged since the first run began",
-		"read 2 time(s) for this configuration", "### Comparisons on test", "gemm kernel(s) openblas/Haswell re8d14beb, 1 rounding(s)", "p (Holm)"} {
+		"test read 2 times for this configuration", "### Comparisons on test", "gemm kernel(s) openblas/Haswell re8d14beb, 1 rounding(s)", "p (Holm)"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
