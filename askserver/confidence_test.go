@@ -25,6 +25,13 @@ type sampleGen struct {
 	asked   []SampleOptions
 }
 
+// Generate is fakeGen's, one call at a time (fakeGen records what it saw).
+func (g *sampleGen) Generate(ctx context.Context, q Question) (string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.fakeGen.Generate(ctx, q)
+}
+
 func (g *sampleGen) Sample(ctx context.Context, q Question, o SampleOptions) ([]string, error) {
 	g.mu.Lock()
 	g.asked = append(g.asked, o)

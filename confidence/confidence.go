@@ -18,6 +18,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/textclip"
 )
 
 // Level is the judgement's value. The values are stable: they are stored
@@ -248,6 +249,7 @@ func shapeReason(s Signals) string {
 }
 
 func literalReason(l Literal) string {
+	l.Text = textclip.Clip(l.Text, 80)
 	where := "in no column"
 	if len(l.Tables) > 0 {
 		where = "in no column of " + strings.Join(l.Tables, ", ")
