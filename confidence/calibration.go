@@ -3,6 +3,7 @@ package confidence
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 )
@@ -248,9 +249,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
 	fmt.Fprintf(&b, "| command | `%s` |\n| commit | %s |\n| CPU | %s |\n| date | %s |\n", r.Command, r.Commit, r.CPU, r.Date)
 	fmt.Fprintf(&b, "| model | %s |\n| samples | %d at temperature %g |\n", r.Model, r.Samples, r.Temp)
-	fmt.Fprintf(&b, "| rule | likely right: at least %s of the samples agree and no warning; likely wrong: an error%s, or fewer than %s agree%s |\n",
-		pct(r.Rule.RightShare), map[bool]string{true: ", a value in no column", false: ""}[r.Rule.UnknownWrong], pct(r.Rule.WrongShare),
-		map[bool]string{true: ", or an empty, NULL or 0 result", false: ""}[r.Rule.SuspectWrong])
+	fmt.Fprintf(&b, "| rule | %s |\n", r.Rule.Describe(r.Samples))
 	fmt.Fprintf(&b, "| answers | %d, %d right (EX %.1f%%) |\n| wall time | %.0f s |\n\n", c.Answers, c.Right, 100*c.EX, r.Seconds)
 	writeLevels(&b, c)
 	verdict := "met"
@@ -274,8 +273,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	writeBins(&b, c.Signals)
 	if t := r.Tuned; t != nil {
 		fmt.Fprintf(&b, "\n## Rule tuned on this split\n\n")
-		fmt.Fprintf(&b, "Of %d rules, the one with the most right answers marked likely right plus wrong answers marked likely wrong, among those meeting the target here: right_share %g, wrong_share %g, unknown_wrong %t, suspect_wrong %t.\n\n",
-			t.Candidates, t.Rule.RightShare, t.Rule.WrongShare, t.Rule.UnknownWrong, t.Rule.SuspectWrong)
+		fmt.Fprintf(&b, "Of %d rules, the one with the most right answers marked likely right plus wrong answers marked likely wrong, among those whose marks are right at least %s of the time here: %s (`%+v`).\n\n",
+			t.Candidates, pct(t.Calibration.Target), t.Rule.Describe(r.Samples), t.Rule)
 		writeLevels(&b, t.Calibration)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -297,3 +296,27 @@ func writeBins(b *strings.Builder, bins []Bin) {
 }
 
 func pct(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
+
+// Describe says the rule in words, its shares as counts of k samples
+// where they are whole ("6 of 8").
+func (r Rule) Describe(k int) string {
+	share := func(f float64) string {
+		if n := f * float64(k); k > 0 && n == math.Trunc(n) {
+			return fmt.Sprintf("%d of %d samples", int(n), k)
+		}
+		return pct(f) + " of the samples"
+	}
+	var wrong []string
+	wrong = append(wrong, "an error")
+	if r.UnknownWrong {
+		wrong = append(wrong, "a value in no column")
+	}
+	if r.SuspectWrong {
+		wrong = append(wrong, "an empty, all-NULL or single-0 result")
+	}
+	if r.WrongShare > 0 {
+		wrong = append(wrong, "fewer than "+share(r.WrongShare)+" agreeing")
+	}
+	return fmt.Sprintf("likely right: at least %s agree and no warning; likely wrong: %s; else not sure",
+		share(r.RightShare), strings.Join(wrong, ", "))
+}

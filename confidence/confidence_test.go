@@ -123,3 +123,20 @@ func TestSetVotes(t *testing.T) {
 		}
 	}
 }
+
+func TestRuleDescribe(t *testing.T) {
+	tests := []struct {
+		r    Rule
+		k    int
+		want string
+	}{
+		{DefaultRule, 8, "likely right: at least 6 of 8 samples agree and no warning; likely wrong: an error, a value in no column, an empty, all-NULL or single-0 result, fewer than 3 of 8 samples agreeing; else not sure"},
+		{Rule{RightShare: 0.75, WrongShare: 0.375}, 4, "likely right: at least 3 of 4 samples agree and no warning; likely wrong: an error, fewer than 38% of the samples agreeing; else not sure"},
+		{Rule{RightShare: 1}, 0, "likely right: at least 100% of the samples agree and no warning; likely wrong: an error; else not sure"},
+	}
+	for _, tc := range tests {
+		if got := tc.r.Describe(tc.k); got != tc.want {
+			t.Errorf("%+v with %d:\n got %q\nwant %q", tc.r, tc.k, got, tc.want)
+		}
+	}
+}
