@@ -2,8 +2,10 @@ package askserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -194,4 +196,51 @@ func judgementOf(t *testing.T, v any) confidence.Judgement {
 		j.Reasons = append(j.Reasons, fmt.Sprint(r))
 	}
 	return j
+}
+
+// TestOpenAISample: the OpenAI generator asks once for n choices at the
+// sample temperature, seeded by the question; a choice that holds no SQL
+// is a sample that did not run.
+func TestOpenAISample(t *testing.T) {
+	var mu sync.Mutex
+	var reqs []map[string]any
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req map[string]any
+		json.NewDecoder(r.Body).Decode(&req)
+		mu.Lock()
+		reqs = append(reqs, req)
+		mu.Unlock()
+		n, _ := req["n"].(float64)
+		var choices []map[string]any
+		for i := range max(int(n), 1) {
+			content := "SELECT COUNT(*) FROM superhero"
+			if i == 2 {
+				content = "I cannot answer that."
+			}
+			choices = append(choices, map[string]any{"message": map[string]string{"role": "assistant", "content": content}})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"choices": choices})
+	}))
+	defer srv.Close()
+	three := 3
+	_, ts := newTestOptions(t, func(c *Config) {
+		c.Generator.OpenAI, c.Generator.Samples, c.Generator.SampleTemperature = &OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m"}, &three, 0.7
+	}, Options{})
+	out := ask(t, ts, "superhero", "How many heroes are there?")
+	want := judgement(confidence.Unsure, "2 of 3 samples agree on the result")
+	if got := judgementOf(t, out["confidence"]); !reflect.DeepEqual(got, want) {
+		t.Errorf("confidence %+v, want %+v", got, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want the answer's and the samples'", len(reqs))
+	}
+	sampled := reqs[0]
+	if sampled["n"] == nil {
+		sampled = reqs[1]
+	}
+	if sampled["n"] != 3.0 || sampled["temperature"] != 0.7 || sampled["top_p"] != sampleTopP || sampled["seed"] == nil {
+		t.Errorf("samples asked with %v", sampled)
+	}
 }
