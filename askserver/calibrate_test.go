@@ -5,15 +5,16 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/confidence"
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/internal/policytest"
 	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
-	"github.com/sqlrl/sqlrl/tokenizer"
 )
 
 // sampleBench is the bundled BIRD sample's first n dev questions.
@@ -90,19 +91,12 @@ func TestCalibrate(t *testing.T) {
 // random native policy saved as a checkpoint: its samples are drawn
 // through the batcher, and every answer that ran was compared with them.
 func TestCalibrateNative(t *testing.T) {
-	corpus := []string{"SELECT COUNT(*) FROM superhero WHERE id = 1", "superhero: id integer key, superhero_name text", "question: how many heroes?"}
-	var texts []string
+	var corpus []string
 	for range 20 {
-		texts = append(texts, corpus...)
+		corpus = append(corpus, "SELECT COUNT(*) FROM superhero WHERE id = 1", "superhero: id integer key, superhero_name text", "question: how many heroes?")
 	}
-	tok, err := tokenizer.Train(texts, tokenizer.TrainOptions{VocabSize: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.New(tok, "", nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 1024}, policy.Format{Kind: policy.FormatCompact}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pol := policytest.New(t, policytest.Options{Corpus: corpus, Vocab: 300, Seed: 1, Format: policy.Format{Kind: policy.FormatCompact},
+		Config: nn.Config{Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 1024}})
 	ckpt := filepath.Join(t.TempDir(), "ckpt")
 	if err := pol.Save(ckpt); err != nil {
 		t.Fatal(err)
@@ -120,5 +114,26 @@ func TestCalibrateNative(t *testing.T) {
 		if s := a.Signals; s.ErrorClass == "" && s.Samples != 3 || strings.HasPrefix(s.ErrorClass, "generation") {
 			t.Errorf("question %d: %+v", a.QuestionID, s)
 		}
+	}
+	// The samples themselves: N of them, the same for the same seed.
+	o := CalibrateOptions{Bench: sampleBench(t, 1), Generator: GeneratorConfig{Native: ckpt, MaxTokens: 16}}
+	cfg, err := calibrateConfig(o, filepath.Join(t.TempDir(), "serve.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	q := Question{DB: "superhero", Question: "How many heroes are there?"}
+	var draws [2][]string
+	for i := range draws {
+		if draws[i], err = s.gen.(SQLSampler).Sample(context.Background(), q, SampleOptions{N: 3, Temperature: 1, Seed: seedOf(q)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(draws[0]) != 3 || !slices.Equal(draws[0], draws[1]) {
+		t.Errorf("samples %q, then %q: want 3, the same twice", draws[0], draws[1])
 	}
 }
