@@ -3,6 +3,7 @@ package askserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync"
 	"time"
 
@@ -64,7 +65,11 @@ func (s *Server) judge(ctx context.Context, d *database, sql string, samples []s
 		}
 		sig.Literals = confidence.CheckLiterals(ctx, s.dbs, d.name, sql, tables, confidence.CheckOptions{Postgres: d.kind == "postgres"})
 	}
-	switch {
+	switch n := s.cfg.Generator.SampleCount(); {
+	case len(samples) > 0 && 2*len(samples) < n:
+		// A server that ignores `n` answers with one choice: one sample
+		// agreeing is no evidence the rule was tuned on.
+		sig.SamplesNote = fmt.Sprintf("only %d of the %d samples asked for came back to cross-check it", len(samples), n)
 	case len(samples) > 0:
 		vctx, cancel := context.WithTimeout(ctx, voteBudget)
 		v, err := consensus.Count(vctx, s.dbs, d.name, append([]string{sql}, samples...),
@@ -75,7 +80,7 @@ func (s *Server) judge(ctx context.Context, d *database, sql string, samples []s
 		} else {
 			sig.SetVotes(v)
 		}
-	case s.cfg.Generator.SampleCount() > 0:
+	case n > 0:
 		if _, ok := s.gen.(SQLSampler); ok {
 			sig.SamplesNote = "the samples to cross-check it could not be drawn"
 		}

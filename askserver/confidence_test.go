@@ -73,7 +73,9 @@ func TestAskConfidence(t *testing.T) {
 		"split":       "SELECT COUNT(*) FROM superhero WHERE height_cm > 180",
 		"broken":      "SELECT T1.nope FROM superhero AS T1",
 		"empty":       "SELECT id FROM superhero WHERE id < 0",
+		"one sample":  "SELECT COUNT(*) FROM superhero",
 	}}, samples: map[string][]string{
+		"one sample":  {"SELECT COUNT(*) FROM superhero"},
 		"female":      {femaleRight, femaleRight, femaleRight, "SELECT nope"},
 		"female case": {femaleRight, femaleRight, femaleCase, femaleRight},
 		"split": {"SELECT COUNT(*) FROM superhero WHERE height_cm > 180", "SELECT COUNT(*) FROM superhero WHERE 180 < height_cm",
@@ -92,6 +94,7 @@ func TestAskConfidence(t *testing.T) {
 		{"count", judgement(confidence.LikelyRight, "4 of 4 samples agree on the result")},
 		{"split", judgement(confidence.Unsure, "2 of 4 samples agree on the result")},
 		{"broken", judgement(confidence.LikelyWrong, "the column nope does not exist in table superhero")},
+		{"one sample", judgement(confidence.Unsure, "only 1 of the 4 samples asked for came back to cross-check it")},
 		{"empty", judgement(confidence.Unsure, "4 of 4 samples agree on the result", "the result is empty")},
 	}
 	for _, tc := range tests {
