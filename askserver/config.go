@@ -65,6 +65,20 @@ type GeneratorConfig struct {
 	// PromptTokens is the prompt budget for the OpenAI generator (tables
 	// least relevant to the question are pruned past it); default 8192.
 	PromptTokens int `json:"prompt_tokens,omitempty"`
+	// Samples is the number of SQLs sampled besides each answer's, whose
+	// agreement with it is shown as the answer's confidence; default
+	// DefaultSamples, 0 turns sampling off. SampleTemperature is theirs;
+	// default 1.
+	Samples           *int    `json:"samples,omitempty"`
+	SampleTemperature float64 `json:"sample_temperature,omitempty"`
+}
+
+// SampleCount is Samples with its default.
+func (g GeneratorConfig) SampleCount() int {
+	if g.Samples == nil {
+		return DefaultSamples
+	}
+	return *g.Samples
 }
 
 // OpenAIConfig is an OpenAI-compatible chat server.
@@ -117,6 +131,10 @@ const (
 	DefaultMaxTokens        = 256
 	DefaultGenerateTimeout  = 60 * time.Second
 	DefaultPromptTokens     = 8192
+	DefaultSamples          = 8
+	DefaultSampleTemp       = 1.0
+	// MaxSamples bounds generator.samples: each is decoded and run.
+	MaxSamples = 32
 	// MaxQuestionChars and MaxSQLChars bound what a user may send.
 	MaxQuestionChars = 4000
 	MaxSQLChars      = 100000
@@ -278,6 +296,15 @@ func (c *Config) check() error {
 	}
 	if g.MaxTokens < 0 || g.Slots < 0 || g.PromptTokens < 0 {
 		return errors.New("generator: max_tokens, slots and prompt_tokens may not be negative")
+	}
+	if n := g.SampleCount(); n < 0 || n > MaxSamples {
+		return fmt.Errorf("generator.samples: %d, want 0 (off) to %d", n, MaxSamples)
+	}
+	if g.SampleTemperature < 0 || g.SampleTemperature > 2 {
+		return fmt.Errorf("generator.sample_temperature: %v, want 0 to 2", g.SampleTemperature)
+	}
+	if g.SampleTemperature == 0 {
+		g.SampleTemperature = DefaultSampleTemp
 	}
 	if g.MaxTokens == 0 {
 		g.MaxTokens = DefaultMaxTokens
