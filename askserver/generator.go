@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/sqlrl/sqlrl/dataset"
@@ -118,6 +119,28 @@ func (g *NativeGenerator) prompter() (*policy.Prompter, error) {
 	return policy.NewPrompterDirs(g.eng, g.descDir, g.Policy.Info.Prompt)
 }
 
+// checkNativeDatabases refuses, at start, PostgreSQL databases that pol
+// cannot prompt for: a checkpoint in the text format writes package
+// prompt's CREATE TABLE prompt, whose schema and example values are read
+// from SQLite. The compact format is written from the schema the server
+// reads from information_schema.
+func checkNativeDatabases(pol *policy.Policy, r *router) error {
+	if pol.Info.Prompt.Kind == policy.FormatCompact {
+		return nil
+	}
+	var pg []string
+	for _, name := range sortedKeys(r.dbs) {
+		if r.dbs[name].kind == "postgres" {
+			pg = append(pg, name)
+		}
+	}
+	if len(pg) == 0 {
+		return nil
+	}
+	return fmt.Errorf("databases %s are PostgreSQL, and this checkpoint's prompts (format %q) are written from SQLite schemas only: serve them with a checkpoint in the compact format (sqlrl train sft) or an \"openai\" generator, or copy them to SQLite",
+		strings.Join(pg, ", "), pol.Info.Prompt.Kind)
+}
+
 // Name implements SQLGenerator.
 func (g *NativeGenerator) Name() string { return "native:" + g.Label }
 
@@ -141,7 +164,16 @@ func (g *NativeGenerator) Generate(ctx context.Context, q Question) (string, err
 	g.mu.Lock()
 	pr := g.pr
 	g.mu.Unlock()
-	fit, err := pr.Fit(ctx, dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}, g.Policy.FitOptions(g.MaxTokens))
+	ex := dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}
+	var fit *policy.Fitted
+	var err error
+	if q.Dialect == prompt.PostgreSQL {
+		// package prompt's catalog reads SQLite; the server read this
+		// schema from information_schema
+		fit, err = pr.FitSchema(ctx, q.Schema, ex, g.Policy.FitOptions(g.MaxTokens))
+	} else {
+		fit, err = pr.Fit(ctx, ex, g.Policy.FitOptions(g.MaxTokens))
+	}
 	if err != nil {
 		return "", err
 	}

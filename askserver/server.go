@@ -144,6 +144,9 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 		if err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}
+		if err := checkNativeDatabases(pol, s.dbs); err != nil {
+			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
+		}
 		n, err := NewNativeGenerator(pol, s.dbs, s.dbs.descriptionDir, g.Native, g.Slots, g.MaxTokens)
 		if err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
