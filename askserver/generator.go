@@ -8,11 +8,8 @@ import (
 	"sync"
 
 	"github.com/sqlrl/sqlrl/dataset"
-	"github.com/sqlrl/sqlrl/llmclient"
-	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
-	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -31,6 +28,11 @@ type Question struct {
 	// (SQLite databases; nil where the schema cannot be read by package
 	// prompt's catalog, as for PostgreSQL).
 	Prompt *prompt.Prompt
+	// Build writes Prompt again within budget tokens (as the server's
+	// estimate counts them; the tables least relevant to the question are
+	// pruned): a generator fitting the prompt to its model. Nil where
+	// Prompt is.
+	Build func(ctx context.Context, budget int) (*prompt.Prompt, error)
 }
 
 // SQLGenerator writes the SQL that answers a question: the native policy, a
@@ -40,45 +42,6 @@ type SQLGenerator interface {
 	// Name is recorded with each answer, so that feedback on one model is
 	// not taken as feedback on another.
 	Name() string
-}
-
-// OpenAIGenerator writes SQL with a chat model behind an OpenAI-compatible server,
-// prompted with package prompt's chat form (what `data prepare` trains
-// on). The SQL is taken out of the answer as the reward's extractor does
-// (fences, reasoning, prose).
-type OpenAIGenerator struct {
-	Client *llmclient.Client
-}
-
-// Name implements SQLGenerator.
-func (g *OpenAIGenerator) Name() string { return "openai:" + g.Client.Model }
-
-// Generate implements SQLGenerator.
-func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, error) {
-	var msgs []openai.Message
-	if q.Prompt != nil {
-		for _, m := range q.Prompt.Messages() {
-			msgs = append(msgs, openai.Message{Role: m.Role, Content: m.Content})
-		}
-	} else {
-		if q.Schema == nil {
-			return "", fmt.Errorf("no schema for %s", q.DB)
-		}
-		f := policy.Format{Kind: policy.FormatCompact, Types: true}
-		msgs = []openai.Message{
-			{Role: "system", Content: f.Instruction(q.Dialect)},
-			{Role: "user", Content: f.Compact(q.Schema, q.Question, q.Evidence)},
-		}
-	}
-	var sql string
-	_, err := g.Client.Chat(ctx, msgs, func(text string) error {
-		sql = reward.ExtractSQL(text)
-		if sql == "" {
-			return errors.New("the model's answer holds no SQL")
-		}
-		return nil
-	})
-	return sql, err
 }
 
 // NativeGenerator writes SQL with the native policy: prompts in the checkpoint's

@@ -135,7 +135,7 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 			key = getenv(g.OpenAI.APIKeyEnv)
 		}
 		s.gen = &OpenAIGenerator{Client: &llmclient.Client{BaseURL: g.OpenAI.BaseURL, Model: g.OpenAI.Model, APIKey: key,
-			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}}
+			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}, PromptTokens: g.PromptTokens}
 	case g.Native != "":
 		if threads > 0 {
 			nn.SetThreads(threads)
@@ -355,9 +355,14 @@ func (s *Server) generate(ctx context.Context, d *database, req askRequest) (str
 	}
 	q := Question{DB: d.name, Question: req.Question, Evidence: req.Evidence, Dialect: d.dialect, Schema: schema}
 	if d.kind == "sqlite" {
-		p, err := sc.builder.Build(ctx, prompt.Input{DBID: d.name, Question: req.Question, Evidence: req.Evidence})
+		in := prompt.Input{DBID: d.name, Question: req.Question, Evidence: req.Evidence}
+		p, err := sc.builder.Build(ctx, in)
 		if err == nil {
 			q.Prompt = p
+			q.Build = func(ctx context.Context, budget int) (*prompt.Prompt, error) {
+				in.Budget = budget
+				return sc.builder.Build(ctx, in)
+			}
 		}
 	}
 	gctx, cancel := context.WithTimeout(ctx, time.Duration(s.cfg.Generator.Timeout))

@@ -1,0 +1,193 @@
+package askserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/sqlrl/sqlrl/llmclient"
+	"github.com/sqlrl/sqlrl/openai"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/prompt"
+	"github.com/sqlrl/sqlrl/reward"
+)
+
+// OpenAIGenerator writes SQL with a chat model behind an OpenAI-compatible
+// server, prompted with package prompt's chat form (what `data prepare`
+// trains on) for SQLite databases and a compact one-line-per-table schema
+// for PostgreSQL ones. The SQL is taken out of the answer as the reward's
+// extractor does (fences, reasoning, prose).
+//
+// The prompt is fitted to the model: where the server says its context
+// (max_model_len on GET /models) and counts tokens (POST /tokenize, as
+// vLLM and `sqlrl serve-model` do), tables are pruned until the prompt's
+// real count plus max_tokens fits the context and PromptTokens. Where it
+// says nothing (OpenAI itself), PromptTokens is the budget, counted with
+// estimateTokens, which errs high. A request the server still refuses for
+// its length is sent once more with half the budget.
+type OpenAIGenerator struct {
+	Client *llmclient.Client
+	// PromptTokens caps the prompt; default DefaultPromptTokens.
+	PromptTokens int
+
+	mu     sync.Mutex
+	probed bool // the server was asked for its context
+	maxLen int  // the model's context, 0 when the server does not say
+	counts int  // POST /tokenize: 0 not tried, 1 answers, -1 does not
+}
+
+// fitMargin tokens of the context are left free besides the prompt and
+// max_tokens (a chat template's closing tokens, the end token).
+const fitMargin = 4
+
+// maxFitRounds bounds the rounds of pruning and counting one ask takes.
+const maxFitRounds = 5
+
+// Name implements SQLGenerator.
+func (g *OpenAIGenerator) Name() string { return "openai:" + g.Client.Model }
+
+// Generate implements SQLGenerator.
+func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, error) {
+	limit := g.PromptTokens
+	if limit <= 0 {
+		limit = DefaultPromptTokens
+	}
+	maxTokens := g.Client.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = llmclient.DefaultMaxTokens
+	}
+	if n := g.context(ctx); n > 0 {
+		if limit = min(limit, n-maxTokens-fitMargin); limit < 1 {
+			return "", fmt.Errorf("the model's context is %d tokens: no room for a prompt with max_tokens %d (lower generator.max_tokens)", n, maxTokens)
+		}
+	}
+	msgs, budget, err := g.fit(ctx, q, limit)
+	if err != nil {
+		return "", err
+	}
+	sql, err := g.send(ctx, msgs)
+	if errors.Is(err, llmclient.ErrContextLength) && budget > 1 {
+		// the server counts otherwise than the estimate: once more, smaller
+		if msgs, err = g.render(ctx, q, budget/2); err != nil {
+			return "", err
+		}
+		sql, err = g.send(ctx, msgs)
+	}
+	return sql, err
+}
+
+func (g *OpenAIGenerator) send(ctx context.Context, msgs []openai.Message) (string, error) {
+	var sql string
+	_, err := g.Client.Chat(ctx, msgs, func(text string) error {
+		sql = reward.ExtractSQL(text)
+		if sql == "" {
+			return errors.New("the model's answer holds no SQL")
+		}
+		return nil
+	})
+	return sql, err
+}
+
+// context is the model's context as the server says it, asked once; 0
+// when it does not say or cannot be reached now (asked again next time).
+func (g *OpenAIGenerator) context(ctx context.Context) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.probed {
+		n, err := g.Client.MaxModelLen(ctx)
+		if err == nil || errors.Is(err, llmclient.ErrPermanent) {
+			g.probed, g.maxLen = true, n
+		}
+	}
+	return g.maxLen
+}
+
+// fit writes q's messages within limit tokens: counted by the server
+// where it tokenizes, the budget of the estimate shrunk by the ratio of
+// the real count until they fit; estimated otherwise. budget is the
+// estimate's budget the messages were written with.
+func (g *OpenAIGenerator) fit(ctx context.Context, q Question, limit int) (msgs []openai.Message, budget int, err error) {
+	budget = limit
+	for round := 0; ; round++ {
+		if msgs, err = g.render(ctx, q, budget); err != nil {
+			return nil, 0, err
+		}
+		n, ok := g.count(ctx, msgs)
+		if !ok || n <= limit {
+			return msgs, budget, nil
+		}
+		next := min(budget-1, int(float64(budget)*float64(limit)/float64(n)*0.95))
+		if round+1 == maxFitRounds || next < 1 {
+			return nil, 0, fmt.Errorf("%w: the prompt costs %d tokens with the fewest tables it can show; the limit is %d (the model's context less max_tokens, or prompt_tokens)", policy.ErrNoFit, n, limit)
+		}
+		budget = next
+	}
+}
+
+// count asks the server what msgs cost; ok is false when it cannot say
+// (no tokenize route, remembered; or not now).
+func (g *OpenAIGenerator) count(ctx context.Context, msgs []openai.Message) (int, bool) {
+	g.mu.Lock()
+	c := g.counts
+	g.mu.Unlock()
+	if c < 0 {
+		return 0, false
+	}
+	r, err := g.Client.CountTokens(ctx, msgs)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case err == nil:
+		g.counts = 1
+		if g.maxLen == 0 && r.MaxModelLen > 0 {
+			g.maxLen = r.MaxModelLen // used from the next ask on
+		}
+		return r.Count, true
+	case errors.Is(err, llmclient.ErrPermanent) && g.counts == 0:
+		g.counts = -1 // a server that has never counted does not (OpenAI, llama.cpp's other shape)
+	}
+	return 0, false
+}
+
+// render writes q's messages within budget tokens as estimateTokens
+// counts them.
+func (g *OpenAIGenerator) render(ctx context.Context, q Question, budget int) ([]openai.Message, error) {
+	var out []openai.Message
+	if q.Build != nil {
+		p, err := q.Build(ctx, budget)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range p.Messages() {
+			out = append(out, openai.Message{Role: m.Role, Content: m.Content})
+		}
+		return out, nil
+	}
+	if q.Prompt != nil {
+		for _, m := range q.Prompt.Messages() {
+			out = append(out, openai.Message{Role: m.Role, Content: m.Content})
+		}
+		return out, nil
+	}
+	if q.Schema == nil {
+		return nil, fmt.Errorf("no schema for %s", q.DB)
+	}
+	f := policy.Format{Kind: policy.FormatCompact, Types: true}
+	sys := f.Instruction(q.Dialect)
+	in := prompt.Input{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}
+	ft := prompt.Fit(q.Schema, in, max(1, budget-estimateTokens{}.Count(sys)), estimateTokens{}, func(ts []*prompt.Table) string {
+		return f.Compact(&prompt.Schema{DBID: q.Schema.DBID, Tables: ts}, q.Question, q.Evidence)
+	})
+	return []openai.Message{{Role: "system", Content: sys}, {Role: "user", Content: ft.Text}}, nil
+}
+
+// estimateTokens counts a prompt's tokens for a server that cannot say:
+// package prompt's estimate (high for the vocabularies of current chat
+// models), and at least one token per 3 bytes, so that a smaller
+// vocabulary, which splits schemas and SQL finer, is not under-counted as
+// far.
+type estimateTokens struct{}
+
+// Count implements prompt.TokenCounter.
+func (estimateTokens) Count(s string) int { return max(prompt.Approx{}.Count(s), (len(s)+2)/3) }
