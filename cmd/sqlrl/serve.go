@@ -57,9 +57,12 @@ answers from a fake model in this process, so the run measures the server.`,
 		usage:   "-model DIR [-addr HOST:PORT] [-name ID] [-request-timeout D]",
 		help: `Serves POST /v1/completions and /v1/chat/completions and GET /v1/models, so
 OpenAI clients work with only their base URL changed (e.g.
-OPENAI_BASE_URL=http://127.0.0.1:8000/v1), and GET /healthz and /metrics.
-Bodies are capped, each request has a deadline, and SIGINT/SIGTERM drain
-requests in flight. Chat replies are the SQL (docs/policy.md, Serving).`,
+OPENAI_BASE_URL=http://127.0.0.1:8000/v1), vLLM's POST /tokenize (token counts
+and the context, max_model_len, which 'sqlrl serve' fits its prompts with),
+and GET /healthz and /metrics. -model takes a checkpoint, a run directory or an
+experiment's run directory. Bodies are capped, each request has a deadline,
+and SIGINT/SIGTERM drain requests in flight. Chat replies are the SQL
+(docs/policy.md, Serving).`,
 		args:  argsNone,
 		flags: serveModelFlags,
 	})
