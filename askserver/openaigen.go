@@ -114,19 +114,23 @@ func (g *OpenAIGenerator) fit(ctx context.Context, q Question, limit int) (msgs 
 			return nil, 0, err
 		}
 		n, ok := g.count(ctx, msgs)
-		if !ok || n <= limit {
+		if !ok || n >= 0 && n <= limit {
 			return msgs, budget, nil
 		}
-		next := min(budget-1, int(float64(budget)*float64(limit)/float64(n)*0.95))
+		next := budget / 2 // n < 0: the server would not even count it
+		if n > 0 {
+			next = min(budget-1, int(float64(budget)*float64(limit)/float64(n)*0.95))
+		}
 		if round+1 == maxFitRounds || next < 1 {
-			return nil, 0, fmt.Errorf("%w: the prompt costs %d tokens with the fewest tables it can show; the limit is %d (the model's context less max_tokens, or prompt_tokens)", policy.ErrNoFit, n, limit)
+			return nil, 0, fmt.Errorf("%w: the prompt costs %d tokens with the fewest tables it can show (-1: more than the server counts); the limit is %d (the model's context less max_tokens, or prompt_tokens)", policy.ErrNoFit, n, limit)
 		}
 		budget = next
 	}
 }
 
 // count asks the server what msgs cost; ok is false when it cannot say
-// (no tokenize route, remembered; or not now).
+// (no tokenize route, remembered; or not now). n is -1 when the server
+// refuses to count a prompt longer than the context (as some do).
 func (g *OpenAIGenerator) count(ctx context.Context, msgs []openai.Message) (int, bool) {
 	g.mu.Lock()
 	c := g.counts
@@ -144,6 +148,9 @@ func (g *OpenAIGenerator) count(ctx context.Context, msgs []openai.Message) (int
 			g.maxLen = r.MaxModelLen // used from the next ask on
 		}
 		return r.Count, true
+	case errors.Is(err, llmclient.ErrContextLength):
+		g.counts = 1
+		return -1, true
 	case errors.Is(err, llmclient.ErrPermanent) && g.counts == 0:
 		g.counts = -1 // a server that has never counted does not (OpenAI, llama.cpp's other shape)
 	}

@@ -165,3 +165,46 @@ func TestOpenAIGeneratorEstimates(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAIGeneratorTokenizeRefuses: a server whose /tokenize refuses a
+// prompt longer than the context (400, context_length_exceeded) is still
+// a server that counts: the prompt is halved until it counts one that fits.
+func TestOpenAIGeneratorTokenizeRefuses(t *testing.T) {
+	const context, maxChars = 1000, 1500
+	var mu sync.Mutex
+	var tokenized, chats []int // prompt sizes in bytes
+	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		size := 0
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			for _, m := range chatMessages(t, body) {
+				size += len(m.Content)
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch r.URL.Path {
+		case "/v1/models":
+			json.NewEncoder(w).Encode(map[string]any{"data": []map[string]any{{"id": "m", "max_model_len": context}}})
+		case "/tokenize":
+			tokenized = append(tokenized, size)
+			if size > maxChars {
+				w.WriteHeader(http.StatusBadRequest)
+				json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": "prompt too long", "code": "context_length_exceeded"}})
+				return
+			}
+			json.NewEncoder(w).Encode(map[string]any{"count": size / 2, "max_model_len": context})
+		case "/v1/chat/completions":
+			chats = append(chats, size)
+			json.NewEncoder(w).Encode(map[string]any{"choices": []map[string]any{{"message": map[string]string{"role": "assistant", "content": "SELECT 1"}}}})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer llm.Close()
+	ts := openAIServer(t, llm.URL+"/v1", `, "max_tokens": 64`)
+	out := ask(t, ts, "superhero", "How many superheroes have blue eyes?")
+	if out["error"] != nil || len(chats) != 1 || chats[0] > maxChars || len(tokenized) < 2 {
+		t.Errorf("answer %v; tokenized %v, sent %v (want one prompt of at most %d bytes, after a refusal)", out["error"], tokenized, chats, maxChars)
+	}
+}
