@@ -2,15 +2,18 @@ package askserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/llmclient"
 	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
 	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
 // OpenAIGenerator writes SQL with a chat model behind an OpenAI-compatible
@@ -26,15 +29,28 @@ import (
 // says nothing (OpenAI itself), PromptTokens is the budget, counted with
 // estimateTokens, which errs high. A request the server still refuses for
 // its length is sent once more with half the budget.
+//
+// A server that says it serves a native policy trained on compact prompts
+// (`sqlrl serve-model`: sqlrl_prompt on GET /models) gets that policy's
+// own prompt (policy.Prompter, over Databases), as one user message, which
+// its chat route reads as exactly that text: a native checkpoint does not
+// know the CREATE TABLE prompt.
 type OpenAIGenerator struct {
 	Client *llmclient.Client
 	// PromptTokens caps the prompt; default DefaultPromptTokens.
 	PromptTokens int
+	// Databases and DescriptionDir (db's database_description/ folder)
+	// read schemas for a native policy's prompts; nil Databases: the chat
+	// prompt always.
+	Databases      sqlexec.Engine
+	DescriptionDir func(db string) string
 
 	mu     sync.Mutex
 	probed bool // the server was asked for its context
 	maxLen int  // the model's context, 0 when the server does not say
-	counts int  // POST /tokenize: 0 not tried, 1 answers, -1 does not
+	format *policy.Format
+	native *policy.Prompter // the served policy's prompter, when format is set
+	counts int              // POST /tokenize: 0 not tried, 1 answers, -1 does not
 }
 
 // fitMargin tokens of the context are left free besides the prompt and
@@ -57,24 +73,41 @@ func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, err
 	if maxTokens <= 0 {
 		maxTokens = llmclient.DefaultMaxTokens
 	}
-	if n := g.context(ctx); n > 0 {
+	n, native := g.probe(ctx)
+	if n > 0 {
 		if limit = min(limit, n-maxTokens-fitMargin); limit < 1 {
 			return "", fmt.Errorf("the model's context is %d tokens: no room for a prompt with max_tokens %d (lower generator.max_tokens)", n, maxTokens)
 		}
 	}
-	msgs, budget, err := g.fit(ctx, q, limit)
+	r := renderer{q: q, native: native, maxTokens: maxTokens}
+	msgs, budget, err := g.fit(ctx, r, limit)
 	if err != nil {
 		return "", err
 	}
 	sql, err := g.send(ctx, msgs)
 	if errors.Is(err, llmclient.ErrContextLength) && budget > 1 {
 		// the server counts otherwise than the estimate: once more, smaller
-		if msgs, err = g.render(ctx, q, budget/2); err != nil {
+		if msgs, err = r.render(ctx, budget/2); err != nil {
 			return "", err
 		}
 		sql, err = g.send(ctx, msgs)
 	}
 	return sql, err
+}
+
+// Reload forgets the schemas the native policy's prompter has read.
+func (g *OpenAIGenerator) Reload() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.format == nil {
+		return nil
+	}
+	pr, err := policy.NewPrompterDirs(g.Databases, g.DescriptionDir, *g.format)
+	if err != nil {
+		return err
+	}
+	g.native = pr
+	return nil
 }
 
 func (g *OpenAIGenerator) send(ctx context.Context, msgs []openai.Message) (string, error) {
@@ -89,28 +122,39 @@ func (g *OpenAIGenerator) send(ctx context.Context, msgs []openai.Message) (stri
 	return sql, err
 }
 
-// context is the model's context as the server says it, asked once; 0
-// when it does not say or cannot be reached now (asked again next time).
-func (g *OpenAIGenerator) context(ctx context.Context) int {
+// probe asks the server once for the model's context and prompt format
+// (GET /models): n is 0 when it does not say, native the served policy's
+// prompter when it is a native policy trained on compact prompts. A server
+// that cannot be reached now is asked again next time.
+func (g *OpenAIGenerator) probe(ctx context.Context) (n int, native *policy.Prompter) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.probed {
-		n, err := g.Client.MaxModelLen(ctx)
-		if err == nil || errors.Is(err, llmclient.ErrPermanent) {
-			g.probed, g.maxLen = true, n
+		card, err := g.Client.Card(ctx)
+		switch {
+		case err == nil:
+			g.probed, g.maxLen = true, card.MaxModelLen
+			var f policy.Format
+			if len(card.SQLRLPrompt) > 0 && g.Databases != nil && json.Unmarshal(card.SQLRLPrompt, &f) == nil && f.Kind == policy.FormatCompact {
+				if pr, err := policy.NewPrompterDirs(g.Databases, g.DescriptionDir, f); err == nil {
+					g.format, g.native = &f, pr
+				}
+			}
+		case errors.Is(err, llmclient.ErrPermanent):
+			g.probed = true
 		}
 	}
-	return g.maxLen
+	return g.maxLen, g.native
 }
 
 // fit writes q's messages within limit tokens: counted by the server
 // where it tokenizes, the budget of the estimate shrunk by the ratio of
 // the real count until they fit; estimated otherwise. budget is the
 // estimate's budget the messages were written with.
-func (g *OpenAIGenerator) fit(ctx context.Context, q Question, limit int) (msgs []openai.Message, budget int, err error) {
+func (g *OpenAIGenerator) fit(ctx context.Context, r renderer, limit int) (msgs []openai.Message, budget int, err error) {
 	budget = limit
 	for round := 0; ; round++ {
-		if msgs, err = g.render(ctx, q, budget); err != nil {
+		if msgs, err = r.render(ctx, budget); err != nil {
 			return nil, 0, err
 		}
 		n, ok := g.count(ctx, msgs)
@@ -157,9 +201,34 @@ func (g *OpenAIGenerator) count(ctx context.Context, msgs []openai.Message) (int
 	return 0, false
 }
 
-// render writes q's messages within budget tokens as estimateTokens
-// counts them.
-func (g *OpenAIGenerator) render(ctx context.Context, q Question, budget int) ([]openai.Message, error) {
+// renderer writes one question's messages.
+type renderer struct {
+	q         Question
+	native    *policy.Prompter // the served policy's, or nil
+	maxTokens int
+}
+
+// render writes the messages within budget tokens as estimateTokens
+// counts them: the served native policy's own prompt as the user message,
+// or package prompt's chat prompt (SQLite), or a compact schema
+// (PostgreSQL).
+func (r renderer) render(ctx context.Context, budget int) ([]openai.Message, error) {
+	q := r.q
+	if r.native != nil {
+		ex := dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}
+		o := policy.FitOptions{Context: budget + policy.DefaultFitMargin + r.maxTokens, MaxTokens: r.maxTokens, MinTokens: r.maxTokens, Counter: estimateTokens{}}
+		var fit *policy.Fitted
+		var err error
+		if q.Dialect == prompt.PostgreSQL {
+			fit, err = r.native.FitSchema(ctx, q.Schema, ex, o)
+		} else {
+			fit, err = r.native.Fit(ctx, ex, o)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []openai.Message{{Role: "user", Content: fit.Text}}, nil
+	}
 	var out []openai.Message
 	if q.Build != nil {
 		p, err := q.Build(ctx, budget)

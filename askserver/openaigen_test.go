@@ -50,10 +50,11 @@ func openAIServer(t *testing.T, base, extra string) *httptest.Server {
 
 // TestOpenAIGeneratorFitsServeModel serves a policy whose context is far
 // smaller than the superhero prompt behind `sqlrl serve-model` (in
-// process): the generator learns the context from /v1/models and counts
-// with /tokenize, so every prompt it sends fits with max_tokens, and no
-// question fails (issue 37: every one failed with `prompt 0 has 1826
-// tokens; the model's context is 768`).
+// process): the generator learns the context and the policy's prompt
+// format from /v1/models and counts with /tokenize, so every prompt it
+// sends is the compact prompt the policy was trained on and fits with
+// max_tokens (issue 37: every one failed with `prompt 0 has 1826 tokens;
+// the model's context is 768`, and was a CREATE TABLE prompt).
 func TestOpenAIGeneratorFitsServeModel(t *testing.T) {
 	pol := policytest.New(t, policytest.Options{Corpus: []string{"SELECT COUNT(*) FROM superhero", "CREATE TABLE superhero (id INTEGER)"}, Vocab: 300, Seed: 1,
 		Format: policy.Format{Kind: policy.FormatCompact}, Config: nn.Config{Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 768}})
@@ -66,8 +67,12 @@ func TestOpenAIGeneratorFitsServeModel(t *testing.T) {
 	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/v1/chat/completions" {
 			body, _ := io.ReadAll(r.Body)
+			msgs := chatMessages(t, body)
+			if _, compact := policy.CompactSchema(msgs[len(msgs)-1].Content); len(msgs) != 1 || !compact {
+				t.Errorf("serve-model's compact policy was sent %+v, not its compact prompt", msgs)
+			}
 			mu.Lock()
-			counts = append(counts, len(pol.Tok.Encode(pol.Info.Prompt.ChatPrompt(chatMessages(t, body)))))
+			counts = append(counts, len(pol.Tok.Encode(pol.Info.Prompt.ChatPrompt(msgs))))
 			mu.Unlock()
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			rec := httptest.NewRecorder()

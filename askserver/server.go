@@ -135,7 +135,8 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 			key = getenv(g.OpenAI.APIKeyEnv)
 		}
 		s.gen = &OpenAIGenerator{Client: &llmclient.Client{BaseURL: g.OpenAI.BaseURL, Model: g.OpenAI.Model, APIKey: key,
-			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}, PromptTokens: g.PromptTokens}
+			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}, PromptTokens: g.PromptTokens,
+			Databases: s.dbs, DescriptionDir: s.dbs.descriptionDir}
 	case g.Native != "":
 		if threads > 0 {
 			nn.SetThreads(threads)

@@ -64,29 +64,36 @@ func (c *Client) CountTokens(ctx context.Context, msgs []openai.Message) (*Token
 	return &out, nil
 }
 
-// MaxModelLen is the model's context in tokens as GET {BaseURL}/models
-// says it (vLLM's and `sqlrl serve-model`'s max_model_len); 0 when the
-// server does not say (OpenAI itself).
-func (c *Client) MaxModelLen(ctx context.Context) (int, error) {
+// ModelCard is what GET {BaseURL}/models says of one model beyond its
+// id: vLLM's max_model_len (0 when the server does not say, as OpenAI
+// itself) and `sqlrl serve-model`'s sqlrl_prompt (the policy's prompt
+// format, policy.Format's JSON; nil from other servers).
+type ModelCard struct {
+	ID          string          `json:"id"`
+	MaxModelLen int             `json:"max_model_len"`
+	SQLRLPrompt json.RawMessage `json:"sqlrl_prompt"`
+}
+
+// Card returns the card of the client's model from GET {BaseURL}/models
+// (the only one listed, for a server of one model that answers to any
+// name, as serve-model does); a card with only the id when none is listed.
+func (c *Client) Card(ctx context.Context) (*ModelCard, error) {
 	var out struct {
-		Data []struct {
-			ID          string `json:"id"`
-			MaxModelLen int    `json:"max_model_len"`
-		} `json:"data"`
+		Data []ModelCard `json:"data"`
 	}
 	err := c.retry(ctx, func(ctx context.Context) error {
 		return c.do(ctx, http.MethodGet, c.url("/models"), nil, "model list", &out)
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	for _, m := range out.Data {
 		if m.ID == c.Model {
-			return m.MaxModelLen, nil
+			return &m, nil
 		}
 	}
-	if len(out.Data) == 1 { // servers of one model answer to any name (serve-model)
-		return out.Data[0].MaxModelLen, nil
+	if len(out.Data) == 1 {
+		return &out.Data[0], nil
 	}
-	return 0, nil
+	return &ModelCard{ID: c.Model}, nil
 }

@@ -135,7 +135,10 @@ func (s *Server) name() string {
 
 func (s *Server) models(context.Context, *http.Request) (any, error) {
 	return map[string]any{"object": "list", "data": []map[string]any{
-		{"id": s.name(), "object": "model", "created": 0, "owned_by": "sqlrl", "max_model_len": s.Policy.Model.Cfg.MaxSeq},
+		{"id": s.name(), "object": "model", "created": 0, "owned_by": "sqlrl", "max_model_len": s.Policy.Model.Cfg.MaxSeq,
+			// an extension: the prompt format the checkpoint was trained
+			// on, so that a client can send that prompt (`sqlrl serve`)
+			"sqlrl_prompt": s.Policy.Info.Prompt},
 	}}, nil
 }
 

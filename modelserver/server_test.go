@@ -312,9 +312,9 @@ func TestTokenize(t *testing.T) {
 		}
 	}
 	c := &llmclient.Client{BaseURL: srv.URL + "/v1", Model: "m"}
-	n, err := c.MaxModelLen(context.Background())
-	if err != nil || n != pol.Model.Cfg.MaxSeq {
-		t.Errorf("MaxModelLen = %d, %v; want %d", n, err, pol.Model.Cfg.MaxSeq)
+	card, err := c.Card(context.Background())
+	if err != nil || card.MaxModelLen != pol.Model.Cfg.MaxSeq || !strings.Contains(string(card.SQLRLPrompt), `"kind":"compact"`) {
+		t.Errorf("Card = %+v, %v; want max_model_len %d and the compact format", card, err, pol.Model.Cfg.MaxSeq)
 	}
 	tr, err := c.CountTokens(context.Background(), []openai.Message{{Role: "system", Content: "write SQL"}, {Role: "user", Content: "customer: customer_id integer key\nquestion: How many customers?"}})
 	if err != nil || float64(tr.Count) != want {
