@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/feedback"
+	"github.com/sqlrl/sqlrl/policy"
 )
 
 // Config is `sqlrl serve`'s config file (JSON). Relative paths are read
@@ -198,6 +199,19 @@ func LoadConfig(path string) (*Config, error) {
 // ParseConfig reads a config whose text is raw; path names it in errors
 // and anchors relative paths.
 func ParseConfig(path string, raw []byte) (*Config, error) {
+	c, err := decodeConfig(path, raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("serve config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// decodeConfig reads raw strictly (unknown fields, trailing values),
+// without checking the values.
+func decodeConfig(path string, raw []byte) (*Config, error) {
 	c := &Config{path: path}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -206,9 +220,6 @@ func ParseConfig(path string, raw []byte) (*Config, error) {
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("serve config %s: more than one JSON value", path)
-	}
-	if err := c.check(); err != nil {
-		return nil, fmt.Errorf("serve config %s: %w", path, err)
 	}
 	return c, nil
 }
@@ -382,13 +393,27 @@ func validName(s string) bool {
 }
 
 // StarterConfig returns a config for the SQLite databases dbs (name ->
-// path, made absolute; each must be a file), with a placeholder
-// OpenAI-compatible generator and one API key read from SQLRL_SERVE_KEY:
-// what `sqlrl serve init` writes.
-func StarterConfig(dbs map[string]string) ([]byte, error) {
+// path, made absolute; each must be a file) and one API key read from
+// SQLRL_SERVE_KEY: what `sqlrl serve init` writes. native, when set, is a
+// checkpoint or run directory of the native policy (made absolute; it must
+// resolve to a checkpoint that writes SQL), the generator; otherwise the
+// generator is a placeholder OpenAI-compatible server at 127.0.0.1:8000.
+func StarterConfig(dbs map[string]string, native string) ([]byte, error) {
 	c := Config{Databases: map[string]DatabaseConfig{}, APIKeys: map[string]APIKey{"admin": {Env: "SQLRL_SERVE_KEY", Role: RoleAdmin}},
-		Generator: GeneratorConfig{OpenAI: &OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1", Model: "sqlrl-policy", APIKeyEnv: ""}},
-		Store:     "feedback.sqlite"}
+		Store: "feedback.sqlite"}
+	if native != "" {
+		a, err := filepath.Abs(native)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkNative(a); err != nil {
+			return nil, fmt.Errorf("-native %s: %w", native, err)
+		}
+		c.Generator = GeneratorConfig{Native: a}
+	} else {
+		c.Generator = GeneratorConfig{OpenAI: &OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1", Model: "sqlrl-policy"}}
+	}
+	c.Generator.MaxTokens, c.Generator.Timeout = DefaultMaxTokens, Duration(DefaultGenerateTimeout)
 	for name, p := range dbs {
 		if !validName(name) {
 			return nil, fmt.Errorf("database name %q: letters, digits, '_', '-' and '.', at most 64", name)
@@ -408,6 +433,26 @@ func StarterConfig(dbs map[string]string) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// checkNative checks that dir names a checkpoint of a policy that writes
+// SQL (policy.Resolve, then its config.json), without reading the weights.
+func checkNative(dir string) error {
+	ck, err := policy.Resolve(dir)
+	if err != nil {
+		return err
+	}
+	info, err := policy.ReadInfo(ck)
+	if err != nil {
+		return err
+	}
+	switch {
+	case info.Format != policy.CheckpointFormat:
+		return fmt.Errorf("%s: format %q, want %q", ck, info.Format, policy.CheckpointFormat)
+	case info.Task != "":
+		return fmt.Errorf("%s: a checkpoint trained for task %q, not to write SQL", ck, info.Task)
+	}
+	return nil
 }
 
 var getenv = os.Getenv

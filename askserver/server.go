@@ -134,13 +134,17 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 			key = getenv(g.OpenAI.APIKeyEnv)
 		}
 		s.gen = &OpenAIGenerator{Client: &llmclient.Client{BaseURL: g.OpenAI.BaseURL, Model: g.OpenAI.Model, APIKey: key,
-			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}}
+			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}, PromptTokens: g.PromptTokens,
+			Databases: s.dbs, DescriptionDir: s.dbs.descriptionDir}
 	case g.Native != "":
 		if threads > 0 {
 			nn.SetThreads(threads)
 		}
 		pol, err := policy.LoadSQL(g.Native)
 		if err != nil {
+			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
+		}
+		if err := checkNativeDatabases(pol, s.dbs); err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}
 		n, err := NewNativeGenerator(pol, s.dbs, s.dbs.descriptionDir, g.Native, g.Slots, g.MaxTokens)
@@ -366,9 +370,14 @@ func (s *Server) generate(ctx context.Context, d *database, req askRequest) (str
 	}
 	q := Question{DB: d.name, Question: req.Question, Evidence: req.Evidence, Dialect: d.dialect, Schema: schema}
 	if d.kind == "sqlite" {
-		p, err := sc.builder.Build(ctx, prompt.Input{DBID: d.name, Question: req.Question, Evidence: req.Evidence})
+		in := prompt.Input{DBID: d.name, Question: req.Question, Evidence: req.Evidence}
+		p, err := sc.builder.Build(ctx, in)
 		if err == nil {
 			q.Prompt = p
+			q.Build = func(ctx context.Context, budget int) (*prompt.Prompt, error) {
+				in.Budget = budget
+				return sc.builder.Build(ctx, in)
+			}
 		}
 	}
 	gctx, cancel := context.WithTimeout(ctx, time.Duration(s.cfg.Generator.Timeout))

@@ -501,7 +501,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestStarterConfig(t *testing.T) {
-	raw, err := StarterConfig(map[string]string{"superhero": benchDB(t, "superhero")})
+	raw, err := StarterConfig(map[string]string{"superhero": benchDB(t, "superhero")}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
