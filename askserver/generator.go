@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/sqlrl/sqlrl/dataset"
-	"github.com/sqlrl/sqlrl/llmclient"
-	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
-	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -30,6 +28,11 @@ type Question struct {
 	// (SQLite databases; nil where the schema cannot be read by package
 	// prompt's catalog, as for PostgreSQL).
 	Prompt *prompt.Prompt
+	// Build writes Prompt again within budget tokens (as the server's
+	// estimate counts them; the tables least relevant to the question are
+	// pruned): a generator fitting the prompt to its model. Nil where
+	// Prompt is.
+	Build func(ctx context.Context, budget int) (*prompt.Prompt, error)
 }
 
 // SQLGenerator writes the SQL that answers a question: the native policy, a
@@ -39,45 +42,6 @@ type SQLGenerator interface {
 	// Name is recorded with each answer, so that feedback on one model is
 	// not taken as feedback on another.
 	Name() string
-}
-
-// OpenAIGenerator writes SQL with a chat model behind an OpenAI-compatible server,
-// prompted with package prompt's chat form (what `data prepare` trains
-// on). The SQL is taken out of the answer as the reward's extractor does
-// (fences, reasoning, prose).
-type OpenAIGenerator struct {
-	Client *llmclient.Client
-}
-
-// Name implements SQLGenerator.
-func (g *OpenAIGenerator) Name() string { return "openai:" + g.Client.Model }
-
-// Generate implements SQLGenerator.
-func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, error) {
-	var msgs []openai.Message
-	if q.Prompt != nil {
-		for _, m := range q.Prompt.Messages() {
-			msgs = append(msgs, openai.Message{Role: m.Role, Content: m.Content})
-		}
-	} else {
-		if q.Schema == nil {
-			return "", fmt.Errorf("no schema for %s", q.DB)
-		}
-		f := policy.Format{Kind: policy.FormatCompact, Types: true}
-		msgs = []openai.Message{
-			{Role: "system", Content: f.Instruction(q.Dialect)},
-			{Role: "user", Content: f.Compact(q.Schema, q.Question, q.Evidence)},
-		}
-	}
-	var sql string
-	_, err := g.Client.Chat(ctx, msgs, func(text string) error {
-		sql = reward.ExtractSQL(text)
-		if sql == "" {
-			return errors.New("the model's answer holds no SQL")
-		}
-		return nil
-	})
-	return sql, err
 }
 
 // NativeGenerator writes SQL with the native policy: prompts in the checkpoint's
@@ -118,6 +82,28 @@ func (g *NativeGenerator) prompter() (*policy.Prompter, error) {
 	return policy.NewPrompterDirs(g.eng, g.descDir, g.Policy.Info.Prompt)
 }
 
+// checkNativeDatabases refuses, at start, PostgreSQL databases that pol
+// cannot prompt for: a checkpoint in the text format writes package
+// prompt's CREATE TABLE prompt, whose schema and example values are read
+// from SQLite. The compact format is written from the schema the server
+// reads from information_schema.
+func checkNativeDatabases(pol *policy.Policy, r *router) error {
+	if pol.Info.Prompt.Kind == policy.FormatCompact {
+		return nil
+	}
+	var pg []string
+	for _, name := range sortedKeys(r.dbs) {
+		if r.dbs[name].kind == "postgres" {
+			pg = append(pg, name)
+		}
+	}
+	if len(pg) == 0 {
+		return nil
+	}
+	return fmt.Errorf("databases %s are PostgreSQL, and this checkpoint's prompts (format %q) are written from SQLite schemas only: serve them with a checkpoint in the compact format (sqlrl train sft) or an \"openai\" generator, or copy them to SQLite",
+		strings.Join(pg, ", "), pol.Info.Prompt.Kind)
+}
+
 // Name implements SQLGenerator.
 func (g *NativeGenerator) Name() string { return "native:" + g.Label }
 
@@ -141,7 +127,16 @@ func (g *NativeGenerator) Generate(ctx context.Context, q Question) (string, err
 	g.mu.Lock()
 	pr := g.pr
 	g.mu.Unlock()
-	fit, err := pr.Fit(ctx, dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}, g.Policy.FitOptions(g.MaxTokens))
+	ex := dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}
+	var fit *policy.Fitted
+	var err error
+	if q.Dialect == prompt.PostgreSQL {
+		// package prompt's catalog reads SQLite; the server read this
+		// schema from information_schema
+		fit, err = pr.FitSchema(ctx, q.Schema, ex, g.Policy.FitOptions(g.MaxTokens))
+	} else {
+		fit, err = pr.Fit(ctx, ex, g.Policy.FitOptions(g.MaxTokens))
+	}
 	if err != nil {
 		return "", err
 	}

@@ -35,6 +35,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sqlrl/sqlrl/confidence"
 	"github.com/sqlrl/sqlrl/feedback"
 	"github.com/sqlrl/sqlrl/httpserve"
 	"github.com/sqlrl/sqlrl/llmclient"
@@ -61,6 +62,8 @@ type Options struct {
 	Log *slog.Logger
 	// Threads for the native policy (nn.SetThreads); 0 leaves it.
 	Threads int
+	// Rule judges answers' confidence; nil is confidence.DefaultRule.
+	Rule *confidence.Rule
 }
 
 // Server answers the API and serves the page.
@@ -76,12 +79,16 @@ type Server struct {
 	keyHashes []keyHash
 	browse    browseCaches
 	closers   []func()
+	rule      confidence.Rule
 }
 
 // New opens the databases, reads their schemas, opens the store and the
 // generator, and registers the routes.
 func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
-	s := &Server{cfg: cfg, gen: o.Generator, store: o.Store, log: o.Log}
+	s := &Server{cfg: cfg, gen: o.Generator, store: o.Store, log: o.Log, rule: confidence.DefaultRule}
+	if o.Rule != nil {
+		s.rule = *o.Rule
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -127,13 +134,17 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 			key = getenv(g.OpenAI.APIKeyEnv)
 		}
 		s.gen = &OpenAIGenerator{Client: &llmclient.Client{BaseURL: g.OpenAI.BaseURL, Model: g.OpenAI.Model, APIKey: key,
-			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}}
+			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}, PromptTokens: g.PromptTokens,
+			Databases: s.dbs, DescriptionDir: s.dbs.descriptionDir}
 	case g.Native != "":
 		if threads > 0 {
 			nn.SetThreads(threads)
 		}
 		pol, err := policy.LoadSQL(g.Native)
 		if err != nil {
+			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
+		}
+		if err := checkNativeDatabases(pol, s.dbs); err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}
 		n, err := NewNativeGenerator(pol, s.dbs, s.dbs.descriptionDir, g.Native, g.Slots, g.MaxTokens)
@@ -264,6 +275,10 @@ type AskResponse struct {
 	Chart     *Chart     `json:"chart,omitempty"`
 	LatencyMS int64      `json:"latency_ms"`
 	Rows
+	// Confidence is the judgement shown with the answer (confidence.go).
+	Confidence *confidence.Judgement `json:"confidence"`
+	// signals are what Confidence was judged from (for calibration).
+	signals confidence.Signals
 }
 
 // Generation error classes, recorded as the answer's error class when no
@@ -306,7 +321,7 @@ func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 	start := time.Now()
 	a := feedback.Answer{DBID: d.name, Question: req.Question, Evidence: req.Evidence, Model: s.gen.Name()}
 	out := AskResponse{DB: d.name, Question: req.Question, Evidence: req.Evidence, Model: a.Model}
-	sql, gerr := s.generate(ctx, d, req)
+	sql, samples, gerr := s.generate(ctx, d, req)
 	var res *sqlexec.Result
 	truncated := false
 	if gerr != nil {
@@ -319,6 +334,8 @@ func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 			out.Error = s.execError(err)
 		}
 	}
+	j, sig := s.judge(ctx, d, sql, samples, res, out.Error)
+	out.Confidence, out.signals, a.Confidence = &j, sig, storedConfidence(j)
 	if ctx.Err() != nil {
 		// The request's deadline passed: nothing is recorded for an
 		// answer the user never sees; httpserve answers 504.
@@ -344,36 +361,41 @@ func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 
 // generate asks the generator for SQL under the generator's timeout; a
 // failure is returned as what the client and the store see.
-func (s *Server) generate(ctx context.Context, d *database, req askRequest) (string, *ErrorInfo) {
+func (s *Server) generate(ctx context.Context, d *database, req askRequest) (string, []string, *ErrorInfo) {
 	sc := s.schemas.get()
 	schema := sc.byDB[d.name]
 	if schema == nil {
 		s.log.Warn("no schema", "db", d.name, "err", sc.errs[d.name])
-		return "", &ErrorInfo{Class: ClassSchema, Message: fmt.Sprintf("the schema of %s could not be read; an admin can retry with POST /api/admin/reload", d.name)}
+		return "", nil, &ErrorInfo{Class: ClassSchema, Message: fmt.Sprintf("the schema of %s could not be read; an admin can retry with POST /api/admin/reload", d.name)}
 	}
 	q := Question{DB: d.name, Question: req.Question, Evidence: req.Evidence, Dialect: d.dialect, Schema: schema}
 	if d.kind == "sqlite" {
-		p, err := sc.builder.Build(ctx, prompt.Input{DBID: d.name, Question: req.Question, Evidence: req.Evidence})
+		in := prompt.Input{DBID: d.name, Question: req.Question, Evidence: req.Evidence}
+		p, err := sc.builder.Build(ctx, in)
 		if err == nil {
 			q.Prompt = p
+			q.Build = func(ctx context.Context, budget int) (*prompt.Prompt, error) {
+				in.Budget = budget
+				return sc.builder.Build(ctx, in)
+			}
 		}
 	}
 	gctx, cancel := context.WithTimeout(ctx, time.Duration(s.cfg.Generator.Timeout))
 	defer cancel()
-	sql, err := s.gen.Generate(gctx, q)
+	sql, samples, err := s.generateSampled(gctx, q)
 	if err == nil && strings.TrimSpace(sql) == "" {
 		err = errors.New("empty SQL")
 	}
 	if err != nil {
 		s.log.Warn("generator failed", "db", d.name, "err", err)
 		if gctx.Err() != nil && ctx.Err() == nil {
-			return "", &ErrorInfo{Class: ClassGenerationTimeout, Message: fmt.Sprintf("the model did not write SQL within %v", time.Duration(s.cfg.Generator.Timeout))}
+			return "", nil, &ErrorInfo{Class: ClassGenerationTimeout, Message: fmt.Sprintf("the model did not write SQL within %v", time.Duration(s.cfg.Generator.Timeout))}
 		}
 		// The generator's own error may name internal hosts: it is logged,
 		// and the client is told what happened, not where.
-		return "", &ErrorInfo{Class: ClassGeneration, Message: "the model failed to write SQL for this question (the server log has the details)"}
+		return "", nil, &ErrorInfo{Class: ClassGeneration, Message: "the model failed to write SQL for this question (the server log has the details)"}
 	}
-	return sql, nil
+	return sql, samples, nil
 }
 
 // execError is a failed query as the client sees it: the database's own
@@ -654,6 +676,9 @@ type EntryJSON struct {
 	LatencyMS    int64          `json:"latency_ms"`
 	Verdict      string         `json:"verdict,omitempty"`
 	Feedback     []FeedbackJSON `json:"feedback"`
+	// Confidence is the judgement shown with the answer; null for answers
+	// recorded before judgements were kept.
+	Confidence *confidence.Judgement `json:"confidence"`
 }
 
 // FeedbackJSON is one feedback as the API writes it.
@@ -671,7 +696,7 @@ type FeedbackJSON struct {
 func entryJSON(e feedback.Entry) EntryJSON {
 	out := EntryJSON{AnswerID: e.ID, Time: e.Time.UTC(), DB: e.DBID, Question: e.Question, Evidence: e.Evidence, Model: e.Model,
 		SQL: e.SQL, Outcome: string(e.Outcome), ErrorClass: e.ErrorClass, ErrorMessage: e.ErrorMessage, Rows: e.Rows,
-		LatencyMS: e.Latency.Milliseconds(), Feedback: []FeedbackJSON{}}
+		LatencyMS: e.Latency.Milliseconds(), Feedback: []FeedbackJSON{}, Confidence: confidenceOf(e.Confidence)}
 	for _, f := range e.Feedback {
 		if f.Verdict != feedback.VerdictNone {
 			out.Verdict = string(f.Verdict)
