@@ -229,13 +229,12 @@ func walkPage(b *browser, base, store string) {
 	b.screenshotAt("#answer-question", "serve-browser-line-chart.png")
 
 	// An empty result for a count question is marked likely wrong.
-	b.ask(qWrong, "", 0)
-	if b.hasConfidence() {
-		b.waitTrue("the likely-wrong mark", `const c = document.getElementById('confidence');
-			return !c.hidden && c.dataset.level === 'likely_wrong' && document.getElementById('confidence-label').textContent === 'Likely wrong'
-				&& document.querySelectorAll('#confidence-reasons li').length > 0`)
-		b.screenshotAt("#answer-question", "serve-browser-likely-wrong.png")
-	}
+	wrongID := b.ask(qWrong, "", 0)
+	b.waitTrue("the likely-wrong mark", `const c = document.getElementById('confidence');
+		const reasons = [...document.querySelectorAll('#confidence-reasons li')].map(li => li.textContent).join('|');
+		return !c.hidden && c.dataset.level === 'likely_wrong' && document.getElementById('confidence-label').textContent === 'Likely wrong'
+			&& reasons.includes("'superhero Maps' occurs in no column") && reasons.includes('empty')`)
+	b.screenshotAt("#answer-question", "serve-browser-likely-wrong.png")
 
 	// A failed answer offers a correction, no thumbs up and no CSV.
 	b.ask(qError, "", -1)
@@ -245,6 +244,8 @@ func walkPage(b *browser, base, store string) {
 	if failed.Up || !failed.Down || failed.CSV {
 		b.fatalf("an answer with an error shows thumb-up %v, thumb-down %v, CSV %v: want only thumb-down", failed.Up, failed.Down, failed.CSV)
 	}
+	b.waitTrue("the failed answer marked likely wrong, the error in words first", `const first = document.querySelector('#confidence-reasons li');
+		return document.getElementById('confidence').dataset.level === 'likely_wrong' && !!first && first.textContent.includes('nickname')`)
 
 	// Example questions fill the question box.
 	b.waitTrue("example questions", `return document.querySelectorAll('#example-list button.example').length > 0`)
@@ -305,10 +306,15 @@ func walkPage(b *browser, base, store string) {
 	if got := b.evalString(`return document.querySelector('` + numbersRow + ` .evidence').textContent`); got != "Evidence: "+xssEvidence {
 		b.fatalf("history evidence %q, want it as text", got)
 	}
+	wrongBadge := fmt.Sprintf(`#history-table tbody tr[data-answer-id="%d"] .badge`, wrongID)
+	if got := b.evalString(`const e = document.querySelector('` + wrongBadge + `'); return e ? e.dataset.level + ':' + e.textContent : ''`); got != "likely_wrong:Likely wrong" {
+		b.fatalf("history's confidence badge for the likely-wrong answer %q, want likely_wrong:Likely wrong", got)
+	}
 	b.noXSS("in the history")
 	b.screenshot("serve-browser-history.png")
 
-	// Reopen: the answer with its evidence, SQL, rows and feedback.
+	// Reopen: the answer with its evidence, SQL, rows, confidence and
+	// feedback.
 	b.click(numbersRow + " button.open")
 	b.waitTrue("the answer reopened", fmt.Sprintf(`return !document.getElementById('view-ask').hidden
 		&& document.getElementById('answer').dataset.answerId === '%d'
@@ -316,6 +322,7 @@ func walkPage(b *browser, base, store string) {
 		&& document.getElementById('answer-evidence').textContent === %q
 		&& document.getElementById('answer-sql').textContent === %q
 		&& document.querySelectorAll('#result-table tbody tr').length === 3
+		&& !document.getElementById('confidence').hidden && document.getElementById('confidence-label').textContent !== ''
 		&& location.hash === '#answer-%d'`, numbersID, qNumbers, "Evidence: "+xssEvidence, sqlNumbers, numbersID))
 	b.noXSS("in the reopened answer")
 	b.click("#nav-history")
@@ -929,27 +936,6 @@ func (b *browser) ask(question, evidence string, rows int) int64 {
 		b.fatalf("answer's data-answer-id %q: %v", s, err)
 	}
 	return id
-}
-
-// hasConfidence reports whether the answer shown carries API37.md's
-// "confidence" field; without it the likely-wrong step is skipped.
-func (b *browser) hasConfidence() bool {
-	b.t.Helper()
-	id := b.evalString(`return document.getElementById('answer').dataset.answerId`)
-	resp, err := http.Get(b.base + "/api/answers/" + id)
-	if err != nil {
-		b.t.Fatalf("GET /api/answers/%s: %v", id, err)
-	}
-	defer resp.Body.Close()
-	var a map[string]json.RawMessage
-	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
-		b.t.Fatalf("GET /api/answers/%s: %v", id, err)
-	}
-	if _, ok := a["confidence"]; !ok {
-		b.t.Logf("SKIP step: GET /api/answers/%s has no \"confidence\" field yet (API37.md)", id)
-		return false
-	}
-	return true
 }
 
 // csvDownload clicks "Download CSV" and parses the file the browser saved
