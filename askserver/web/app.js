@@ -907,7 +907,7 @@ async function loadHistory(more) {
       t.appendChild(timeEl(e.time));
       tr.appendChild(t);
       tr.appendChild(el("td", e.db));
-      const qc = el("td");
+      const qc = el("td", null, "q-cell");
       qc.appendChild(el("div", e.question, "q"));
       if (e.evidence) qc.appendChild(el("div", "Evidence: " + e.evidence, "evidence"));
       tr.appendChild(qc);
