@@ -65,6 +65,19 @@ func (g *OpenAIGenerator) Name() string { return "openai:" + g.Client.Model }
 
 // Generate implements SQLGenerator.
 func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, error) {
+	var sql string
+	err := g.chat(ctx, q, func(msgs []openai.Message) (err error) {
+		sql, err = g.send(ctx, msgs)
+		return err
+	})
+	return sql, err
+}
+
+// chat fits q's messages to the model and calls send with them; when the
+// server still refuses them for their length (it counts otherwise than
+// the estimate), once more at half the budget. Generate and Sample send
+// the same messages.
+func (g *OpenAIGenerator) chat(ctx context.Context, q Question, send func([]openai.Message) error) error {
 	limit := g.PromptTokens
 	if limit <= 0 {
 		limit = DefaultPromptTokens
@@ -76,23 +89,22 @@ func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, err
 	n, native := g.probe(ctx)
 	if n > 0 {
 		if limit = min(limit, n-maxTokens-fitMargin); limit < 1 {
-			return "", fmt.Errorf("the model's context is %d tokens: no room for a prompt with max_tokens %d (lower generator.max_tokens)", n, maxTokens)
+			return fmt.Errorf("the model's context is %d tokens: no room for a prompt with max_tokens %d (lower generator.max_tokens)", n, maxTokens)
 		}
 	}
 	r := renderer{q: q, native: native, maxTokens: maxTokens}
 	msgs, budget, err := g.fit(ctx, r, limit)
 	if err != nil {
-		return "", err
+		return err
 	}
-	sql, err := g.send(ctx, msgs)
+	err = send(msgs)
 	if errors.Is(err, llmclient.ErrContextLength) && budget > 1 {
-		// the server counts otherwise than the estimate: once more, smaller
 		if msgs, err = r.render(ctx, budget/2); err != nil {
-			return "", err
+			return err
 		}
-		sql, err = g.send(ctx, msgs)
+		err = send(msgs)
 	}
-	return sql, err
+	return err
 }
 
 // Reload forgets the schemas the native policy's prompter has read.
