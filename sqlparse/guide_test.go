@@ -58,6 +58,11 @@ func TestGuide(t *testing.T) {
 		{"SELECT amount FROM purchase ORDER BY amount LIMIT 1 OFFSET 2", true, true},
 		{"SELECT amount FROM purchase UNION SELECT region FROM client", true, true},
 		{"SELECT RANK() OVER (ORDER BY amount) FROM purchase", true, true},
+		{"  SELECT amount FROM purchase", true, true},                             // a little leading space
+		{"   SELECT amount FROM purchase", false, false},                          // a blank run instead of SQL
+		{"SELECT amount\n        FROM purchase", true, true},                      // indented formatting
+		{"SELECT amount" + strings.Repeat(" ", 17) + "FROM purchase", false, false}, // a longer blank run
+		{"SELECT amount FROM purchase WHERE region = '" + strings.Repeat(" ", 40) + "'", true, true}, // blanks inside a string are data
 		{"SELECT amount FROM purchase WHERE", true, false},                          // a clause without its expression
 		{"FROM purchase", false, false},                                             // a clause before SELECT
 		{"SELECT COUNT(*) FROM purchase WHERE amount 200", false, false},            // two operands
