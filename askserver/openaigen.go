@@ -37,6 +37,8 @@ import (
 // know the CREATE TABLE prompt.
 type OpenAIGenerator struct {
 	Client *llmclient.Client
+	// Label names the model in answers; default the client's model id.
+	Label string
 	// PromptTokens caps the prompt; default DefaultPromptTokens.
 	PromptTokens int
 	// Databases and DescriptionDir (db's database_description/ folder)
@@ -61,7 +63,12 @@ const fitMargin = 4
 const maxFitRounds = 5
 
 // Name implements SQLGenerator.
-func (g *OpenAIGenerator) Name() string { return "openai:" + g.Client.Model }
+func (g *OpenAIGenerator) Name() string {
+	if g.Label != "" {
+		return "openai:" + g.Label
+	}
+	return "openai:" + g.Client.Model
+}
 
 // Generate implements SQLGenerator.
 func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, error) {
