@@ -208,6 +208,10 @@ func TestOpenAISample(t *testing.T) {
 	var mu sync.Mutex
 	var reqs []map[string]any
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r) // a server that says neither its context nor its counts
+			return
+		}
 		var req map[string]any
 		json.NewDecoder(r.Body).Decode(&req)
 		mu.Lock()

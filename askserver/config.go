@@ -66,6 +66,10 @@ type GeneratorConfig struct {
 	// PromptTokens is the prompt budget for the OpenAI generator (tables
 	// least relevant to the question are pruned past it); default 8192.
 	PromptTokens int `json:"prompt_tokens,omitempty"`
+	// Name is the model's name recorded with each answer and shown on the
+	// page; default: the native checkpoint's run and step
+	// ("sft/step-002256"), or the OpenAI model's id.
+	Name string `json:"name,omitempty"`
 	// Samples is the number of SQLs sampled besides each answer's, whose
 	// agreement with it is shown as the answer's confidence; default
 	// DefaultSamples, 0 turns sampling off. SampleTemperature is theirs;

@@ -124,6 +124,20 @@ func (g *NativeGenerator) Close() { g.batcher.Close() }
 
 // Generate implements SQLGenerator.
 func (g *NativeGenerator) Generate(ctx context.Context, q Question) (string, error) {
+	cs, err := g.decode(ctx, q, policy.SampleOptions{N: 1})
+	if err != nil {
+		return "", err
+	}
+	if len(cs) != 1 {
+		return "", errors.New("the policy returned no completion")
+	}
+	return cs[0].Text, nil
+}
+
+// decode fits q's prompt in the checkpoint's format and decodes o.N
+// completions of it, guided by the tables the prompt shows, in the shared
+// batch (o's MaxTokens and Constrain are the fit's).
+func (g *NativeGenerator) decode(ctx context.Context, q Question, o policy.SampleOptions) ([]policy.Completion, error) {
 	g.mu.Lock()
 	pr := g.pr
 	g.mu.Unlock()
@@ -138,15 +152,15 @@ func (g *NativeGenerator) Generate(ctx context.Context, q Question) (string, err
 		fit, err = pr.Fit(ctx, ex, g.Policy.FitOptions(g.MaxTokens))
 	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	con := policy.FitGuides([]*policy.Fitted{fit}, g.Policy.Info.SQLWords)
-	outs, _, err := g.batcher.Generate(ctx, []string{fit.Text}, policy.SampleOptions{N: 1, MaxTokens: fit.MaxTokens, Constrain: con})
+	o.MaxTokens, o.Constrain = fit.MaxTokens, policy.FitGuides([]*policy.Fitted{fit}, g.Policy.Info.SQLWords)
+	outs, _, err := g.batcher.Generate(ctx, []string{fit.Text}, o)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if len(outs) != 1 || len(outs[0]) != 1 {
-		return "", errors.New("the policy returned no completion")
+	if len(outs) != 1 {
+		return nil, errors.New("the policy returned no completions")
 	}
-	return outs[0][0].Text, nil
+	return outs[0], nil
 }

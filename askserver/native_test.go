@@ -45,7 +45,7 @@ func TestNativeGenerator(t *testing.T) {
 	}
 	wg.Wait()
 	for i, out := range outs {
-		if id, _ := out["answer_id"].(float64); id <= 0 || !strings.HasPrefix(out["model"].(string), "native:") {
+		if id, _ := out["answer_id"].(float64); id <= 0 || out["model"] != "native:ckpt" {
 			t.Errorf("question %d: %v", i, out)
 		}
 		if e, _ := out["error"].(map[string]any); e != nil && (strings.HasPrefix(e["class"].(string), "generation") || e["class"] == ClassSchema || out["sql"] == "") {
@@ -54,6 +54,27 @@ func TestNativeGenerator(t *testing.T) {
 	}
 	if code, out := call(t, ts, "POST", "/api/admin/reload", "", nil); code != 401 {
 		t.Errorf("reload without key: %d %v", code, out)
+	}
+}
+
+// TestCheckpointLabel: answers name a native model by its run and step,
+// not by a path of the server's disk.
+func TestCheckpointLabel(t *testing.T) {
+	root := t.TempDir()
+	f := policy.Format{Kind: policy.FormatCompact}
+	tinyCheckpoint(t, filepath.Join(root, "sft", "step-000002"), f)
+	os.WriteFile(filepath.Join(root, "sft", policy.FileLatest), []byte("step-000002\n"), 0o644)
+	tinyCheckpoint(t, filepath.Join(root, "rl-1", policy.RunTrainDir, "step-000004"), f)
+	os.WriteFile(filepath.Join(root, "rl-1", policy.RunTrainDir, policy.FileLatest), []byte("step-000004\n"), 0o644)
+	for _, tt := range []struct{ dir, want string }{
+		{"sft", "sft/step-000002"},
+		{"sft/step-000002", "step-000002"},
+		{"rl-1", "rl-1/train/step-000004"},
+		{"missing", "missing"},
+	} {
+		if got := checkpointLabel(filepath.Join(root, tt.dir)); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.dir, got, tt.want)
+		}
 	}
 }
 

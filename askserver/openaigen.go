@@ -37,6 +37,8 @@ import (
 // know the CREATE TABLE prompt.
 type OpenAIGenerator struct {
 	Client *llmclient.Client
+	// Label names the model in answers; default the client's model id.
+	Label string
 	// PromptTokens caps the prompt; default DefaultPromptTokens.
 	PromptTokens int
 	// Databases and DescriptionDir (db's database_description/ folder)
@@ -61,10 +63,28 @@ const fitMargin = 4
 const maxFitRounds = 5
 
 // Name implements SQLGenerator.
-func (g *OpenAIGenerator) Name() string { return "openai:" + g.Client.Model }
+func (g *OpenAIGenerator) Name() string {
+	if g.Label != "" {
+		return "openai:" + g.Label
+	}
+	return "openai:" + g.Client.Model
+}
 
 // Generate implements SQLGenerator.
 func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, error) {
+	var sql string
+	err := g.chat(ctx, q, func(msgs []openai.Message) (err error) {
+		sql, err = g.send(ctx, msgs)
+		return err
+	})
+	return sql, err
+}
+
+// chat fits q's messages to the model and calls send with them; when the
+// server still refuses them for their length (it counts otherwise than
+// the estimate), once more at half the budget. Generate and Sample send
+// the same messages.
+func (g *OpenAIGenerator) chat(ctx context.Context, q Question, send func([]openai.Message) error) error {
 	limit := g.PromptTokens
 	if limit <= 0 {
 		limit = DefaultPromptTokens
@@ -76,23 +96,22 @@ func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, err
 	n, native := g.probe(ctx)
 	if n > 0 {
 		if limit = min(limit, n-maxTokens-fitMargin); limit < 1 {
-			return "", fmt.Errorf("the model's context is %d tokens: no room for a prompt with max_tokens %d (lower generator.max_tokens)", n, maxTokens)
+			return fmt.Errorf("the model's context is %d tokens: no room for a prompt with max_tokens %d (lower generator.max_tokens)", n, maxTokens)
 		}
 	}
 	r := renderer{q: q, native: native, maxTokens: maxTokens}
 	msgs, budget, err := g.fit(ctx, r, limit)
 	if err != nil {
-		return "", err
+		return err
 	}
-	sql, err := g.send(ctx, msgs)
+	err = send(msgs)
 	if errors.Is(err, llmclient.ErrContextLength) && budget > 1 {
-		// the server counts otherwise than the estimate: once more, smaller
 		if msgs, err = r.render(ctx, budget/2); err != nil {
-			return "", err
+			return err
 		}
-		sql, err = g.send(ctx, msgs)
+		err = send(msgs)
 	}
-	return sql, err
+	return err
 }
 
 // Reload forgets the schemas the native policy's prompter has read.

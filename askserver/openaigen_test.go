@@ -97,8 +97,9 @@ func TestOpenAIGeneratorFitsServeModel(t *testing.T) {
 	for _, q := range []string{"How many superheroes have blue eyes?", "List the powers of 3-D Man.", "Which publisher published the most superheroes?"} {
 		ask(t, ts, "superhero", q)
 	}
-	if len(counts) != 3 {
-		t.Fatalf("%d chat requests, want 3", len(counts))
+	// each ask: its answer and one request for its samples, fitted alike
+	if len(counts) != 6 {
+		t.Fatalf("%d chat requests, want 6 (3 answers, 3 sample requests)", len(counts))
 	}
 	for i, n := range counts {
 		if n+maxTokens+fitMargin > pol.Model.Cfg.MaxSeq {
@@ -140,7 +141,7 @@ func TestOpenAIGeneratorEstimates(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"choices": []map[string]any{{"message": map[string]string{"role": "assistant", "content": "SELECT COUNT(*) FROM superhero"}}}})
 	}))
 	defer llm.Close()
-	ts := openAIServer(t, llm.URL+"/v1", fmt.Sprintf(`, "prompt_tokens": %d`, budget))
+	ts := openAIServer(t, llm.URL+"/v1", fmt.Sprintf(`, "prompt_tokens": %d, "samples": 0`, budget))
 	tests := []struct {
 		name      string
 		refuse    int
@@ -207,7 +208,7 @@ func TestOpenAIGeneratorTokenizeRefuses(t *testing.T) {
 		}
 	}))
 	defer llm.Close()
-	ts := openAIServer(t, llm.URL+"/v1", `, "max_tokens": 64`)
+	ts := openAIServer(t, llm.URL+"/v1", `, "max_tokens": 64, "samples": 0`)
 	out := ask(t, ts, "superhero", "How many superheroes have blue eyes?")
 	if out["error"] != nil || len(chats) != 1 || chats[0] > maxChars || len(tokenized) < 2 {
 		t.Errorf("answer %v; tokenized %v, sent %v (want one prompt of at most %d bytes, after a refusal)", out["error"], tokenized, chats, maxChars)

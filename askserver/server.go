@@ -30,6 +30,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -135,7 +136,7 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 		}
 		s.gen = &OpenAIGenerator{Client: &llmclient.Client{BaseURL: g.OpenAI.BaseURL, Model: g.OpenAI.Model, APIKey: key,
 			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}, PromptTokens: g.PromptTokens,
-			Databases: s.dbs, DescriptionDir: s.dbs.descriptionDir}
+			Databases: s.dbs, DescriptionDir: s.dbs.descriptionDir, Label: g.Name}
 	case g.Native != "":
 		if threads > 0 {
 			nn.SetThreads(threads)
@@ -147,7 +148,11 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 		if err := checkNativeDatabases(pol, s.dbs); err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}
-		n, err := NewNativeGenerator(pol, s.dbs, s.dbs.descriptionDir, g.Native, g.Slots, g.MaxTokens)
+		label := g.Name
+		if label == "" {
+			label = checkpointLabel(g.Native)
+		}
+		n, err := NewNativeGenerator(pol, s.dbs, s.dbs.descriptionDir, label, g.Slots, g.MaxTokens)
 		if err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}
@@ -157,6 +162,21 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 		return fmt.Errorf("serve config %s: generator: want \"native\" (a checkpoint directory) or \"openai\" (base_url, model)", cfg.path)
 	}
 	return nil
+}
+
+// checkpointLabel names the checkpoint dir resolves to by its path from
+// dir's parent ("sft/step-002256", "rl-1/train/step-000400"): what
+// answers record as their model, rather than a path of the server's disk.
+func checkpointLabel(dir string) string {
+	ck, err := policy.Resolve(dir)
+	if err != nil {
+		return filepath.Base(dir)
+	}
+	rel, err := filepath.Rel(filepath.Dir(filepath.Clean(dir)), ck)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return filepath.Base(ck)
+	}
+	return filepath.ToSlash(rel)
 }
 
 // Close releases the databases, the generator and the store.
