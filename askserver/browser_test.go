@@ -217,7 +217,7 @@ func walkPage(b *browser, base, store string) {
 		&& document.querySelectorAll('#result-table tbody tr').length === 3 && document.getElementById('chart').hidden`)
 
 	// A chart chosen by the result's shape: a label and a count, bars.
-	b.ask(qChart, "", 4)
+	chartID := b.ask(qChart, "", 4)
 	b.waitTrue("the bar chart", `const c = document.getElementById('chart');
 		return !c.hidden && c.dataset.kind === 'bar' && c.querySelectorAll('svg rect.bar').length === 4`)
 	b.screenshotAt("#answer-question", "serve-browser-chart.png")
@@ -335,6 +335,10 @@ func walkPage(b *browser, base, store string) {
 		&& document.querySelectorAll('#result-table tbody tr').length === 3`, id, 3))
 	b.noXSS("in the reopened answer's feedback")
 	b.screenshotAt("#answer-question", "serve-browser-reopen.png")
+	// a link to an answer reopens it with its chart (rows?page=N carries it)
+	b.evalString(fmt.Sprintf(`location.hash = '#answer-%d'; return ''`, chartID))
+	b.waitTrue("the chart answer reopened with its chart", fmt.Sprintf(`const c = document.getElementById('chart');
+		return document.getElementById('answer').dataset.answerId === '%d' && !c.hidden && c.dataset.kind === 'bar' && c.querySelectorAll('svg rect.bar').length === 4`, chartID))
 
 	// Admin actions show for an admin's key only: an analyst sees none; an
 	// admin downloads the training data, the correction in it.

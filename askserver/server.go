@@ -583,10 +583,12 @@ func (s *Server) rows(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// the chart too, so that a reopened answer looks as it did
 	return struct {
 		AnswerID int64 `json:"answer_id"`
 		Rows
-	}{e.ID, out}, nil
+		Chart *Chart `json:"chart,omitempty"`
+	}{e.ID, out, chartOf(res)}, nil
 }
 
 type feedbackRequest struct {
