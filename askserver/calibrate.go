@@ -48,7 +48,7 @@ type CalibrateOptions struct {
 	Out string
 	// Command, Commit, CPU: what ran, built from what, and where, for
 	// the report.
-	Command, Commit, CPU string
+	Command, Commit, CPU, Kernel string
 	Threads              int
 	Progress             io.Writer
 	Log                  *slog.Logger
@@ -113,7 +113,7 @@ func Calibrate(ctx context.Context, o CalibrateOptions) (*confidence.Report, err
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
-	r := &confidence.Report{Command: o.Command, Commit: o.Commit, CPU: o.CPU, Date: time.Now().UTC().Format(time.RFC3339),
+	r := &confidence.Report{Command: o.Command, Commit: o.Commit, CPU: o.CPU, Kernel: o.Kernel, Date: time.Now().UTC().Format(time.RFC3339),
 		Model: s.gen.Name(), Benchmark: o.Bench.Dir, Split: o.Split, Samples: cfg.Generator.SampleCount(), Temp: cfg.Generator.SampleTemperature,
 		Rule: s.rule, Seconds: time.Since(start).Seconds(), Answers: outs, ByDifficulty: map[string]confidence.Calibration{}}
 	byServer := func(oc confidence.Outcome) confidence.Level { return oc.Level }

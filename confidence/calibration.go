@@ -221,6 +221,7 @@ type Report struct {
 	Command   string  `json:"command"`
 	Commit    string  `json:"commit"`
 	CPU       string  `json:"cpu"`
+	Kernel    string  `json:"kernel,omitempty"` // the gemm kernel (nn.Kernel)
 	Date      string  `json:"date"`
 	Model     string  `json:"model"`
 	Benchmark string  `json:"benchmark"`
@@ -247,7 +248,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# Confidence calibration: %s, %s\n\n", r.Benchmark, r.Split)
 	fmt.Fprintf(&b, "Every question of the split asked through `sqlrl serve`'s ask path; each answer's judgement compared with its verdict against the gold (BIRD EX).\n\n")
 	fmt.Fprintf(&b, "| | |\n|---|---|\n")
-	fmt.Fprintf(&b, "| command | `%s` |\n| commit | %s |\n| CPU | %s |\n| date | %s |\n", r.Command, r.Commit, r.CPU, r.Date)
+	fmt.Fprintf(&b, "| command | `%s` |\n| commit | %s |\n| CPU | %s |\n| kernel | %s |\n| date | %s |\n", r.Command, r.Commit, r.CPU, r.Kernel, r.Date)
 	fmt.Fprintf(&b, "| model | %s |\n| samples | %d at temperature %g |\n", r.Model, r.Samples, r.Temp)
 	fmt.Fprintf(&b, "| rule | %s |\n", r.Rule.Describe(r.Samples))
 	fmt.Fprintf(&b, "| answers | %d, %d right (EX %.1f%%) |\n| wall time | %.0f s |\n\n", c.Answers, c.Right, 100*c.EX, r.Seconds)

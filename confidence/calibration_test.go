@@ -87,7 +87,7 @@ func TestTune(t *testing.T) {
 func TestReportMarkdown(t *testing.T) {
 	outs := outcomes()
 	byLevel := func(o Outcome) Level { return o.Level }
-	r := &Report{Command: "sqlrl serve calibrate -model m -out o data/bench", Commit: "abc123", CPU: "AMD EPYC", Date: "2026-12-04T10:00:00Z",
+	r := &Report{Command: "sqlrl serve calibrate -model m -out o data/bench", Commit: "abc123", CPU: "AMD EPYC", Kernel: "openblas/Haswell re8d14beb", Date: "2026-12-04T10:00:00Z",
 		Model: "native:m", Benchmark: "data/bench", Split: "dev", Samples: 4, Temp: 1, Rule: DefaultRule, Seconds: 12,
 		Calibration: Measure(outs, byLevel, 0.8, 1.0/3), ByDifficulty: map[string]Calibration{}, Answers: outs}
 	for _, d := range []string{"simple", "moderate", "challenging"} {

@@ -5,10 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime/debug"
-	"strings"
 
 	"github.com/sqlrl/sqlrl/askserver"
 	"github.com/sqlrl/sqlrl/experiment"
@@ -48,7 +45,7 @@ func serveCalibrateFlags(fs *flag.FlagSet) func(context.Context, []string) error
 	minCov := fs.Float64("min-coverage", 1.0/3, "the share of right answers 'likely right' should hold")
 	tune := fs.Bool("tune", false, "also choose the rule that meets -target best on this split, and report it")
 	threads := threadsFlag(fs)
-	quiet := fs.Bool("quiet", false, "do not log generator errors")
+	quiet := quietFlag(fs)
 	return func(ctx context.Context, args []string) error {
 		var gen askserver.GeneratorConfig
 		switch {
@@ -83,9 +80,10 @@ func serveCalibrateFlags(fs *flag.FlagSet) func(context.Context, []string) error
 		if err != nil {
 			return err
 		}
+		m := experiment.ThisMachine()
 		r, err := askserver.Calibrate(ctx, askserver.CalibrateOptions{Bench: b, Split: split.Split, Generator: gen, Concurrency: *concurrency,
-			Target: *target, MinCoverage: *minCov, Tune: *tune, Out: *out, Command: commandLine(), Commit: sourceCommit(), CPU: experiment.ThisMachine().CPU,
-			Threads: *threads, Progress: os.Stderr, Log: logTo(*quiet)})
+			Target: *target, MinCoverage: *minCov, Tune: *tune, Out: *out, Command: commandLine(), Commit: m.Commit, CPU: m.CPU, Kernel: m.Kernel,
+			Threads: *threads, Progress: progressTo(*quiet), Log: logTo(*quiet)})
 		if err != nil {
 			return err
 		}
@@ -99,34 +97,4 @@ func serveCalibrateFlags(fs *flag.FlagSet) func(context.Context, []string) error
 		}
 		return nil
 	}
-}
-
-// sourceCommit is the commit the binary was built from (Go's build
-// stamp), else the one checked out where it runs, "-dirty" when the tree
-// has changes; "unknown" when neither says.
-func sourceCommit() string {
-	rev, dirty := "", false
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, kv := range info.Settings {
-			switch kv.Key {
-			case "vcs.revision":
-				rev = kv.Value
-			case "vcs.modified":
-				dirty = kv.Value == "true"
-			}
-		}
-	}
-	if rev == "" {
-		out, err := exec.Command("git", "rev-parse", "HEAD").Output()
-		if err != nil {
-			return "unknown"
-		}
-		rev = strings.TrimSpace(string(out))
-		st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output()
-		dirty = err == nil && len(strings.TrimSpace(string(st))) > 0
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return rev
 }
