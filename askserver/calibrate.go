@@ -49,9 +49,9 @@ type CalibrateOptions struct {
 	// Command, Commit, CPU: what ran, built from what, and where, for
 	// the report.
 	Command, Commit, CPU, Kernel string
-	Threads              int
-	Progress             io.Writer
-	Log                  *slog.Logger
+	Threads                      int
+	Progress                     io.Writer
+	Log                          *slog.Logger
 }
 
 // Calibrate asks every question of o.Bench through the server's ask path
