@@ -60,53 +60,68 @@ the config's) and -db-root holds the databases as DIR/<db>/<db>.sqlite.
 Writes to -out the questions with a signal (BIRD layout), rollouts.jsonl for
 'sqlrl train kto' and 'data prepare -rollouts', and, when the databases are
 known, the TRL/OpenRLHF KTO and DPO files. Rules and fields: docs/feedback.md.`,
-		args: argsNone,
-		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
-			storeLoc := fs.String("store", "", "feedback store: SQLite file or postgres:// DSN (default: -config's)")
-			config := fs.String("config", "", "'sqlrl serve' config: its store and its databases by their served names")
-			o := feedback.DefaultExportOptions()
-			o.Flags(fs)
-			quiet := fs.Bool("q", false, "no summary on stderr")
-			return func(ctx context.Context, args []string) error {
-				if *storeLoc == "" && *config == "" || o.Out == "" {
-					return usagef("-out and one of -config or -store are required")
-				}
-				if *config != "" && o.DBRoot != "" {
-					return usagef("-config names the databases; -db-root is for a store without one")
-				}
-				if err := o.Prompt.Check(); err != nil {
-					return usagef("%v", err)
-				}
-				if *config != "" {
-					cfg, err := askserver.LoadDataConfig(*config)
-					if err != nil {
-						return err
-					}
-					if *storeLoc == "" {
-						*storeLoc = cfg.Store
-					}
-					dbs, err := askserver.OpenDatabases(ctx, cfg)
-					if err != nil {
-						return err
-					}
-					defer dbs.Close()
-					if pg := dbs.Postgres(); len(pg) > 0 {
-						fmt.Fprintf(os.Stderr, "%s serves PostgreSQL databases (%s): prompts are written from SQLite schemas only, so the TRL/OpenRLHF files are left out\n", *config, strings.Join(pg, ", "))
-					} else {
-						o.Databases, o.DescriptionDir = dbs.Engine(), dbs.DescriptionDir
-					}
-				}
-				st, err := feedback.OpenExisting(ctx, *storeLoc)
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				m, err := feedback.Export(ctx, st, o)
-				if err == nil && !*quiet {
-					m.WriteText(os.Stderr, o.Out)
-				}
+		args:  argsNone,
+		flags: dataFromFeedbackFlags,
+	})
+}
+
+// dataFromFeedbackFlags declares data from-feedback's flags.
+func dataFromFeedbackFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+	storeLoc := fs.String("store", "", "feedback store: SQLite file or postgres:// DSN (default: -config's)")
+	config := fs.String("config", "", "'sqlrl serve' config: its store and its databases by their served names")
+	o := feedback.DefaultExportOptions()
+	o.Flags(fs)
+	quiet := fs.Bool("q", false, "no summary on stderr")
+	return func(ctx context.Context, args []string) error {
+		if *storeLoc == "" && *config == "" || o.Out == "" {
+			return usagef("-out and one of -config or -store are required")
+		}
+		if *config != "" && o.DBRoot != "" {
+			return usagef("-config names the databases; -db-root is for a store without one")
+		}
+		if err := o.Prompt.Check(); err != nil {
+			return usagef("%v", err)
+		}
+		if *config != "" {
+			closeDBs, err := servedExport(ctx, *config, storeLoc, &o)
+			if err != nil {
 				return err
 			}
-		},
-	})
+			defer closeDBs()
+		}
+		st, err := feedback.OpenExisting(ctx, *storeLoc)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		m, err := feedback.Export(ctx, st, o)
+		if err == nil && !*quiet {
+			m.WriteText(os.Stderr, o.Out)
+		}
+		return err
+	}
+}
+
+// servedExport points an export at what `sqlrl serve -config` serves: its
+// store (unless -store named one) and its databases by their served names.
+// PostgreSQL databases leave the trainer files out (their prompts are
+// written from SQLite schemas), and the command says so.
+func servedExport(ctx context.Context, config string, store *string, o *feedback.ExportOptions) (closeDBs func(), err error) {
+	cfg, err := askserver.LoadDataConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	if *store == "" {
+		*store = cfg.Store
+	}
+	dbs, err := askserver.OpenDatabases(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if pg := dbs.Postgres(); len(pg) > 0 {
+		fmt.Fprintf(os.Stderr, "%s serves PostgreSQL databases (%s): prompts are written from SQLite schemas only, so the TRL/OpenRLHF files are left out\n", config, strings.Join(pg, ", "))
+	} else {
+		o.Databases, o.DescriptionDir = dbs.Engine(), dbs.DescriptionDir
+	}
+	return func() { dbs.Close() }, nil
 }
