@@ -41,6 +41,8 @@ func plural(s string) string {
 	switch {
 	case irregular[lw] != "":
 		w = irregular[lw]
+	case strings.HasSuffix(lw, "hero") || strings.HasSuffix(lw, "potato") || strings.HasSuffix(lw, "tomato"):
+		w += "es"
 	case strings.HasSuffix(lw, "s") || strings.HasSuffix(lw, "x") || strings.HasSuffix(lw, "ch") || strings.HasSuffix(lw, "sh"):
 		if !strings.HasSuffix(lw, "ss") && strings.HasSuffix(lw, "s") && len(lw) > 3 {
 			// already plural ("attendees"), or a mass noun: leave it
@@ -93,7 +95,7 @@ func shortLabel(c *Column) string {
 	ws := strings.Fields(strings.ToLower(c.Label))
 	for len(ws) > 1 {
 		switch ws[len(ws)-1] {
-		case "kg", "cm", "id", "name", "code", "usd", "eur", "km", "mm", "m", "g", "lb":
+		case "kg", "cm", "id", "usd", "eur", "km", "mm", "m", "g", "lb":
 			ws = ws[:len(ws)-1]
 			continue
 		}

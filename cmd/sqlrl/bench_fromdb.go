@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/sqlrl/sqlrl/dbgen"
+	"github.com/sqlrl/sqlrl/progress"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+func init() {
+	register(&command{
+		name:    "bench from-db",
+		summary: "generate verified questions over one of your databases (BIRD layout: train, dev, sealed test)",
+		usage:   "-db FILE.sqlite [-out DIR] [-n N] [-descriptions FILE] [--force]",
+		help: `Reads the database (read-only: its file is never written), its BIRD
+database_description/*.csv when present beside it and an optional
+descriptions file, types every column by role, and writes -n questions with
+evidence and gold SQL over its real values. Every gold is executed and kept
+only when its answer passes the plausibility checks. train and dev are written
+in BIRD's layout under -out; test goes to -out/sealed/, which no sqlrl command
+reads on its own. generation.json records what was skipped, inferred and
+rejected (docs/dbgen.md).
+
+  sqlrl bench from-db -db datasets/bird-dev-sample/dev_databases/superhero/superhero.sqlite -out data/superhero`,
+		args:  argsNone,
+		flags: benchFromDBFlags,
+	})
+}
+
+// benchFromDBFlags declares `bench from-db`'s flags.
+func benchFromDBFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+	db := fs.String("db", "", "the SQLite database `file` to generate over (required)")
+	out := fs.String("out", "data/from-db", "output `dir`")
+	n := fs.Int("n", 10000, "questions over all splits")
+	seed := fs.Uint64("seed", 1, "random seed: the same database, flags and seed give the same questions")
+	dev := fs.Float64("dev", 0.05, "share of -n for dev")
+	test := fs.Float64("test", 0.05, "share of -n for the sealed test split")
+	desc := fs.String("descriptions", "", "a descriptions JSON `file` naming tables and columns (format: docs/dbgen.md)")
+	workers := fs.Int("workers", 0, "queries run in parallel (0: one per CPU)")
+	force := fs.Bool("force", false, "replace -out if it exists")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	return func(ctx context.Context, _ []string) error {
+		switch {
+		case *db == "":
+			return usagef("-db is required: the SQLite file to generate over")
+		case *n <= 0:
+			return usagef("-n must be positive, got %d", *n)
+		case *dev < 0 || *test < 0 || *dev+*test >= 1:
+			return usagef("-dev and -test must be non-negative and leave a share for train (got %g and %g)", *dev, *test)
+		}
+		start := time.Now()
+		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Limits: sqlexec.Limits{Timeout: 10 * time.Second, MaxRows: 10000}, MaxConnsPerDB: *workers})
+		defer eng.Close()
+		d, err := dbgen.Introspect(ctx, eng, *db, dbgen.IntrospectOptions{DescriptionsFile: *desc})
+		if err != nil {
+			return err
+		}
+		var bar *progress.Bar
+		if !*quiet {
+			bar = progress.New(os.Stderr, "questions", *n)
+		}
+		s, err := dbgen.Generate(ctx, eng, d, dbgen.Options{N: *n, Seed: *seed, DevShare: *dev, TestShare: *test, Workers: *workers, Progress: bar.Func()})
+		bar.Finish()
+		if err != nil {
+			return err
+		}
+		sum, err := dbgen.Write(*out, d, s, *seed, *force)
+		if errors.Is(err, dbgen.ErrExists) {
+			return fmt.Errorf("%s exists; pass --force to replace it", *out)
+		}
+		if err != nil {
+			return err
+		}
+		sum.WriteText(os.Stdout, *out, time.Since(start))
+		return nil
+	}
+}

@@ -1,0 +1,815 @@
+package dbgen
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// family is one kind of question: build fills a candidate's gold and
+// wording, or reports that the base table cannot carry it.
+type family struct {
+	name   string
+	weight int
+	build  func(c *cand) bool
+}
+
+// families and their weights: entity lookups, lists and counts first, as
+// in human questions; the weights were set on the synthetic output's
+// feature shares (docs/dbgen.md), not on any test question.
+var families = []family{
+	{"lookup", 16, (*cand).lookup},
+	{"lookup_multi", 6, (*cand).lookupMulti},
+	{"list", 10, (*cand).list},
+	{"list_or", 2, (*cand).listOr},
+	{"count", 14, (*cand).count},
+	{"count_in", 3, (*cand).countIn},
+	{"count_threshold", 4, (*cand).countThreshold},
+	{"aggregate", 8, (*cand).aggregate},
+	{"top", 8, (*cand).top},
+	{"top_k", 3, (*cand).topK},
+	{"group_top", 3, (*cand).groupTop},
+	{"having", 2, (*cand).having},
+	{"percentage", 6, (*cand).percentage},
+	{"ratio", 2, (*cand).ratio},
+	{"above_average", 2, (*cand).aboveAverage},
+	{"not_exists", 1, (*cand).notExists},
+	{"left_join", 1, (*cand).leftJoin},
+	{"year", 3, (*cand).year},
+	{"distinct", 3, (*cand).distinct},
+}
+
+var familyTotal = func() int {
+	n := 0
+	for _, f := range families {
+		n += f.weight
+	}
+	return n
+}()
+
+func pickFamily(r *rand.Rand) family {
+	x := r.IntN(familyTotal)
+	for _, f := range families {
+		if x -= f.weight; x < 0 {
+			return f
+		}
+	}
+	return families[0]
+}
+
+// fromWords are labels whose values a question introduces with "from".
+var fromWords = map[string]bool{"publisher": true, "country": true, "city": true, "state": true, "county": true, "college": true,
+	"department": true, "team": true, "school": true, "region": true, "company": true, "club": true, "league": true, "nation": true,
+	"district": true, "university": true, "source": true, "place": true, "location": true, "origin": true}
+
+// pickAttr draws one of the base's attributes with a role in roles,
+// joined ones preferred (human questions reach lookup tables by value).
+func (c *cand) pickAttr(ok func(attr) bool) (attr, bool) {
+	var own, joined []attr
+	for _, a := range c.b.attrs {
+		if !ok(a) {
+			continue
+		}
+		if len(a.path) > 0 {
+			joined = append(joined, a)
+		} else {
+			own = append(own, a)
+		}
+	}
+	switch {
+	case len(joined) > 0 && (len(own) == 0 || c.r.IntN(10) < 7):
+		return joined[c.r.IntN(len(joined))], true
+	case len(own) > 0:
+		return own[c.r.IntN(len(own))], true
+	}
+	return attr{}, false
+}
+
+// filterable: a category, a flag, or a joined table's name column.
+func filterable(a attr) bool {
+	s := a.col.Stats
+	if s.NullShare() > 0.8 || len(s.Top) < 2 {
+		return false
+	}
+	switch a.col.Role {
+	case RoleCategory:
+		return true
+	case RoleName:
+		return len(a.path) > 0
+	}
+	return false
+}
+
+func measurable(a attr) bool {
+	return a.col.Role == RoleMeasure && !a.many() && a.col.Stats.NullShare() < 0.8 && a.col.Stats.Distinct > 3
+}
+
+// value draws a word-valued literal of the attribute that does not fill
+// the whole column.
+func (c *cand) value(a attr, avoid ...string) (sqlexec.Value, bool) {
+	top := a.col.Stats.Top
+	for range 8 {
+		// Frequent values first, as people ask about what is common.
+		i := c.r.IntN(len(top))
+		if c.r.IntN(2) == 0 {
+			i = c.r.IntN(min(len(top), 10))
+		}
+		v := top[i]
+		if !wordValued(v.Value) || v.Count >= a.col.Stats.NonNull && a.col.Stats.Distinct > 1 && len(a.path) == 0 {
+			continue
+		}
+		dup := false
+		for _, x := range avoid {
+			dup = dup || x == v.Value.S
+		}
+		if !dup {
+			return v.Value, true
+		}
+	}
+	return sqlexec.Value{}, false
+}
+
+// filter adds a condition on a category or a joined name and returns the
+// base's plural as the filter narrows it ("superheroes from Marvel
+// Comics"); evidence maps the words to the condition.
+func (c *cand) filter() (cond, np string, ok bool) {
+	a, ok := c.pickAttr(filterable)
+	if !ok {
+		return "", "", false
+	}
+	v, ok := c.value(a)
+	if !ok {
+		return "", "", false
+	}
+	ref := c.q.ref(a)
+	cond = ref + " = " + lit(v)
+	c.filters++
+	c.lookups++
+	c.use(a.col)
+	P, p := c.b.t.Plural, a.phrase()
+	forms := []string{"{P} whose {p} is {v}", "{v} {P}", "{P} with {v} as their {p}", "{P} with the {v} {p}"}
+	if fromWords[lastWord(p)] {
+		forms = append(forms, "{P} from {v}", "{P} from {v}")
+	}
+	if len(a.path) > 0 && a.many() {
+		forms = []string{"{P} with the {v} {p}", "{P} that have {v} as a {p}", "{P} with {v}"}
+	}
+	form := forms[c.r.IntN(len(forms))]
+	np = strings.NewReplacer("{P}", P, "{p}", p, "{v}", v.S).Replace(form)
+	if !strings.Contains(form, "{p}") || c.r.IntN(3) > 0 {
+		c.ev("%s refers to %s = %s", v.S, ident(a.col.Name), lit(v))
+	}
+	return cond, np, true
+}
+
+// threshold adds a comparison of a measure with one of its quantiles.
+func (c *cand) threshold() (cond, np string, ok bool) {
+	a, ok := c.pickAttr(measurable)
+	if !ok {
+		return "", "", false
+	}
+	s := a.col.Stats
+	x := s.Quantiles[1+c.r.IntN(3)]
+	if x <= s.Min || x >= s.Max {
+		return "", "", false
+	}
+	more := c.r.IntN(2) == 0
+	op, word := ">", "more than"
+	if !more {
+		op, word = "<", "less than"
+	}
+	cond = c.q.ref(a) + " " + op + " " + fmtNum(x)
+	c.filters++
+	c.use(a.col)
+	P, p := c.b.t.Plural, a.phrase()
+	if w, ok := measureWord(a.col); ok && c.r.IntN(3) > 0 {
+		cmp := w[2]
+		if !more {
+			cmp = w[3]
+		}
+		np = fmt.Sprintf("%s %s %s", P, cmp, fmtNum(x))
+		c.ev("%s %s refers to %s %s %s", cmp, fmtNum(x), ident(a.col.Name), op, fmtNum(x))
+		return cond, np, true
+	}
+	np = c.pickWord(fmt.Sprintf("%s with a %s of %s %s", P, p, word, fmtNum(x)), fmt.Sprintf("%s whose %s is %s %s", P, p, word, fmtNum(x)))
+	if c.r.IntN(2) == 0 {
+		c.ev("%s %s %s refers to %s %s %s", p, word, fmtNum(x), ident(a.col.Name), op, fmtNum(x))
+	}
+	return cond, np, true
+}
+
+func (c *cand) pickWord(xs ...string) string { return xs[c.r.IntN(len(xs))] }
+
+func lastWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+// countExpr counts base rows, DISTINCT when a join fans out.
+func (c *cand) countExpr() string {
+	if len(c.b.t.PrimaryKey) != 1 {
+		if c.q.fanout {
+			return ""
+		}
+		return "COUNT(*)"
+	}
+	k := c.q.self(c.b.t.Column(c.b.t.PrimaryKey[0]))
+	if c.q.fanout {
+		return "COUNT(DISTINCT " + k + ")"
+	}
+	return "COUNT(" + k + ")"
+}
+
+// lookupName draws a named entity of the base: its name column and a value
+// that names one row.
+func (c *cand) lookupName() (sqlexec.Value, bool) {
+	if c.b.name == nil {
+		return sqlexec.Value{}, false
+	}
+	top := c.b.name.Stats.Top
+	for range 6 {
+		v := top[c.r.IntN(len(top))]
+		if v.Count == 1 && wordValued(v.Value) {
+			return v.Value, true
+		}
+	}
+	return sqlexec.Value{}, false
+}
+
+func (c *cand) entityEvidence(v sqlexec.Value) {
+	if c.r.IntN(3) > 0 {
+		c.ev("%s refers to %s = %s", v.S, ident(c.b.name.Name), lit(v))
+	}
+}
+
+// lookup: one attribute of one named entity.
+func (c *cand) lookup() bool {
+	v, ok := c.lookupName()
+	if !ok {
+		return false
+	}
+	a, ok := c.pickAttr(func(a attr) bool {
+		return a.col != c.b.name && (a.col.Role == RoleCategory || a.col.Role == RoleMeasure || a.col.Role == RoleName || a.col.Role == RoleDate || a.col.Role == RoleFlag)
+	})
+	if !ok {
+		return false
+	}
+	sel := c.q.ref(a)
+	where := c.q.self(c.b.name) + " = " + lit(v)
+	c.filters++
+	c.lookups++
+	c.use(a.col, c.b.name)
+	N, p := c.b.t.Noun, a.phrase()
+	if a.many() {
+		c.maxRows = 30
+		c.minRows = 1
+		c.sql = c.q.finish("SELECT " + sel + " " + c.q.from() + " WHERE " + where)
+		c.say(c.pick("List the {pp} of {v}.", "What are the {pp} of {v}?", "Name the {pp} of the {N} {v}.", "Which {pp} does {v} have?",
+			"Please list all the {pp} of {v}.", "Give the {pp} that {v} has."), "{pp}", plural(p), "{v}", v.S, "{N}", N)
+	} else {
+		c.sql = c.q.finish("SELECT " + sel + " " + c.q.from() + " WHERE " + where)
+		frames := []string{"What is the {p} of {v}?", "Give the {p} of {v}.", "State the {p} of the {N} {v}.", "What {p} does {v} have?",
+			"Provide the {p} of {v}.", "Tell me the {p} of {v}.", "{v}'s {p} is what?", "Which {p} is {v}'s?"}
+		c.say(c.pick(frames...), "{p}", p, "{v}", v.S, "{N}", N)
+	}
+	c.entityEvidence(v)
+	return true
+}
+
+// lookupMulti: two or three attributes of one named entity.
+func (c *cand) lookupMulti() bool {
+	v, ok := c.lookupName()
+	if !ok {
+		return false
+	}
+	var sel, names []string
+	used := map[*Column]bool{c.b.name: true}
+	for range 2 + c.r.IntN(2) {
+		a, ok := c.pickAttr(func(a attr) bool {
+			return !used[a.col] && !a.many() && (a.col.Role == RoleCategory || a.col.Role == RoleMeasure || a.col.Role == RoleName || a.col.Role == RoleDate)
+		})
+		if !ok {
+			break
+		}
+		used[a.col] = true
+		sel = append(sel, c.q.ref(a))
+		names = append(names, a.phrase())
+		c.use(a.col)
+	}
+	if len(sel) < 2 {
+		return false
+	}
+	c.use(c.b.name)
+	c.filters++
+	c.lookups++
+	c.sql = c.q.finish("SELECT " + strings.Join(sel, ", ") + " " + c.q.from() + " WHERE " + c.q.self(c.b.name) + " = " + lit(v))
+	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	c.say(c.pick("What are the {l} of {v}?", "Give the {l} of {v}.", "List the {l} of the {N} {v}.", "Provide {v}'s {l}.",
+		"State the {l} of {v}.", "Tell the {l} of {v}."), "{l}", list, "{v}", v.S, "{N}", c.b.t.Noun)
+	c.entityEvidence(v)
+	return true
+}
+
+// listNames selects the base's names, DISTINCT when a join fans out.
+func (c *cand) listNames() string {
+	if c.q.fanout {
+		return "SELECT DISTINCT " + c.q.self(c.b.name)
+	}
+	return "SELECT " + c.q.self(c.b.name)
+}
+
+// list: the names of the rows a filter keeps.
+func (c *cand) list() bool {
+	if c.b.name == nil {
+		return false
+	}
+	cond, np, ok := c.filter()
+	if ok && c.r.IntN(4) == 0 {
+		if c2, np2, ok2 := c.threshold(); ok2 {
+			cond += " AND " + c2
+			np += " and " + strings.TrimPrefix(np2, c.b.t.Plural+" ")
+		}
+	} else if !ok || c.r.IntN(5) == 0 {
+		cond, np, ok = c.threshold()
+	}
+	if !ok {
+		return false
+	}
+	c.use(c.b.name)
+	c.maxRows, c.minRows = 40, 1
+	c.sql = c.q.finish(c.listNames() + " " + c.q.from() + " WHERE " + cond)
+	c.say(c.pick("List the {n} of {np}.", "Name the {np}.", "Which {np} are there? Give their {n}.", "Please list the {n} of all {np}.",
+		"What are the {n} of the {np}?", "Give the {n} of {np}.", "Show the {np}.", "Who are the {np}?"), "{n}", plural(shortLabel(c.b.name)), "{np}", np)
+	return true
+}
+
+// listOr: names of rows matching either of two values.
+func (c *cand) listOr() bool {
+	if c.b.name == nil {
+		return false
+	}
+	a, ok := c.pickAttr(filterable)
+	if !ok {
+		return false
+	}
+	v1, ok1 := c.value(a)
+	v2, ok2 := c.value(a, v1.S)
+	if !ok1 || !ok2 {
+		return false
+	}
+	ref := c.q.ref(a)
+	c.filters += 2
+	c.lookups += 2
+	c.use(a.col, c.b.name)
+	c.maxRows, c.minRows = 40, 1
+	c.sql = c.q.finish(c.listNames() + " " + c.q.from() + " WHERE " + ref + " = " + lit(v1) + " OR " + ref + " = " + lit(v2))
+	c.say(c.pick("List the {n} of {P} whose {p} is {v1} or {v2}.", "Name the {P} with {v1} or {v2} as their {p}.",
+		"Which {P} are {v1} or {v2}? List their {n}.", "Give the {n} of the {P} of {p} {v1} or {v2}."),
+		"{n}", plural(shortLabel(c.b.name)), "{P}", c.b.t.Plural, "{p}", a.phrase(), "{v1}", v1.S, "{v2}", v2.S)
+	c.ev("%s or %s refers to %s = %s OR %s = %s", v1.S, v2.S, ident(a.col.Name), lit(v1), ident(a.col.Name), lit(v2))
+	return true
+}
+
+// count: how many rows a filter keeps.
+func (c *cand) count() bool {
+	cond, np, ok := c.filter()
+	if ok && c.r.IntN(4) == 0 {
+		if c2, np2, ok2 := c.filter(); ok2 && c2 != cond {
+			cond += " AND " + c2
+			np += " and " + strings.TrimPrefix(np2, c.b.t.Plural+" ")
+		}
+	}
+	if !ok {
+		return false
+	}
+	e := c.countExpr()
+	if e == "" {
+		return false
+	}
+	c.notTotal = c.b.t.Rows
+	c.sql = c.q.finish("SELECT " + e + " " + c.q.from() + " WHERE " + cond)
+	c.say(c.pick("How many {np} are there?", "Count the {np}.", "What is the number of {np}?", "How many {np} does the database hold?",
+		"Give the number of {np}.", "State the number of {np}.", "Among the {P}, how many are {rest}?", "Find how many {np} there are."),
+		"{np}", np, "{P}", c.b.t.Plural, "{rest}", strings.TrimPrefix(np, c.b.t.Plural+" "))
+	if strings.Contains(c.text, "how many are "+c.b.t.Plural) {
+		return false
+	}
+	return true
+}
+
+// countIn: rows whose value is one of two (IN).
+func (c *cand) countIn() bool {
+	a, ok := c.pickAttr(filterable)
+	if !ok {
+		return false
+	}
+	v1, ok1 := c.value(a)
+	v2, ok2 := c.value(a, v1.S)
+	e := ""
+	ref := c.q.ref(a)
+	if e = c.countExpr(); e == "" || !ok1 || !ok2 {
+		return false
+	}
+	c.filters++
+	c.lookups++
+	c.use(a.col)
+	c.notTotal = c.b.t.Rows
+	c.sql = c.q.finish("SELECT " + e + " " + c.q.from() + " WHERE " + ref + " IN (" + lit(v1) + ", " + lit(v2) + ")")
+	c.say(c.pick("How many {P} are {v1} or {v2}?", "Count the {P} whose {p} is either {v1} or {v2}.", "What is the total number of {v1} and {v2} {P}?",
+		"How many {P} have {v1} or {v2} as their {p}?"), "{P}", c.b.t.Plural, "{p}", a.phrase(), "{v1}", v1.S, "{v2}", v2.S)
+	c.ev("%s or %s refers to %s IN (%s, %s)", v1.S, v2.S, ident(a.col.Name), lit(v1), lit(v2))
+	return true
+}
+
+// countThreshold: rows past a quantile of a measure.
+func (c *cand) countThreshold() bool {
+	cond, np, ok := c.threshold()
+	if !ok {
+		return false
+	}
+	if c.r.IntN(2) == 0 {
+		if c2, np2, ok2 := c.filter(); ok2 {
+			cond += " AND " + c2
+			np = np2 + " " + strings.TrimPrefix(np, c.b.t.Plural+" ")
+		}
+	}
+	e := c.countExpr()
+	if e == "" {
+		return false
+	}
+	c.notTotal = c.b.t.Rows
+	c.sql = c.q.finish("SELECT " + e + " " + c.q.from() + " WHERE " + cond)
+	c.say(c.pick("How many {np} are there?", "Count the {np}.", "What is the number of {np}?", "How many {np} can be found?"), "{np}", np)
+	return true
+}
+
+// aggregate: AVG, SUM, MIN or MAX of a measure over the rows a filter keeps.
+func (c *cand) aggregate() bool {
+	m, ok := c.pickAttr(measurable)
+	if !ok {
+		return false
+	}
+	cond, np, ok := c.filter()
+	if !ok || c.q.fanout {
+		return false
+	}
+	ref := c.q.ref(m)
+	c.use(m.col)
+	p := m.phrase()
+	fns := []struct{ fn, word string }{{"AVG", "average"}, {"SUM", "total"}, {"MAX", "highest"}, {"MIN", "lowest"}}
+	f := fns[c.r.IntN(len(fns))]
+	if f.fn == "SUM" && !strings.Contains(strings.ToLower(c.b.t.Name+" "+m.col.Name), "amount") && c.r.IntN(2) == 0 {
+		f = fns[0]
+	}
+	c.sql = c.q.finish("SELECT " + f.fn + "(" + ref + ") " + c.q.from() + " WHERE " + cond)
+	c.say(c.pick("What is the {w} {p} of {np}?", "Calculate the {w} {p} of {np}.", "Give the {w} {p} of the {np}.", "What is the {w} {p} among {np}?",
+		"Among the {np}, what is the {w} {p}?", "Find the {w} {p} of {np}."), "{w}", f.word, "{p}", p, "{np}", np)
+	if f.fn == "AVG" && c.r.IntN(2) == 0 {
+		c.ev("%s %s = AVG(%s)", f.word, p, ident(m.col.Name))
+	}
+	return true
+}
+
+// superlative words for a measure: (most, least).
+func superlative(m attr) (string, string, bool) {
+	if w, ok := measureWord(m.col); ok {
+		return w[0], w[1], true
+	}
+	p := m.phrase()
+	return "with the highest " + p, "with the lowest " + p, false
+}
+
+// top: the named row with the highest or lowest measure.
+func (c *cand) top() bool {
+	if c.b.name == nil {
+		return false
+	}
+	m, ok := c.pickAttr(measurable)
+	if !ok {
+		return false
+	}
+	var cond, np string
+	if c.r.IntN(2) == 0 {
+		if cond, np, ok = c.filter(); !ok || c.q.fanout {
+			return false
+		}
+	}
+	ref := c.q.ref(m)
+	desc := c.r.IntN(3) > 0
+	most, least, implicit := superlative(m)
+	word, dir, fn := most, "DESC", "MAX"
+	if !desc {
+		word, dir, fn = least, "ASC", "MIN"
+	}
+	where := " WHERE " + ref + " IS NOT NULL"
+	if cond != "" {
+		where += " AND " + cond
+	}
+	c.use(m.col, c.b.name)
+	c.sql = c.q.finish(c.listNames() + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 1")
+	c.tie = c.q.finish("SELECT " + ref + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 2")
+	N := c.b.t.Noun
+	if np == "" {
+		np = c.b.t.Plural
+	}
+	if implicit {
+		c.say(c.pick("Who is the {w} {N}?", "Name the {w} among the {np}.", "Which of the {np} is the {w}?", "What is the {n} of the {w} of the {np}?",
+			"Give the {n} of the {w} {N}."), "{w}", word, "{N}", N, "{np}", np, "{n}", shortLabel(c.b.name))
+		c.ev("%s refers to %s(%s)", word, fn, ident(m.col.Name))
+	} else {
+		c.say(c.pick("Which {N} has the {hl} {p} among the {np}?", "Name the {N} {w}.", "Among the {np}, which one has the {hl} {p}?",
+			"What is the {n} of the {N} {w}?"), "{hl}", strings.Fields(word)[2], "{p}", m.phrase(), "{w}", word, "{N}", N, "{np}", np, "{n}", shortLabel(c.b.name))
+		if c.r.IntN(2) == 0 {
+			c.ev("%s %s refers to %s(%s)", strings.Fields(word)[2], m.phrase(), fn, ident(m.col.Name))
+		}
+	}
+	return true
+}
+
+// topK: the k named rows with the highest or lowest measure.
+func (c *cand) topK() bool {
+	if c.b.name == nil {
+		return false
+	}
+	m, ok := c.pickAttr(measurable)
+	if !ok {
+		return false
+	}
+	k := 2 + c.r.IntN(4)
+	ref := c.q.ref(m)
+	if c.q.fanout {
+		return false
+	}
+	desc := c.r.IntN(3) > 0
+	most, least, _ := superlative(m)
+	word, dir := most, "DESC"
+	if !desc {
+		word, dir = least, "ASC"
+	}
+	where := " WHERE " + ref + " IS NOT NULL"
+	c.use(m.col, c.b.name)
+	c.maxRows, c.minRows = k, k
+	c.sql = c.q.finish("SELECT " + c.q.self(c.b.name) + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT " + fmt.Sprint(k))
+	c.tie = c.q.finish("SELECT " + ref + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + fmt.Sprintf(" LIMIT 2 OFFSET %d", k-1))
+	c.say(c.pick("List the {k} {w} {P}.", "Name the top {k} {P} {w2}.", "Which {k} {P} are the {w}?", "Give the {n} of the {k} {w} {P}."),
+		"{k}", fmt.Sprint(k), "{w}", strings.TrimPrefix(word, "with the "), "{w2}", word, "{P}", c.b.t.Plural, "{n}", plural(shortLabel(c.b.name)))
+	return true
+}
+
+// groupTop: the category with the most rows.
+func (c *cand) groupTop() bool {
+	a, ok := c.pickAttr(filterable)
+	if !ok {
+		return false
+	}
+	ref := c.q.ref(a)
+	e := c.countExpr()
+	if e == "" {
+		return false
+	}
+	desc := c.r.IntN(4) > 0
+	dir, word := "DESC", "most"
+	if !desc {
+		dir, word = "ASC", "fewest"
+	}
+	c.use(a.col)
+	c.sql = c.q.finish("SELECT " + ref + " " + c.q.from() + " GROUP BY " + ref + " ORDER BY " + e + " " + dir + " LIMIT 1")
+	c.tie = c.q.finish("SELECT " + e + " " + c.q.from() + " GROUP BY " + ref + " ORDER BY " + e + " " + dir + " LIMIT 2")
+	c.say(c.pick("Which {p} has the {w} {P}?", "What is the {p} with the {w} {P}?", "Name the {p} that the {w} {P} have.", "Which {p} do the {w} {P} belong to?"),
+		"{p}", a.phrase(), "{w}", word, "{P}", c.b.t.Plural)
+	if strings.HasPrefix(c.text, "Which "+a.phrase()+" do") || strings.HasPrefix(c.text, "Name the") {
+		c.text = fmt.Sprintf("Which %s is the most common among %s?", a.phrase(), c.b.t.Plural)
+		if !desc {
+			c.text = fmt.Sprintf("Which %s is the least common among %s?", a.phrase(), c.b.t.Plural)
+		}
+	}
+	return true
+}
+
+// having: the categories with more than a number of rows.
+func (c *cand) having() bool {
+	a, ok := c.pickAttr(filterable)
+	if !ok {
+		return false
+	}
+	ref := c.q.ref(a)
+	e := c.countExpr()
+	if e == "" {
+		return false
+	}
+	// The threshold sits between the group sizes: from the column's top
+	// counts when it is the base's own, else a small number the verify
+	// step checks (an empty or all-groups answer is refused).
+	n := int64(2 + c.r.IntN(8))
+	if len(a.path) == 0 && len(a.col.Stats.Top) > 3 {
+		n = a.col.Stats.Top[len(a.col.Stats.Top)/3].Count
+	}
+	c.use(a.col)
+	c.maxRows, c.minRows = 30, 1
+	c.sql = c.q.finish("SELECT " + ref + " " + c.q.from() + " GROUP BY " + ref + " HAVING " + e + " > " + fmt.Sprint(n))
+	c.whole = c.q.finish("SELECT COUNT(*) FROM (SELECT 1 " + c.q.from() + " GROUP BY " + ref + ")")
+	c.say(c.pick("List the {pp} with more than {n} {P}.", "Which {pp} have over {n} {P}?", "Name the {pp} that more than {n} {P} have.", "Give the {pp} shared by more than {n} {P}."),
+		"{pp}", plural(a.phrase()), "{n}", fmt.Sprint(n), "{P}", c.b.t.Plural)
+	c.ev("more than %d %s refers to %s > %d", n, c.b.t.Plural, e, n)
+	return true
+}
+
+// percentage: the share of rows with a value, BIRD's CAST/SUM/CASE idiom.
+func (c *cand) percentage() bool {
+	a, ok := c.pickAttr(filterable)
+	if !ok || a.many() {
+		return false
+	}
+	v, ok := c.value(a)
+	if !ok {
+		return false
+	}
+	ref := c.q.ref(a)
+	var cond, np string
+	if c.r.IntN(2) == 0 {
+		cond, np, ok = c.filter()
+		if !ok || strings.Contains(cond, ref+" ") || c.q.fanout {
+			return false
+		}
+	}
+	e := c.countExpr()
+	if e == "" || c.q.fanout {
+		return false
+	}
+	c.use(a.col)
+	c.lookups++
+	c.filters++
+	sql := "SELECT CAST(SUM(CASE WHEN " + ref + " = " + lit(v) + " THEN 1 ELSE 0 END) AS REAL) * 100 / " + e + " " + c.q.from()
+	if cond != "" {
+		sql += " WHERE " + cond
+	}
+	c.sql = c.q.finish(sql)
+	if np == "" {
+		np = c.b.t.Plural
+	}
+	c.say(c.pick("What is the percentage of {v} {P} among {np}?", "Calculate the percentage of {np} whose {p} is {v}.", "Among the {np}, what percentage are {v}?",
+		"What percent of {np} have {v} as their {p}?", "Find the proportion, in percent, of {np} with {p} {v}."), "{v}", v.S, "{P}", c.b.t.Plural, "{np}", np, "{p}", a.phrase())
+	c.ev("percentage = MULTIPLY(DIVIDE(SUM(%s = %s), COUNT(%s)), 100)", ident(a.col.Name), lit(v), strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(e, "COUNT("), "DISTINCT "), ")"))
+	return true
+}
+
+// ratio: how many times more rows have one value than another.
+func (c *cand) ratio() bool {
+	a, ok := c.pickAttr(filterable)
+	if !ok || a.many() {
+		return false
+	}
+	v1, ok1 := c.value(a)
+	v2, ok2 := c.value(a, v1.S)
+	if !ok1 || !ok2 {
+		return false
+	}
+	ref := c.q.ref(a)
+	c.use(a.col)
+	c.lookups += 2
+	c.filters += 2
+	c.sql = c.q.finish("SELECT CAST(SUM(CASE WHEN " + ref + " = " + lit(v1) + " THEN 1 ELSE 0 END) AS REAL) / SUM(CASE WHEN " + ref + " = " + lit(v2) + " THEN 1 ELSE 0 END) " + c.q.from())
+	c.say(c.pick("How many times more {v1} {P} are there than {v2} {P}?", "What is the ratio of {v1} {P} to {v2} {P}?",
+		"Calculate the ratio between {P} whose {p} is {v1} and those whose {p} is {v2}.", "By what factor do {v1} {P} outnumber {v2} ones?"),
+		"{v1}", v1.S, "{v2}", v2.S, "{P}", c.b.t.Plural, "{p}", a.phrase())
+	c.ev("ratio = DIVIDE(SUM(%s = %s), SUM(%s = %s))", ident(a.col.Name), lit(v1), ident(a.col.Name), lit(v2))
+	return true
+}
+
+// aboveAverage: named rows whose measure beats the average (a subquery).
+func (c *cand) aboveAverage() bool {
+	if c.b.name == nil {
+		return false
+	}
+	m, ok := c.pickAttr(func(a attr) bool { return measurable(a) && len(a.path) == 0 })
+	if !ok {
+		return false
+	}
+	cond, np, ok := c.filter()
+	if !ok || c.q.fanout {
+		return false
+	}
+	ref := c.q.ref(m)
+	c.use(m.col, c.b.name)
+	c.maxRows, c.minRows = 40, 1
+	c.sql = c.q.finish("SELECT " + c.q.self(c.b.name) + " " + c.q.from() + " WHERE " + cond + " AND " + ref + " > (SELECT AVG(" + ident(m.col.Name) + ") FROM " + ident(c.b.t.Name) + ")")
+	c.say(c.pick("Among the {np}, which have a {p} above the average of all {P}?", "List the {np} whose {p} is higher than the average {p}.",
+		"Name the {np} with more {p} than the average {N}.", "Which {np} exceed the average {p} of the {P}?"), "{np}", np, "{p}", m.phrase(), "{P}", c.b.t.Plural, "{N}", c.b.t.Noun)
+	c.ev("above the average refers to %s > AVG(%s)", ident(m.col.Name), ident(m.col.Name))
+	return true
+}
+
+// notExists: rows no other table refers to.
+func (c *cand) notExists() bool {
+	t := c.b.t
+	if len(t.PrimaryKey) != 1 {
+		return false
+	}
+	var kids []*Table
+	var fks []ForeignKey
+	for _, o := range c.g.d.Tables {
+		for _, fk := range o.ForeignKeys {
+			if strings.EqualFold(fk.RefTable, t.Name) && o != t && o.Rows > 0 {
+				kids, fks = append(kids, o), append(fks, fk)
+			}
+		}
+	}
+	if len(kids) == 0 {
+		return false
+	}
+	i := c.r.IntN(len(kids))
+	kid, fk := kids[i], fks[i]
+	c.notTotal = t.Rows
+	c.sql = "SELECT COUNT(*) FROM " + ident(t.Name) + " AS T1 WHERE NOT EXISTS (SELECT 1 FROM " + ident(kid.Name) + " AS T2 WHERE T2." + ident(fk.Column) + " = T1." + ident(fk.RefColumn) + ")"
+	c.say(c.pick("How many {P} have no {K}?", "Count the {P} without any {K}.", "How many {P} are not in any {K}?", "Find the number of {P} that no {k} refers to."),
+		"{P}", t.Plural, "{K}", kid.Plural, "{k}", kid.Noun)
+	return true
+}
+
+// leftJoin: every named row of a small table with the number of rows
+// that refer to it, zero included.
+func (c *cand) leftJoin() bool {
+	t := c.b.t
+	if c.b.name == nil || len(t.PrimaryKey) != 1 || t.Rows > 40 {
+		return false
+	}
+	for _, o := range c.g.d.Tables {
+		for _, fk := range o.ForeignKeys {
+			if !strings.EqualFold(fk.RefTable, t.Name) || o == t || o.Rows == 0 {
+				continue
+			}
+			c.maxRows, c.minRows = 40, 2
+			c.use(c.b.name)
+			c.distinctRows = true
+			c.sql = "SELECT T1." + ident(c.b.name.Name) + ", COUNT(T2." + ident(fk.Column) + ") FROM " + ident(t.Name) + " AS T1 LEFT JOIN " + ident(o.Name) + " AS T2 ON T1." + ident(fk.RefColumn) + " = T2." + ident(fk.Column) + " GROUP BY T1." + ident(fk.RefColumn)
+			c.say(c.pick("For each {N}, give its {n} and the number of {K}, counting those with none.", "List every {N} with how many {K} it has, zero included.",
+				"How many {K} does each {N} have? Include those without any.", "Give each {N}'s {n} and its count of {K}."),
+				"{N}", t.Noun, "{n}", shortLabel(c.b.name), "{K}", o.Plural)
+			return true
+		}
+	}
+	return false
+}
+
+// year: rows in one year of a date column (strftime).
+func (c *cand) year() bool {
+	a, ok := c.pickAttr(func(a attr) bool { return a.col.Role == RoleDate && !a.many() && len(a.col.Stats.Top) > 0 })
+	if !ok {
+		return false
+	}
+	v := a.col.Stats.Top[c.r.IntN(len(a.col.Stats.Top))].Value
+	if v.Kind != sqlexec.KindText || len(v.S) < 4 {
+		return false
+	}
+	y := v.S[:4]
+	ref := c.q.ref(a)
+	cond := "strftime('%Y', " + ref + ") = '" + y + "'"
+	c.filters++
+	c.use(a.col)
+	P := c.b.t.Plural
+	if c.b.name != nil && c.r.IntN(2) == 0 {
+		c.use(c.b.name)
+		c.maxRows, c.minRows = 40, 1
+		c.sql = c.q.finish(c.listNames() + " " + c.q.from() + " WHERE " + cond)
+		c.say(c.pick("List the {P} with a {p} in {y}.", "Which {P} have their {p} in {y}?", "Name the {P} of {y}.", "Give the {n} of the {P} dated {y}."),
+			"{P}", P, "{p}", a.phrase(), "{y}", y, "{n}", plural(shortLabel(c.b.name)))
+	} else {
+		e := c.countExpr()
+		if e == "" {
+			return false
+		}
+		c.notTotal = c.b.t.Rows
+		c.sql = c.q.finish("SELECT " + e + " " + c.q.from() + " WHERE " + cond)
+		c.say(c.pick("How many {P} have a {p} in {y}?", "Count the {P} of {y}.", "How many {P} were there in {y}?", "In {y}, how many {P} were recorded?"),
+			"{P}", P, "{p}", a.phrase(), "{y}", y)
+	}
+	c.ev("in %s refers to strftime('%%Y', %s) = '%s'", y, ident(a.col.Name), y)
+	return true
+}
+
+// distinct: the different values of a category among filtered rows.
+func (c *cand) distinct() bool {
+	a, ok := c.pickAttr(func(a attr) bool { return filterable(a) && !a.many() })
+	if !ok {
+		return false
+	}
+	cond, np, ok := c.filter()
+	if !ok {
+		return false
+	}
+	ref := c.q.ref(a)
+	if strings.HasPrefix(cond, ref+" ") {
+		return false
+	}
+	c.use(a.col)
+	c.maxRows, c.minRows = 30, 2
+	c.sql = c.q.finish("SELECT DISTINCT " + ref + " " + c.q.from() + " WHERE " + cond)
+	c.say(c.pick("What are the different {pp} of {np}?", "List the distinct {pp} of the {np}.", "Which {pp} do {np} have?", "Name all {pp} found among {np}."),
+		"{pp}", plural(a.phrase()), "{np}", np)
+	return true
+}

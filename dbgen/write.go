@@ -1,0 +1,248 @@
+package dbgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
+)
+
+// ErrExists is returned by Write when the output folder exists and force
+// is off.
+var ErrExists = errors.New("output exists")
+
+// SealedDir is the folder under the output that holds the test split:
+// nothing in sqlrl discovers a split there (bench stats, eval and data
+// prepare read <split>.json beside <split>_databases/), so the test
+// questions stay unseen until someone points a tool at them on purpose.
+const SealedDir = "sealed"
+
+// record is one question in BIRD's question-file format, in BIRD's order.
+type record struct {
+	QuestionID int    `json:"question_id"`
+	DBID       string `json:"db_id"`
+	Question   string `json:"question"`
+	Evidence   string `json:"evidence"`
+	SQL        string `json:"SQL"`
+	Difficulty string `json:"difficulty"`
+}
+
+// tablesEntry is one database in <split>_tables.json (BIRD's fields).
+type tablesEntry struct {
+	DBID            string   `json:"db_id"`
+	TableNamesOrig  []string `json:"table_names_original"`
+	TableNames      []string `json:"table_names"`
+	ColumnNamesOrig [][2]any `json:"column_names_original"`
+	ColumnNames     [][2]any `json:"column_names"`
+	ColumnTypes     []string `json:"column_types"`
+	PrimaryKeys     []any    `json:"primary_keys"`
+	ForeignKeys     [][2]int `json:"foreign_keys"`
+}
+
+// Summary is what Write records in generation.json beside the splits.
+type Summary struct {
+	Database     string         `json:"database"`
+	DBID         string         `json:"db_id"`
+	Descriptions string         `json:"descriptions,omitempty"`
+	Train        int            `json:"train"`
+	Dev          int            `json:"dev"`
+	Test         int            `json:"test"`
+	Attempts     int            `json:"attempts"`
+	Rejected     map[string]int `json:"rejected"`
+	Families     map[string]int `json:"families"`
+	Roles        map[string]int `json:"roles"`
+	Inferred     []string       `json:"inferred_foreign_keys,omitempty"`
+	Skipped      []string       `json:"skipped,omitempty"`
+	Realism      Realism        `json:"realism"`
+	Seed         uint64         `json:"seed"`
+}
+
+// Write writes the splits in BIRD's layout under dir: train and dev with
+// their databases (copies of d's file and its database_description), and
+// the test split under dir/sealed/ (SealedDir). It refuses an existing
+// dir unless force, and then replaces it whole.
+func Write(dir string, d *Database, s *Splits, seed uint64, force bool) (*Summary, error) {
+	if _, err := os.Stat(dir); err == nil {
+		if !force {
+			return nil, ErrExists
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("replace %s: %w", dir, err)
+		}
+	}
+	entry := tablesFor(d)
+	for _, sp := range []struct {
+		name string
+		qs   []Question
+		db   bool
+		sub  string
+	}{{"train", s.Train, true, ""}, {"dev", s.Dev, true, ""}, {"test", s.Test, false, SealedDir}} {
+		out := filepath.Join(dir, sp.sub)
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, err
+		}
+		if err := writeSplit(out, sp.name, sp.qs, entry); err != nil {
+			return nil, err
+		}
+		if sp.db {
+			if err := copyDatabase(d, filepath.Join(out, sp.name+"_databases", d.ID)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	note := fmt.Sprintf("The test split of this benchmark: held back from training and from choosing settings.\nIts database is ../train_databases/%s/%s.sqlite.\n", d.ID, d.ID)
+	if err := os.WriteFile(filepath.Join(dir, SealedDir, "README.txt"), []byte(note), 0o644); err != nil {
+		return nil, err
+	}
+	sum := &Summary{Database: d.Path, DBID: d.ID, Descriptions: d.Descriptions, Train: len(s.Train), Dev: len(s.Dev), Test: len(s.Test),
+		Attempts: s.Attempts, Rejected: s.Rejected, Families: s.Families, Roles: map[string]int{}, Skipped: d.Skipped, Seed: seed,
+		Realism: MeasureRealism(append(append(append([]Question(nil), s.Train...), s.Dev...), s.Test...))}
+	for _, t := range d.Tables {
+		for _, c := range t.Columns {
+			sum.Roles[c.Role.String()]++
+		}
+		for _, fk := range t.ForeignKeys {
+			if fk.Inferred {
+				sum.Inferred = append(sum.Inferred, fmt.Sprintf("%s.%s -> %s.%s", t.Name, fk.Column, fk.RefTable, fk.RefColumn))
+			}
+		}
+	}
+	data, err := marshal(sum)
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, "generation.json"), data); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// marshal writes JSON as BIRD's files look: indented, <, > and & kept.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "    ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func writeSplit(dir, split string, qs []Question, entry *tablesEntry) error {
+	recs := make([]record, 0, len(qs))
+	var gold strings.Builder
+	for i, q := range qs {
+		if strings.ContainsAny(q.SQL, "\t\n\r") || strings.ContainsAny(q.Question, "\t\n\r") {
+			return fmt.Errorf("write %s: question %d: tab or newline in question or SQL", split, i)
+		}
+		recs = append(recs, record{i, q.DBID, q.Question, q.Evidence, q.SQL, q.Difficulty})
+		fmt.Fprintf(&gold, "%s\t%s\n", q.SQL, q.DBID)
+	}
+	for name, v := range map[string]any{split + ".json": recs, split + "_tables.json": []*tablesEntry{entry}} {
+		data, err := marshal(v)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, split+"_gold.sql"), []byte(gold.String()))
+}
+
+// tablesFor describes d in BIRD's tables-file form.
+func tablesFor(d *Database) *tablesEntry {
+	e := &tablesEntry{DBID: d.ID, TableNamesOrig: []string{}, TableNames: []string{}, ColumnNamesOrig: [][2]any{{-1, "*"}},
+		ColumnNames: [][2]any{{-1, "*"}}, ColumnTypes: []string{"text"}, PrimaryKeys: []any{}, ForeignKeys: [][2]int{}}
+	idx := map[string]int{}
+	for ti, t := range d.Tables {
+		e.TableNamesOrig = append(e.TableNamesOrig, t.Name)
+		e.TableNames = append(e.TableNames, readable(t.Name))
+		for _, c := range t.Columns {
+			idx[strings.ToLower(t.Name+"."+c.Name)] = len(e.ColumnNamesOrig)
+			e.ColumnNamesOrig = append(e.ColumnNamesOrig, [2]any{ti, c.Name})
+			e.ColumnNames = append(e.ColumnNames, [2]any{ti, c.Label})
+			e.ColumnTypes = append(e.ColumnTypes, birdType(c))
+		}
+	}
+	for _, t := range d.Tables {
+		var pk []int
+		for _, p := range t.PrimaryKey {
+			pk = append(pk, idx[strings.ToLower(t.Name+"."+p)])
+		}
+		if len(pk) == 1 {
+			e.PrimaryKeys = append(e.PrimaryKeys, pk[0])
+		} else if len(pk) > 1 {
+			e.PrimaryKeys = append(e.PrimaryKeys, pk)
+		}
+		for _, fk := range t.ForeignKeys {
+			e.ForeignKeys = append(e.ForeignKeys, [2]int{idx[strings.ToLower(t.Name+"."+fk.Column)], idx[strings.ToLower(fk.RefTable+"."+fk.RefColumn)]})
+		}
+	}
+	return e
+}
+
+// birdType is BIRD's column type: text, integer, real, date or blob.
+func birdType(c *Column) string {
+	t := strings.ToUpper(c.Type)
+	switch {
+	case strings.Contains(t, "INT"):
+		return "integer"
+	case strings.Contains(t, "REAL") || strings.Contains(t, "FLOA") || strings.Contains(t, "DOUB") || strings.Contains(t, "NUM") || strings.Contains(t, "DEC"):
+		return "real"
+	case strings.Contains(t, "DATE") || strings.Contains(t, "TIME"):
+		return "date"
+	case strings.Contains(t, "BLOB"):
+		return "blob"
+	}
+	return "text"
+}
+
+// copyDatabase copies the database file and any database_description/
+// into dir, reading the source only.
+func copyDatabase(d *Database, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := copyFile(d.Path, filepath.Join(dir, d.ID+".sqlite")); err != nil {
+		return err
+	}
+	src := filepath.Join(filepath.Dir(d.Path), "database_description")
+	entries, err := os.ReadDir(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("copy descriptions: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "database_description"), 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.EqualFold(filepath.Ext(e.Name()), ".csv") {
+			if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dir, "database_description", e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	defer in.Close()
+	return atomicfile.Write(dst, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	})
+}
