@@ -22,23 +22,26 @@ type family struct {
 var families = []family{
 	{"lookup", 16, (*cand).lookup},
 	{"lookup_multi", 6, (*cand).lookupMulti},
-	{"list", 10, (*cand).list},
+	{"list", 12, (*cand).list},
 	{"list_or", 2, (*cand).listOr},
-	{"count", 14, (*cand).count},
+	{"count", 10, (*cand).count},
 	{"count_in", 3, (*cand).countIn},
 	{"count_threshold", 4, (*cand).countThreshold},
 	{"aggregate", 8, (*cand).aggregate},
-	{"top", 8, (*cand).top},
-	{"top_k", 3, (*cand).topK},
-	{"group_top", 3, (*cand).groupTop},
-	{"having", 2, (*cand).having},
-	{"percentage", 6, (*cand).percentage},
-	{"ratio", 2, (*cand).ratio},
-	{"above_average", 2, (*cand).aboveAverage},
+	{"top", 10, (*cand).top},
+	{"top_k", 4, (*cand).topK},
+	{"most_referenced", 3, (*cand).mostReferenced},
+	{"group_top", 2, (*cand).groupTop},
+	{"having", 1, (*cand).having},
+	{"percentage", 4, (*cand).percentage},
+	{"ratio", 1, (*cand).ratio},
+	{"max_subquery", 1, (*cand).maxSubquery},
+	{"difference", 1, (*cand).difference},
+	{"above_average", 4, (*cand).aboveAverage},
 	{"not_exists", 1, (*cand).notExists},
 	{"left_join", 1, (*cand).leftJoin},
 	{"year", 3, (*cand).year},
-	{"distinct", 3, (*cand).distinct},
+	{"distinct", 1, (*cand).distinct},
 }
 
 var familyTotal = func() int {
@@ -69,7 +72,9 @@ var fromWords = map[string]bool{"publisher": true, "country": true, "city": true
 func (c *cand) pickAttr(ok func(attr) bool) (attr, bool) {
 	var own, joined []attr
 	for _, a := range c.b.attrs {
-		if !ok(a) {
+		// A path that fans out (a hero's many powers) is kept a tenth of
+		// the time: most human questions follow keys to one row.
+		if !ok(a) || a.many() && c.r.IntN(10) > 0 {
 			continue
 		}
 		if len(a.path) > 0 {
@@ -79,7 +84,7 @@ func (c *cand) pickAttr(ok func(attr) bool) (attr, bool) {
 		}
 	}
 	switch {
-	case len(joined) > 0 && (len(own) == 0 || c.r.IntN(10) < 7):
+	case len(joined) > 0 && (len(own) == 0 || c.r.IntN(20) < 17):
 		return joined[c.r.IntN(len(joined))], true
 	case len(own) > 0:
 		return own[c.r.IntN(len(own))], true
@@ -109,7 +114,10 @@ func measurable(a attr) bool {
 // value draws a word-valued literal of the attribute that does not fill
 // the whole column.
 func (c *cand) value(a attr, avoid ...string) (sqlexec.Value, bool) {
-	top := a.col.Stats.Top
+	top := a.values()
+	if len(top) == 0 {
+		return sqlexec.Value{}, false
+	}
 	for range 8 {
 		// Frequent values first, as people ask about what is common.
 		i := c.r.IntN(len(top))
@@ -117,7 +125,7 @@ func (c *cand) value(a attr, avoid ...string) (sqlexec.Value, bool) {
 			i = c.r.IntN(min(len(top), 10))
 		}
 		v := top[i]
-		if !wordValued(v.Value) || v.Count >= a.col.Stats.NonNull && a.col.Stats.Distinct > 1 && len(a.path) == 0 {
+		if !wordValued(v.Value) || len(a.path) == 0 && v.Count >= a.col.Stats.NonNull && a.col.Stats.NullShare() == 0 {
 			continue
 		}
 		dup := false
@@ -148,7 +156,7 @@ func (c *cand) filter() (cond, np string, ok bool) {
 	c.filters++
 	c.lookups++
 	c.use(a.col)
-	P, p := c.b.t.Plural, a.phrase()
+	P, p := c.b.t.Plural, c.phrase(a)
 	forms := []string{"{P} whose {p} is {v}", "{v} {P}", "{P} with {v} as their {p}", "{P} with the {v} {p}"}
 	if fromWords[lastWord(p)] {
 		forms = append(forms, "{P} from {v}", "{P} from {v}")
@@ -183,7 +191,7 @@ func (c *cand) threshold() (cond, np string, ok bool) {
 	cond = c.q.ref(a) + " " + op + " " + fmtNum(x)
 	c.filters++
 	c.use(a.col)
-	P, p := c.b.t.Plural, a.phrase()
+	P, p := c.b.t.Plural, c.phrase(a)
 	if w, ok := measureWord(a.col); ok && c.r.IntN(3) > 0 {
 		cmp := w[2]
 		if !more {
@@ -264,7 +272,7 @@ func (c *cand) lookup() bool {
 	c.filters++
 	c.lookups++
 	c.use(a.col, c.b.name)
-	N, p := c.b.t.Noun, a.phrase()
+	N, p := c.b.t.Noun, c.phrase(a)
 	if a.many() {
 		c.maxRows = 30
 		c.minRows = 1
@@ -298,7 +306,7 @@ func (c *cand) lookupMulti() bool {
 		}
 		used[a.col] = true
 		sel = append(sel, c.q.ref(a))
-		names = append(names, a.phrase())
+		names = append(names, c.phrase(a))
 		c.use(a.col)
 	}
 	if len(sel) < 2 {
@@ -330,6 +338,11 @@ func (c *cand) list() bool {
 	}
 	cond, np, ok := c.filter()
 	if ok && c.r.IntN(4) == 0 {
+		if c2, np2, ok2 := c.filter(); ok2 && c2 != cond {
+			cond += " AND " + c2
+			np += " and " + strings.TrimPrefix(np2, c.b.t.Plural+" ")
+		}
+	} else if ok && c.r.IntN(4) == 0 {
 		if c2, np2, ok2 := c.threshold(); ok2 {
 			cond += " AND " + c2
 			np += " and " + strings.TrimPrefix(np2, c.b.t.Plural+" ")
@@ -370,7 +383,7 @@ func (c *cand) listOr() bool {
 	c.sql = c.q.finish(c.listNames() + " " + c.q.from() + " WHERE " + ref + " = " + lit(v1) + " OR " + ref + " = " + lit(v2))
 	c.say(c.pick("List the {n} of {P} whose {p} is {v1} or {v2}.", "Name the {P} with {v1} or {v2} as their {p}.",
 		"Which {P} are {v1} or {v2}? List their {n}.", "Give the {n} of the {P} of {p} {v1} or {v2}."),
-		"{n}", plural(shortLabel(c.b.name)), "{P}", c.b.t.Plural, "{p}", a.phrase(), "{v1}", v1.S, "{v2}", v2.S)
+		"{n}", plural(shortLabel(c.b.name)), "{P}", c.b.t.Plural, "{p}", c.phrase(a), "{v1}", v1.S, "{v2}", v2.S)
 	c.ev("%s or %s refers to %s = %s OR %s = %s", v1.S, v2.S, ident(a.col.Name), lit(v1), ident(a.col.Name), lit(v2))
 	return true
 }
@@ -421,7 +434,7 @@ func (c *cand) countIn() bool {
 	c.notTotal = c.b.t.Rows
 	c.sql = c.q.finish("SELECT " + e + " " + c.q.from() + " WHERE " + ref + " IN (" + lit(v1) + ", " + lit(v2) + ")")
 	c.say(c.pick("How many {P} are {v1} or {v2}?", "Count the {P} whose {p} is either {v1} or {v2}.", "What is the total number of {v1} and {v2} {P}?",
-		"How many {P} have {v1} or {v2} as their {p}?"), "{P}", c.b.t.Plural, "{p}", a.phrase(), "{v1}", v1.S, "{v2}", v2.S)
+		"How many {P} have {v1} or {v2} as their {p}?"), "{P}", c.b.t.Plural, "{p}", c.phrase(a), "{v1}", v1.S, "{v2}", v2.S)
 	c.ev("%s or %s refers to %s IN (%s, %s)", v1.S, v2.S, ident(a.col.Name), lit(v1), lit(v2))
 	return true
 }
@@ -460,7 +473,7 @@ func (c *cand) aggregate() bool {
 	}
 	ref := c.q.ref(m)
 	c.use(m.col)
-	p := m.phrase()
+	p := c.phrase(m)
 	fns := []struct{ fn, word string }{{"AVG", "average"}, {"SUM", "total"}, {"MAX", "highest"}, {"MIN", "lowest"}}
 	f := fns[c.r.IntN(len(fns))]
 	if f.fn == "SUM" && !strings.Contains(strings.ToLower(c.b.t.Name+" "+m.col.Name), "amount") && c.r.IntN(2) == 0 {
@@ -486,7 +499,8 @@ func superlative(m attr) (string, string, bool) {
 
 // top: the named row with the highest or lowest measure.
 func (c *cand) top() bool {
-	if c.b.name == nil {
+	shown := c.shown()
+	if shown == nil {
 		return false
 	}
 	m, ok := c.pickAttr(measurable)
@@ -494,7 +508,7 @@ func (c *cand) top() bool {
 		return false
 	}
 	var cond, np string
-	if c.r.IntN(2) == 0 {
+	if c.r.IntN(3) > 0 {
 		if cond, np, ok = c.filter(); !ok || c.q.fanout {
 			return false
 		}
@@ -510,22 +524,26 @@ func (c *cand) top() bool {
 	if cond != "" {
 		where += " AND " + cond
 	}
-	c.use(m.col, c.b.name)
-	c.sql = c.q.finish(c.listNames() + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 1")
+	c.use(m.col, shown)
+	c.sql = c.q.finish("SELECT " + c.q.self(shown) + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 1")
 	c.tie = c.q.finish("SELECT " + ref + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 2")
 	N := c.b.t.Noun
 	if np == "" {
 		np = c.b.t.Plural
 	}
 	if implicit {
-		c.say(c.pick("Who is the {w} {N}?", "Name the {w} among the {np}.", "Which of the {np} is the {w}?", "What is the {n} of the {w} of the {np}?",
-			"Give the {n} of the {w} {N}."), "{w}", word, "{N}", N, "{np}", np, "{n}", shortLabel(c.b.name))
+		frames := []string{"Who is the {w} {N}?", "Name the {w} among the {np}.", "Which of the {np} is the {w}?", "What is the {n} of the {w} of the {np}?",
+			"Give the {n} of the {w} {N}."}
+		if shown != c.b.name {
+			frames = []string{"What is the {n} of the {w} {N}?", "Give the {n} of the {w} among the {np}.", "State the {n} of the {w} of the {np}.", "Which {n} does the {w} {N} have?"}
+		}
+		c.say(c.pick(frames...), "{w}", word, "{N}", N, "{np}", np, "{n}", shortLabel(shown))
 		c.ev("%s refers to %s(%s)", word, fn, ident(m.col.Name))
 	} else {
 		c.say(c.pick("Which {N} has the {hl} {p} among the {np}?", "Name the {N} {w}.", "Among the {np}, which one has the {hl} {p}?",
-			"What is the {n} of the {N} {w}?"), "{hl}", strings.Fields(word)[2], "{p}", m.phrase(), "{w}", word, "{N}", N, "{np}", np, "{n}", shortLabel(c.b.name))
+			"What is the {n} of the {N} {w}?"), "{hl}", strings.Fields(word)[2], "{p}", c.phrase(m), "{w}", word, "{N}", N, "{np}", np, "{n}", shortLabel(shown))
 		if c.r.IntN(2) == 0 {
-			c.ev("%s %s refers to %s(%s)", strings.Fields(word)[2], m.phrase(), fn, ident(m.col.Name))
+			c.ev("%s %s refers to %s(%s)", strings.Fields(word)[2], c.phrase(m), fn, ident(m.col.Name))
 		}
 	}
 	return true
@@ -581,11 +599,11 @@ func (c *cand) groupTop() bool {
 	c.sql = c.q.finish("SELECT " + ref + " " + c.q.from() + " GROUP BY " + ref + " ORDER BY " + e + " " + dir + " LIMIT 1")
 	c.tie = c.q.finish("SELECT " + e + " " + c.q.from() + " GROUP BY " + ref + " ORDER BY " + e + " " + dir + " LIMIT 2")
 	c.say(c.pick("Which {p} has the {w} {P}?", "What is the {p} with the {w} {P}?", "Name the {p} that the {w} {P} have.", "Which {p} do the {w} {P} belong to?"),
-		"{p}", a.phrase(), "{w}", word, "{P}", c.b.t.Plural)
-	if strings.HasPrefix(c.text, "Which "+a.phrase()+" do") || strings.HasPrefix(c.text, "Name the") {
-		c.text = fmt.Sprintf("Which %s is the most common among %s?", a.phrase(), c.b.t.Plural)
+		"{p}", c.phrase(a), "{w}", word, "{P}", c.b.t.Plural)
+	if strings.HasPrefix(c.text, "Which "+c.phrase(a)+" do") || strings.HasPrefix(c.text, "Name the") {
+		c.text = fmt.Sprintf("Which %s is the most common among %s?", c.phrase(a), c.b.t.Plural)
 		if !desc {
-			c.text = fmt.Sprintf("Which %s is the least common among %s?", a.phrase(), c.b.t.Plural)
+			c.text = fmt.Sprintf("Which %s is the least common among %s?", c.phrase(a), c.b.t.Plural)
 		}
 	}
 	return true
@@ -614,7 +632,7 @@ func (c *cand) having() bool {
 	c.sql = c.q.finish("SELECT " + ref + " " + c.q.from() + " GROUP BY " + ref + " HAVING " + e + " > " + fmt.Sprint(n))
 	c.whole = c.q.finish("SELECT COUNT(*) FROM (SELECT 1 " + c.q.from() + " GROUP BY " + ref + ")")
 	c.say(c.pick("List the {pp} with more than {n} {P}.", "Which {pp} have over {n} {P}?", "Name the {pp} that more than {n} {P} have.", "Give the {pp} shared by more than {n} {P}."),
-		"{pp}", plural(a.phrase()), "{n}", fmt.Sprint(n), "{P}", c.b.t.Plural)
+		"{pp}", plural(c.phrase(a)), "{n}", fmt.Sprint(n), "{P}", c.b.t.Plural)
 	c.ev("more than %d %s refers to %s > %d", n, c.b.t.Plural, e, n)
 	return true
 }
@@ -638,7 +656,8 @@ func (c *cand) percentage() bool {
 		}
 	}
 	e := c.countExpr()
-	if e == "" || c.q.fanout {
+	if e == "" || c.q.fanout || len(c.q.joins) == 0 && c.r.IntN(4) > 0 {
+		// Human percentages nearly always reach another table.
 		return false
 	}
 	c.use(a.col)
@@ -653,7 +672,7 @@ func (c *cand) percentage() bool {
 		np = c.b.t.Plural
 	}
 	c.say(c.pick("What is the percentage of {v} {P} among {np}?", "Calculate the percentage of {np} whose {p} is {v}.", "Among the {np}, what percentage are {v}?",
-		"What percent of {np} have {v} as their {p}?", "Find the proportion, in percent, of {np} with {p} {v}."), "{v}", v.S, "{P}", c.b.t.Plural, "{np}", np, "{p}", a.phrase())
+		"What percent of {np} have {v} as their {p}?", "Find the proportion, in percent, of {np} with {p} {v}."), "{v}", v.S, "{P}", c.b.t.Plural, "{np}", np, "{p}", c.phrase(a))
 	c.ev("percentage = MULTIPLY(DIVIDE(SUM(%s = %s), COUNT(%s)), 100)", ident(a.col.Name), lit(v), strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(e, "COUNT("), "DISTINCT "), ")"))
 	return true
 }
@@ -676,7 +695,7 @@ func (c *cand) ratio() bool {
 	c.sql = c.q.finish("SELECT CAST(SUM(CASE WHEN " + ref + " = " + lit(v1) + " THEN 1 ELSE 0 END) AS REAL) / SUM(CASE WHEN " + ref + " = " + lit(v2) + " THEN 1 ELSE 0 END) " + c.q.from())
 	c.say(c.pick("How many times more {v1} {P} are there than {v2} {P}?", "What is the ratio of {v1} {P} to {v2} {P}?",
 		"Calculate the ratio between {P} whose {p} is {v1} and those whose {p} is {v2}.", "By what factor do {v1} {P} outnumber {v2} ones?"),
-		"{v1}", v1.S, "{v2}", v2.S, "{P}", c.b.t.Plural, "{p}", a.phrase())
+		"{v1}", v1.S, "{v2}", v2.S, "{P}", c.b.t.Plural, "{p}", c.phrase(a))
 	c.ev("ratio = DIVIDE(SUM(%s = %s), SUM(%s = %s))", ident(a.col.Name), lit(v1), ident(a.col.Name), lit(v2))
 	return true
 }
@@ -699,7 +718,7 @@ func (c *cand) aboveAverage() bool {
 	c.maxRows, c.minRows = 40, 1
 	c.sql = c.q.finish("SELECT " + c.q.self(c.b.name) + " " + c.q.from() + " WHERE " + cond + " AND " + ref + " > (SELECT AVG(" + ident(m.col.Name) + ") FROM " + ident(c.b.t.Name) + ")")
 	c.say(c.pick("Among the {np}, which have a {p} above the average of all {P}?", "List the {np} whose {p} is higher than the average {p}.",
-		"Name the {np} with more {p} than the average {N}.", "Which {np} exceed the average {p} of the {P}?"), "{np}", np, "{p}", m.phrase(), "{P}", c.b.t.Plural, "{N}", c.b.t.Noun)
+		"Name the {np} with more {p} than the average {N}.", "Which {np} exceed the average {p} of the {P}?"), "{np}", np, "{p}", c.phrase(m), "{P}", c.b.t.Plural, "{N}", c.b.t.Noun)
 	c.ev("above the average refers to %s > AVG(%s)", ident(m.col.Name), ident(m.col.Name))
 	return true
 }
@@ -777,7 +796,7 @@ func (c *cand) year() bool {
 		c.maxRows, c.minRows = 40, 1
 		c.sql = c.q.finish(c.listNames() + " " + c.q.from() + " WHERE " + cond)
 		c.say(c.pick("List the {P} with a {p} in {y}.", "Which {P} have their {p} in {y}?", "Name the {P} of {y}.", "Give the {n} of the {P} dated {y}."),
-			"{P}", P, "{p}", a.phrase(), "{y}", y, "{n}", plural(shortLabel(c.b.name)))
+			"{P}", P, "{p}", c.phrase(a), "{y}", y, "{n}", plural(shortLabel(c.b.name)))
 	} else {
 		e := c.countExpr()
 		if e == "" {
@@ -786,7 +805,7 @@ func (c *cand) year() bool {
 		c.notTotal = c.b.t.Rows
 		c.sql = c.q.finish("SELECT " + e + " " + c.q.from() + " WHERE " + cond)
 		c.say(c.pick("How many {P} have a {p} in {y}?", "Count the {P} of {y}.", "How many {P} were there in {y}?", "In {y}, how many {P} were recorded?"),
-			"{P}", P, "{p}", a.phrase(), "{y}", y)
+			"{P}", P, "{p}", c.phrase(a), "{y}", y)
 	}
 	c.ev("in %s refers to strftime('%%Y', %s) = '%s'", y, ident(a.col.Name), y)
 	return true
@@ -810,6 +829,156 @@ func (c *cand) distinct() bool {
 	c.maxRows, c.minRows = 30, 2
 	c.sql = c.q.finish("SELECT DISTINCT " + ref + " " + c.q.from() + " WHERE " + cond)
 	c.say(c.pick("What are the different {pp} of {np}?", "List the distinct {pp} of the {np}.", "Which {pp} do {np} have?", "Name all {pp} found among {np}."),
-		"{pp}", plural(a.phrase()), "{np}", np)
+		"{pp}", plural(c.phrase(a)), "{np}", np)
+	return true
+}
+
+// shown is the column a top question answers with: the base's name, or
+// for a table of records without one, another of its own columns.
+func (c *cand) shown() *Column {
+	if c.b.name != nil {
+		return c.b.name
+	}
+	var xs []*Column
+	for _, col := range c.b.t.Columns {
+		if col.Role == RoleCategory || col.Role == RoleDate {
+			xs = append(xs, col)
+		}
+	}
+	if len(xs) == 0 {
+		return nil
+	}
+	return xs[c.r.IntN(len(xs))]
+}
+
+// mostReferenced: the named row that the most rows of another table refer
+// to ("the event with the most attendances").
+func (c *cand) mostReferenced() bool {
+	t := c.b.t
+	if c.b.name == nil || len(t.PrimaryKey) != 1 {
+		return false
+	}
+	var kids []*Table
+	var fks []ForeignKey
+	for _, o := range c.g.d.Tables {
+		for _, fk := range o.ForeignKeys {
+			if strings.EqualFold(fk.RefTable, t.Name) && o != t && o.Rows > 0 {
+				kids, fks = append(kids, o), append(fks, fk)
+			}
+		}
+	}
+	if len(kids) == 0 {
+		return false
+	}
+	i := c.r.IntN(len(kids))
+	kid, fk := kids[i], fks[i]
+	desc := c.r.IntN(4) > 0
+	dir, word := "DESC", "most"
+	if !desc {
+		dir, word = "ASC", "fewest"
+	}
+	from := "FROM " + ident(t.Name) + " AS T1 INNER JOIN " + ident(kid.Name) + " AS T2 ON T1." + ident(fk.RefColumn) + " = T2." + ident(fk.Column) + " GROUP BY T1." + ident(fk.RefColumn)
+	c.use(c.b.name)
+	c.sql = "SELECT T1." + ident(c.b.name.Name) + " " + from + " ORDER BY COUNT(T2." + ident(fk.Column) + ") " + dir + " LIMIT 1"
+	c.tie = "SELECT COUNT(T2." + ident(fk.Column) + ") " + from + " ORDER BY COUNT(T2." + ident(fk.Column) + ") " + dir + " LIMIT 2"
+	c.say(c.pick("Which {N} has the {w} {K}?", "Name the {N} with the {w} {K}.", "What is the {n} of the {N} with the {w} {K}?", "Among all {P}, which one has the {w} {K}?"),
+		"{N}", t.Noun, "{P}", t.Plural, "{w}", word, "{K}", kid.Plural, "{n}", shortLabel(c.b.name))
+	return true
+}
+
+// difference: how many more rows have one value than another (CASE and
+// arithmetic without a CAST).
+func (c *cand) difference() bool {
+	a, ok := c.pickAttr(func(a attr) bool { return filterable(a) && !a.many() })
+	if !ok {
+		return false
+	}
+	v1, ok1 := c.value(a)
+	v2, ok2 := c.value(a, v1.S)
+	if !ok1 || !ok2 {
+		return false
+	}
+	ref := c.q.ref(a)
+	var cond, np string
+	if c.r.IntN(2) == 0 {
+		var ok bool
+		if cond, np, ok = c.filter(); !ok || c.q.fanout || strings.HasPrefix(cond, ref+" ") {
+			return false
+		}
+	}
+	c.use(a.col)
+	c.lookups += 2
+	c.filters += 2
+	sql := "SELECT SUM(CASE WHEN " + ref + " = " + lit(v1) + " THEN 1 ELSE 0 END) - SUM(CASE WHEN " + ref + " = " + lit(v2) + " THEN 1 ELSE 0 END) " + c.q.from()
+	if cond != "" {
+		sql += " WHERE " + cond
+	}
+	c.sql = c.q.finish(sql)
+	if np == "" {
+		np = c.b.t.Plural
+	}
+	c.say(c.pick("How many more {v1} than {v2} {np} are there?", "Among the {np}, how many more are {v1} than {v2}?",
+		"What is the difference between the number of {v1} and {v2} {np}?", "By how many do {v1} {np} outnumber {v2} ones?"),
+		"{v1}", v1.S, "{v2}", v2.S, "{np}", np)
+	c.ev("difference = SUBTRACT(SUM(%s = %s), SUM(%s = %s))", ident(a.col.Name), lit(v1), ident(a.col.Name), lit(v2))
+	return true
+}
+
+// phrase names an attribute in a question, with a synonym for some of its
+// words half the time: people say "surname" as often as "last name".
+func (c *cand) phrase(a attr) string {
+	p := a.phrase()
+	if c.r.IntN(2) == 0 {
+		return p
+	}
+	if s, ok := synonyms[p]; ok {
+		return s[c.r.IntN(len(s))]
+	}
+	ws := strings.Fields(p)
+	for i, w := range ws {
+		if s, ok := synonyms[w]; ok {
+			ws[i] = s[c.r.IntN(len(s))]
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+// maxSubquery: the named rows whose measure equals the filtered maximum
+// or minimum, found by a nested query (ties all answer).
+func (c *cand) maxSubquery() bool {
+	shown := c.shown()
+	if shown == nil {
+		return false
+	}
+	m, ok := c.pickAttr(func(a attr) bool { return measurable(a) && len(a.path) == 0 })
+	if !ok {
+		return false
+	}
+	cond, np, ok := c.filter()
+	if !ok || c.q.fanout {
+		return false
+	}
+	ref := c.q.ref(m)
+	fn, word := "MAX", "highest"
+	if c.r.IntN(3) == 0 {
+		fn, word = "MIN", "lowest"
+	}
+	most, least, implicit := superlative(m)
+	w := "with the " + word + " " + c.phrase(m)
+	if implicit {
+		w = most
+		if fn == "MIN" {
+			w = least
+		}
+	}
+	c.use(m.col, shown)
+	c.maxRows, c.minRows = 10, 1
+	c.sql = c.q.finish("SELECT " + c.q.self(shown) + " " + c.q.from() + " WHERE " + cond + " AND " + ref + " = (SELECT " + fn + "(" + ref + ") " + c.q.from() + " WHERE " + cond + ")")
+	c.say(c.pick("Which of the {np} is the {w}? Give the {n}.", "Among the {np}, name the {w} one.", "List the {n} of the {w} of the {np}.", "What is the {n} of the {np} {w}?"),
+		"{np}", np, "{w}", strings.TrimPrefix(w, "with the "), "{n}", shortLabel(shown))
+	if strings.Contains(c.text, "the with") {
+		return false
+	}
+	c.ev("%s refers to %s(%s)", strings.TrimPrefix(w, "with the "), fn, ident(m.col.Name))
 	return true
 }

@@ -76,7 +76,10 @@ func Generate(ctx context.Context, eng sqlexec.Engine, d *Database, o Options) (
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 40 * o.N
 	}
-	g := newGen(d)
+	g, err := newGen(ctx, eng, d)
+	if err != nil {
+		return nil, fmt.Errorf("generate over %s: %w", d.Path, err)
+	}
 	if len(g.bases) == 0 {
 		return nil, fmt.Errorf("generate over %s: no table has both rows and a column a question can name (every column is a key, free text, constant or NULL)", d.Path)
 	}
@@ -169,7 +172,7 @@ type base struct {
 	weight float64
 }
 
-func newGen(d *Database) *gen {
+func newGen(ctx context.Context, eng sqlexec.Engine, d *Database) (*gen, error) {
 	g := &gen{d: d}
 	for _, t := range d.Tables {
 		if t.Rows == 0 {
@@ -178,6 +181,9 @@ func newGen(d *Database) *gen {
 		b := &base{t: t, name: nameColumn(t), attrs: attrs(d, t)}
 		if len(b.attrs) == 0 || !subject(d, t, b.name) {
 			continue
+		}
+		if err := joinedValues(ctx, eng, d, b); err != nil {
+			return nil, err
 		}
 		// A table with many rows and much around it is what questions are
 		// about; a lookup table of a handful of rows is reached by joins.
@@ -188,7 +194,42 @@ func newGen(d *Database) *gen {
 		g.bases = append(g.bases, b)
 		g.total += b.weight
 	}
-	return g
+	return g, nil
+}
+
+// maxJoinedAttrs bounds the joined attributes of one base whose values
+// are counted (one query each), so that a wide schema stays quick.
+const maxJoinedAttrs = 40
+
+// joinedValues counts, for each filterable attribute a base reaches by a
+// join, how many base rows hold each value: entity lookups then draw
+// values that occur on the base's side, the frequent ones first, and
+// never one that every base row holds.
+func joinedValues(ctx context.Context, eng sqlexec.Engine, d *Database, b *base) error {
+	n := 0
+	for i := range b.attrs {
+		a := &b.attrs[i]
+		if len(a.path) == 0 || !filterable(*a) {
+			continue
+		}
+		if n++; n > maxJoinedAttrs {
+			a.top = []ValueCount{}
+			continue
+		}
+		q := newQuery(b.t)
+		ref := q.ref(*a)
+		res, err := eng.Query(ctx, d.Path, "SELECT "+ref+", COUNT(*) "+q.from()+" WHERE "+ref+" IS NOT NULL GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 200")
+		if err != nil {
+			return fmt.Errorf("values of %s.%s from %s: %w", a.col.Table.Name, a.col.Name, b.t.Name, err)
+		}
+		a.top = []ValueCount{}
+		for _, r := range res.Rows {
+			if r[1].I < b.t.Rows || a.many() {
+				a.top = append(a.top, ValueCount{r[0], r[1].I})
+			}
+		}
+	}
+	return nil
 }
 
 // subject reports whether questions can be about t's rows: a table with
@@ -246,7 +287,7 @@ func (g *gen) attempt(ctx context.Context, eng sqlexec.Engine, seed uint64, i in
 		return attempt{}, err
 	}
 	if reason != "" {
-		return attempt{reject: reason}, nil
+		return attempt{reject: f.name + ": " + reason}, nil
 	}
 	return attempt{q: c.question(), split: split}, nil
 }

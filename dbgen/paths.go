@@ -24,6 +24,18 @@ type hop struct {
 type attr struct {
 	col  *Column
 	path []hop
+	// top are the values base rows reach through path, most frequent
+	// first (joinedValues); nil for the base's own columns, whose
+	// Stats.Top serve.
+	top []ValueCount
+}
+
+// values are the attribute's values with their frequencies.
+func (a attr) values() []ValueCount {
+	if a.top != nil {
+		return a.top
+	}
+	return a.col.Stats.Top
 }
 
 // many reports whether the path fans out (one base row, many values).
@@ -55,7 +67,7 @@ func attrs(d *Database, base *Table) []attr {
 	add := func(t *Table, path []hop) {
 		for _, c := range t.Columns {
 			if c.Role != RoleKey && c.Role != RoleBookkeeping && c.Role != RoleText {
-				out = append(out, attr{c, path})
+				out = append(out, attr{col: c, path: path})
 			}
 		}
 	}

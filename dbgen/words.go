@@ -103,3 +103,15 @@ func shortLabel(c *Column) string {
 	}
 	return strings.Join(ws, " ")
 }
+
+// synonyms are other words people use for common column words.
+var synonyms = map[string][]string{
+	"type": {"kind"}, "category": {"kind", "class"}, "position": {"role", "post"}, "status": {"state"}, "location": {"place", "venue"},
+	"source": {"origin"}, "first name": {"given name", "forename"}, "last name": {"surname", "family name"}, "full name": {"real name", "complete name"},
+	"college": {"school", "faculty"}, "department": {"unit"}, "amount": {"sum"}, "cost": {"price"}, "date": {"day"}, "colour": {"color"},
+	"color": {"colour"}, "notes": {"remarks"}, "email": {"e-mail address", "email address"}, "phone": {"phone number", "telephone number"},
+	"height": {"stature"}, "remaining": {"amount left", "balance"}, "spent": {"amount spent", "spending"}, "city": {"town"},
+	"zip": {"postal code"}, "zip code": {"postal code"}, "race": {"species"}, "alignment": {"moral alignment", "side"},
+	"publisher": {"publishing house", "comic publisher"}, "attribute": {"trait"}, "power": {"ability", "superpower"},
+	"description": {"details"}, "major": {"field of study", "study programme"}, "size": {"dimension"},
+}

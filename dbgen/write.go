@@ -63,11 +63,25 @@ type Summary struct {
 	Seed         uint64         `json:"seed"`
 }
 
-// Write writes the splits in BIRD's layout under dir: train and dev with
-// their databases (copies of d's file and its database_description), and
-// the test split under dir/sealed/ (SealedDir). It refuses an existing
-// dir unless force, and then replaces it whole.
-func Write(dir string, d *Database, s *Splits, seed uint64, force bool) (*Summary, error) {
+// Generated is one database with the questions generated over it.
+type Generated struct {
+	DB     *Database
+	Splits *Splits
+}
+
+// Write writes the splits of one or more databases in BIRD's layout under
+// dir: train and dev with their databases (copies of each file and its
+// database_description), and the test split under dir/sealed/
+// (SealedDir). It refuses an existing dir unless force, and then replaces
+// it whole. generation.json holds one Summary per database.
+func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, error) {
+	ids := map[string]string{}
+	for _, g := range gens {
+		if p, ok := ids[g.DB.ID]; ok {
+			return nil, fmt.Errorf("databases %s and %s would both be named %q in the benchmark: rename one file", p, g.DB.Path, g.DB.ID)
+		}
+		ids[g.DB.ID] = g.DB.Path
+	}
 	if _, err := os.Stat(dir); err == nil {
 		if !force {
 			return nil, ErrExists
@@ -76,51 +90,64 @@ func Write(dir string, d *Database, s *Splits, seed uint64, force bool) (*Summar
 			return nil, fmt.Errorf("replace %s: %w", dir, err)
 		}
 	}
-	entry := tablesFor(d)
+	var entries []*tablesEntry
+	for _, g := range gens {
+		entries = append(entries, tablesFor(g.DB))
+	}
 	for _, sp := range []struct {
 		name string
-		qs   []Question
+		qs   func(*Splits) []Question
 		db   bool
 		sub  string
-	}{{"train", s.Train, true, ""}, {"dev", s.Dev, true, ""}, {"test", s.Test, false, SealedDir}} {
+	}{{"train", func(s *Splits) []Question { return s.Train }, true, ""}, {"dev", func(s *Splits) []Question { return s.Dev }, true, ""},
+		{"test", func(s *Splits) []Question { return s.Test }, false, SealedDir}} {
 		out := filepath.Join(dir, sp.sub)
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return nil, err
 		}
-		if err := writeSplit(out, sp.name, sp.qs, entry); err != nil {
-			return nil, err
-		}
-		if sp.db {
-			if err := copyDatabase(d, filepath.Join(out, sp.name+"_databases", d.ID)); err != nil {
-				return nil, err
+		var qs []Question
+		for _, g := range gens {
+			qs = append(qs, sp.qs(g.Splits)...)
+			if sp.db {
+				if err := copyDatabase(g.DB, filepath.Join(out, sp.name+"_databases", g.DB.ID)); err != nil {
+					return nil, err
+				}
 			}
 		}
+		if err := writeSplit(out, sp.name, qs, entries); err != nil {
+			return nil, err
+		}
 	}
-	note := fmt.Sprintf("The test split of this benchmark: held back from training and from choosing settings.\nIts database is ../train_databases/%s/%s.sqlite.\n", d.ID, d.ID)
+	note := "The test split of this benchmark: held back from training and from choosing settings.\nIts databases are those of ../train_databases/.\n"
 	if err := os.WriteFile(filepath.Join(dir, SealedDir, "README.txt"), []byte(note), 0o644); err != nil {
 		return nil, err
 	}
-	sum := &Summary{Database: d.Path, DBID: d.ID, Descriptions: d.Descriptions, Train: len(s.Train), Dev: len(s.Dev), Test: len(s.Test),
-		Attempts: s.Attempts, Rejected: s.Rejected, Families: s.Families, Roles: map[string]int{}, Skipped: d.Skipped, Seed: seed,
-		Realism: MeasureRealism(append(append(append([]Question(nil), s.Train...), s.Dev...), s.Test...))}
-	for _, t := range d.Tables {
-		for _, c := range t.Columns {
-			sum.Roles[c.Role.String()]++
-		}
-		for _, fk := range t.ForeignKeys {
-			if fk.Inferred {
-				sum.Inferred = append(sum.Inferred, fmt.Sprintf("%s.%s -> %s.%s", t.Name, fk.Column, fk.RefTable, fk.RefColumn))
+	var sums []*Summary
+	for _, g := range gens {
+		d, s := g.DB, g.Splits
+		sum := &Summary{Database: d.Path, DBID: d.ID, Descriptions: d.Descriptions, Train: len(s.Train), Dev: len(s.Dev), Test: len(s.Test),
+			Attempts: s.Attempts, Rejected: s.Rejected, Families: s.Families, Roles: map[string]int{}, Skipped: d.Skipped, Seed: seed,
+			Realism: MeasureRealism(append(append(append([]Question(nil), s.Train...), s.Dev...), s.Test...))}
+		for _, t := range d.Tables {
+			for _, c := range t.Columns {
+				sum.Roles[c.Role.String()]++
+			}
+			for _, fk := range t.ForeignKeys {
+				if fk.Inferred {
+					sum.Inferred = append(sum.Inferred, fmt.Sprintf("%s.%s -> %s.%s", t.Name, fk.Column, fk.RefTable, fk.RefColumn))
+				}
 			}
 		}
+		sums = append(sums, sum)
 	}
-	data, err := marshal(sum)
+	data, err := marshal(sums)
 	if err != nil {
 		return nil, err
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, "generation.json"), data); err != nil {
 		return nil, err
 	}
-	return sum, nil
+	return sums, nil
 }
 
 // marshal writes JSON as BIRD's files look: indented, <, > and & kept.
@@ -135,7 +162,7 @@ func marshal(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func writeSplit(dir, split string, qs []Question, entry *tablesEntry) error {
+func writeSplit(dir, split string, qs []Question, entries []*tablesEntry) error {
 	recs := make([]record, 0, len(qs))
 	var gold strings.Builder
 	for i, q := range qs {
@@ -145,7 +172,7 @@ func writeSplit(dir, split string, qs []Question, entry *tablesEntry) error {
 		recs = append(recs, record{i, q.DBID, q.Question, q.Evidence, q.SQL, q.Difficulty})
 		fmt.Fprintf(&gold, "%s\t%s\n", q.SQL, q.DBID)
 	}
-	for name, v := range map[string]any{split + ".json": recs, split + "_tables.json": []*tablesEntry{entry}} {
+	for name, v := range map[string]any{split + ".json": recs, split + "_tables.json": entries} {
 		data, err := marshal(v)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", name, err)

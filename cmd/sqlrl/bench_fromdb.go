@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/dbgen"
@@ -17,7 +18,7 @@ func init() {
 	register(&command{
 		name:    "bench from-db",
 		summary: "generate verified questions over one of your databases (BIRD layout: train, dev, sealed test)",
-		usage:   "-db FILE.sqlite [-out DIR] [-n N] [-descriptions FILE] [--force]",
+		usage:   "-db FILE.sqlite [-db FILE2.sqlite]... [-out DIR] [-n N] [-descriptions FILE] [--force]",
 		help: `Reads the database (read-only: its file is never written), its BIRD
 database_description/*.csv when present beside it and an optional
 descriptions file, types every column by role, and writes -n questions with
@@ -35,7 +36,8 @@ rejected (docs/dbgen.md).
 
 // benchFromDBFlags declares `bench from-db`'s flags.
 func benchFromDBFlags(fs *flag.FlagSet) func(context.Context, []string) error {
-	db := fs.String("db", "", "the SQLite database `file` to generate over (required)")
+	var dbs stringList
+	fs.Var(&dbs, "db", "a SQLite database `file` to generate over (required; repeat for several, -n questions each)")
 	out := fs.String("out", "data/from-db", "output `dir`")
 	n := fs.Int("n", 10000, "questions over all splits")
 	seed := fs.Uint64("seed", 1, "random seed: the same database, flags and seed give the same questions")
@@ -47,7 +49,7 @@ func benchFromDBFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	return func(ctx context.Context, _ []string) error {
 		switch {
-		case *db == "":
+		case len(dbs) == 0:
 			return usagef("-db is required: the SQLite file to generate over")
 		case *n <= 0:
 			return usagef("-n must be positive, got %d", *n)
@@ -57,27 +59,40 @@ func benchFromDBFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		start := time.Now()
 		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Limits: sqlexec.Limits{Timeout: 10 * time.Second, MaxRows: 10000}, MaxConnsPerDB: *workers})
 		defer eng.Close()
-		d, err := dbgen.Introspect(ctx, eng, *db, dbgen.IntrospectOptions{DescriptionsFile: *desc})
-		if err != nil {
-			return err
+		var gens []dbgen.Generated
+		for _, db := range dbs {
+			d, err := dbgen.Introspect(ctx, eng, db, dbgen.IntrospectOptions{DescriptionsFile: *desc})
+			if err != nil {
+				return err
+			}
+			var bar *progress.Bar
+			if !*quiet {
+				bar = progress.New(os.Stderr, d.ID, *n)
+			}
+			s, err := dbgen.Generate(ctx, eng, d, dbgen.Options{N: *n, Seed: *seed, DevShare: *dev, TestShare: *test, Workers: *workers, Progress: bar.Func()})
+			bar.Finish()
+			if err != nil {
+				return err
+			}
+			gens = append(gens, dbgen.Generated{DB: d, Splits: s})
 		}
-		var bar *progress.Bar
-		if !*quiet {
-			bar = progress.New(os.Stderr, "questions", *n)
-		}
-		s, err := dbgen.Generate(ctx, eng, d, dbgen.Options{N: *n, Seed: *seed, DevShare: *dev, TestShare: *test, Workers: *workers, Progress: bar.Func()})
-		bar.Finish()
-		if err != nil {
-			return err
-		}
-		sum, err := dbgen.Write(*out, d, s, *seed, *force)
+		sums, err := dbgen.Write(*out, gens, *seed, *force)
 		if errors.Is(err, dbgen.ErrExists) {
 			return fmt.Errorf("%s exists; pass --force to replace it", *out)
 		}
 		if err != nil {
 			return err
 		}
-		sum.WriteText(os.Stdout, *out, time.Since(start))
+		for _, sum := range sums {
+			sum.WriteText(os.Stdout, *out)
+		}
+		fmt.Printf("took %.1fs\n", time.Since(start).Seconds())
 		return nil
 	}
 }
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
