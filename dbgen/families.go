@@ -24,17 +24,18 @@ var families = []family{
 	{"lookup_multi", 6, (*cand).lookupMulti},
 	{"list", 12, (*cand).list},
 	{"list_or", 2, (*cand).listOr},
-	{"count", 10, (*cand).count},
-	{"count_in", 3, (*cand).countIn},
+	{"count", 8, (*cand).count},
+	{"count_in", 2, (*cand).countIn},
 	{"count_threshold", 4, (*cand).countThreshold},
 	{"aggregate", 8, (*cand).aggregate},
 	{"top", 10, (*cand).top},
 	{"top_k", 4, (*cand).topK},
 	{"most_referenced", 3, (*cand).mostReferenced},
 	{"group_top", 2, (*cand).groupTop},
+	{"group_average", 2, (*cand).groupAverage},
 	{"having", 1, (*cand).having},
 	{"percentage", 4, (*cand).percentage},
-	{"ratio", 1, (*cand).ratio},
+	{"ratio", 2, (*cand).ratio},
 	{"max_subquery", 1, (*cand).maxSubquery},
 	{"difference", 1, (*cand).difference},
 	{"above_average", 4, (*cand).aboveAverage},
@@ -391,7 +392,7 @@ func (c *cand) listOr() bool {
 // count: how many rows a filter keeps.
 func (c *cand) count() bool {
 	cond, np, ok := c.filter()
-	if ok && c.r.IntN(4) == 0 {
+	if ok && c.r.IntN(6) == 0 {
 		if c2, np2, ok2 := c.filter(); ok2 && c2 != cond {
 			cond += " AND " + c2
 			np += " and " + strings.TrimPrefix(np2, c.b.t.Plural+" ")
@@ -524,8 +525,20 @@ func (c *cand) top() bool {
 	if cond != "" {
 		where += " AND " + cond
 	}
+	sel, label := c.q.self(shown), shortLabel(shown)
+	// Half the time the answer is something the top row links to ("the
+	// publisher of the tallest female superhero").
+	if cond != "" && c.r.IntN(2) == 0 {
+		a, ok := c.pickAttr(func(a attr) bool {
+			return len(a.path) > 0 && !a.many() && (a.col.Role == RoleName || a.col.Role == RoleCategory) && !c.q.joined(a.path)
+		})
+		if !ok {
+			return false
+		}
+		sel, label, shown = c.q.ref(a), c.phrase(a), a.col
+	}
 	c.use(m.col, shown)
-	c.sql = c.q.finish("SELECT " + c.q.self(shown) + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 1")
+	c.sql = c.q.finish("SELECT " + sel + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 1")
 	c.tie = c.q.finish("SELECT " + ref + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 2")
 	N := c.b.t.Noun
 	if np == "" {
@@ -537,11 +550,15 @@ func (c *cand) top() bool {
 		if shown != c.b.name {
 			frames = []string{"What is the {n} of the {w} {N}?", "Give the {n} of the {w} among the {np}.", "State the {n} of the {w} of the {np}.", "Which {n} does the {w} {N} have?"}
 		}
-		c.say(c.pick(frames...), "{w}", word, "{N}", N, "{np}", np, "{n}", shortLabel(shown))
+		c.say(c.pick(frames...), "{w}", word, "{N}", N, "{np}", np, "{n}", label)
 		c.ev("%s refers to %s(%s)", word, fn, ident(m.col.Name))
 	} else {
-		c.say(c.pick("Which {N} has the {hl} {p} among the {np}?", "Name the {N} {w}.", "Among the {np}, which one has the {hl} {p}?",
-			"What is the {n} of the {N} {w}?"), "{hl}", strings.Fields(word)[2], "{p}", c.phrase(m), "{w}", word, "{N}", N, "{np}", np, "{n}", shortLabel(shown))
+		frames := []string{"Which {N} has the {hl} {p} among the {np}?", "Name the {N} {w}.", "Among the {np}, which one has the {hl} {p}?",
+			"What is the {n} of the {N} {w}?"}
+		if shown != c.b.name {
+			frames = []string{"What is the {n} of the {N} {w} among the {np}?", "Give the {n} of the {N} {w}.", "Among the {np}, what is the {n} of the one {w}?", "State the {n} of the {N} {w}."}
+		}
+		c.say(c.pick(frames...), "{hl}", strings.Fields(word)[2], "{p}", c.phrase(m), "{w}", word, "{N}", N, "{np}", np, "{n}", label)
 		if c.r.IntN(2) == 0 {
 			c.ev("%s %s refers to %s(%s)", strings.Fields(word)[2], c.phrase(m), fn, ident(m.col.Name))
 		}
@@ -649,7 +666,7 @@ func (c *cand) percentage() bool {
 	}
 	ref := c.q.ref(a)
 	var cond, np string
-	if c.r.IntN(2) == 0 {
+	if c.r.IntN(4) > 0 {
 		cond, np, ok = c.filter()
 		if !ok || strings.Contains(cond, ref+" ") || c.q.fanout {
 			return false
@@ -689,13 +706,25 @@ func (c *cand) ratio() bool {
 		return false
 	}
 	ref := c.q.ref(a)
+	var cond, np string
+	if c.r.IntN(2) == 0 {
+		var ok bool
+		if cond, np, ok = c.filter(); !ok || c.q.fanout || strings.HasPrefix(cond, ref+" ") {
+			return false
+		}
+		np = " among " + np
+	}
 	c.use(a.col)
 	c.lookups += 2
 	c.filters += 2
-	c.sql = c.q.finish("SELECT CAST(SUM(CASE WHEN " + ref + " = " + lit(v1) + " THEN 1 ELSE 0 END) AS REAL) / SUM(CASE WHEN " + ref + " = " + lit(v2) + " THEN 1 ELSE 0 END) " + c.q.from())
-	c.say(c.pick("How many times more {v1} {P} are there than {v2} {P}?", "What is the ratio of {v1} {P} to {v2} {P}?",
-		"Calculate the ratio between {P} whose {p} is {v1} and those whose {p} is {v2}.", "By what factor do {v1} {P} outnumber {v2} ones?"),
-		"{v1}", v1.S, "{v2}", v2.S, "{P}", c.b.t.Plural, "{p}", c.phrase(a))
+	sql := "SELECT CAST(SUM(CASE WHEN " + ref + " = " + lit(v1) + " THEN 1 ELSE 0 END) AS REAL) / SUM(CASE WHEN " + ref + " = " + lit(v2) + " THEN 1 ELSE 0 END) " + c.q.from()
+	if cond != "" {
+		sql += " WHERE " + cond
+	}
+	c.sql = c.q.finish(sql)
+	c.say(c.pick("How many times more {v1} {P} are there than {v2} {P}{np}?", "What is the ratio of {v1} {P} to {v2} {P}{np}?",
+		"Calculate the ratio between {P} whose {p} is {v1} and those whose {p} is {v2}{np}.", "By what factor do {v1} {P} outnumber {v2} ones{np}?"),
+		"{v1}", v1.S, "{v2}", v2.S, "{P}", c.b.t.Plural, "{p}", c.phrase(a), "{np}", np)
 	c.ev("ratio = DIVIDE(SUM(%s = %s), SUM(%s = %s))", ident(a.col.Name), lit(v1), ident(a.col.Name), lit(v2))
 	return true
 }
@@ -813,6 +842,9 @@ func (c *cand) year() bool {
 
 // distinct: the different values of a category among filtered rows.
 func (c *cand) distinct() bool {
+	if c.r.IntN(2) == 0 {
+		return false // half the family's weight: it rarely fails
+	}
 	a, ok := c.pickAttr(func(a attr) bool { return filterable(a) && !a.many() })
 	if !ok {
 		return false
@@ -980,5 +1012,30 @@ func (c *cand) maxSubquery() bool {
 		return false
 	}
 	c.ev("%s refers to %s(%s)", strings.TrimPrefix(w, "with the "), fn, ident(m.col.Name))
+	return true
+}
+
+// groupAverage: the category whose rows have the highest or lowest
+// average measure.
+func (c *cand) groupAverage() bool {
+	m, ok := c.pickAttr(measurable)
+	if !ok {
+		return false
+	}
+	a, ok := c.pickAttr(func(a attr) bool { return filterable(a) && !a.many() && a.col != m.col })
+	if !ok {
+		return false
+	}
+	ref, mref := c.q.ref(a), c.q.ref(m)
+	dir, word := "DESC", "highest"
+	if c.r.IntN(3) == 0 {
+		dir, word = "ASC", "lowest"
+	}
+	c.use(a.col, m.col)
+	c.sql = c.q.finish("SELECT " + ref + " " + c.q.from() + " GROUP BY " + ref + " ORDER BY AVG(" + mref + ") " + dir + " LIMIT 1")
+	c.tie = c.q.finish("SELECT AVG(" + mref + ") " + c.q.from() + " GROUP BY " + ref + " ORDER BY AVG(" + mref + ") " + dir + " LIMIT 2")
+	c.say(c.pick("Which {p} has the {w} average {m}?", "Among all {pp}, which one has {P} with the {w} average {m}?", "Name the {p} whose {P} have the {w} average {m}.",
+		"What is the {p} with the {w} average {m} of {P}?"), "{p}", c.phrase(a), "{pp}", plural(c.phrase(a)), "{w}", word, "{m}", c.phrase(m), "{P}", c.b.t.Plural)
+	c.ev("%s average %s refers to %s(AVG(%s))", word, c.phrase(m), map[string]string{"DESC": "MAX", "ASC": "MIN"}[dir], ident(m.col.Name))
 	return true
 }

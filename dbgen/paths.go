@@ -143,6 +143,20 @@ func (q *query) ref(a attr) string {
 	return q.alias(a.path) + "." + ident(a.col.Name)
 }
 
+// joined reports whether the query already joins along path.
+func (q *query) joined(path []hop) bool {
+	_, ok := q.aliases[pathKey(path)]
+	return ok
+}
+
+func pathKey(path []hop) string {
+	key := ""
+	for _, h := range path {
+		key += h.to.Name + "." + h.toCol + "<" + h.fromCol + "|"
+	}
+	return key
+}
+
 // alias returns the alias of the table a path ends at.
 func (q *query) alias(path []hop) string {
 	key := ""
