@@ -34,11 +34,11 @@ var families = []family{
 	{"group_top", 2, (*cand).groupTop},
 	{"group_average", 2, (*cand).groupAverage},
 	{"having", 1, (*cand).having},
-	{"percentage", 5, (*cand).percentage},
+	{"percentage", 6, (*cand).percentage},
 	{"ratio", 2, (*cand).ratio},
 	{"max_subquery", 1, (*cand).maxSubquery},
-	{"difference", 1, (*cand).difference},
-	{"above_average", 4, (*cand).aboveAverage},
+	{"difference", 2, (*cand).difference},
+	{"above_average", 7, (*cand).aboveAverage},
 	{"not_exists", 1, (*cand).notExists},
 	{"left_join", 1, (*cand).leftJoin},
 	{"year", 3, (*cand).year},
@@ -707,7 +707,7 @@ func (c *cand) ratio() bool {
 	}
 	ref := c.q.ref(a)
 	var cond, np string
-	if c.r.IntN(2) == 0 {
+	if c.r.IntN(4) > 0 {
 		var ok bool
 		if cond, np, ok = c.filter(); !ok || c.q.fanout || strings.HasPrefix(cond, ref+" ") {
 			return false
@@ -731,7 +731,8 @@ func (c *cand) ratio() bool {
 
 // aboveAverage: named rows whose measure beats the average (a subquery).
 func (c *cand) aboveAverage() bool {
-	if c.b.name == nil {
+	shown := c.shown()
+	if shown == nil {
 		return false
 	}
 	m, ok := c.pickAttr(func(a attr) bool { return measurable(a) && len(a.path) == 0 })
@@ -739,16 +740,23 @@ func (c *cand) aboveAverage() bool {
 		return false
 	}
 	cond, np, ok := c.filter()
-	if !ok || c.q.fanout {
+	if !ok || c.q.fanout || len(c.q.joins) > 1 {
 		return false
 	}
+	// Below the average half the time: an outlier (a 90,000,000 kg hero)
+	// can leave nothing above it.
+	op, word, more := ">", "above", "higher"
+	if c.r.IntN(2) == 0 {
+		op, word, more = "<", "below", "lower"
+	}
 	ref := c.q.ref(m)
-	c.use(m.col, c.b.name)
+	c.use(m.col, shown)
 	c.maxRows, c.minRows = 40, 1
-	c.sql = c.q.finish("SELECT " + c.q.self(c.b.name) + " " + c.q.from() + " WHERE " + cond + " AND " + ref + " > (SELECT AVG(" + ident(m.col.Name) + ") FROM " + ident(c.b.t.Name) + ")")
-	c.say(c.pick("Among the {np}, which have a {p} above the average of all {P}?", "List the {np} whose {p} is higher than the average {p}.",
-		"Name the {np} with more {p} than the average {N}.", "Which {np} exceed the average {p} of the {P}?"), "{np}", np, "{p}", c.phrase(m), "{P}", c.b.t.Plural, "{N}", c.b.t.Noun)
-	c.ev("above the average refers to %s > AVG(%s)", ident(m.col.Name), ident(m.col.Name))
+	c.sql = c.q.finish("SELECT " + c.q.self(shown) + " " + c.q.from() + " WHERE " + cond + " AND " + ref + " " + op + " (SELECT AVG(" + ident(m.col.Name) + ") FROM " + ident(c.b.t.Name) + ")")
+	c.say(c.pick("Among the {np}, which have a {p} {w} the average of all {P}? Give their {n}.", "List the {n} of the {np} whose {p} is {more} than the average {p}.",
+		"Name the {np} with a {p} {w} the average {N}'s.", "Which {np} have a {p} {w} the average of the {P}? List their {n}."),
+		"{np}", np, "{p}", c.phrase(m), "{P}", c.b.t.Plural, "{N}", c.b.t.Noun, "{w}", word, "{more}", more, "{n}", plural(shortLabel(shown)))
+	c.ev("%s the average refers to %s %s AVG(%s)", word, ident(m.col.Name), op, ident(m.col.Name))
 	return true
 }
 
@@ -932,7 +940,7 @@ func (c *cand) difference() bool {
 	}
 	ref := c.q.ref(a)
 	var cond, np string
-	if c.r.IntN(2) == 0 {
+	if c.r.IntN(4) > 0 {
 		var ok bool
 		if cond, np, ok = c.filter(); !ok || c.q.fanout || strings.HasPrefix(cond, ref+" ") {
 			return false
