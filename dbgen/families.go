@@ -162,8 +162,24 @@ func (c *cand) filter() (cond, np string, ok bool) {
 	if fromWords[lastWord(p)] {
 		forms = append(forms, "{P} from {v}", "{P} from {v}")
 	}
-	if len(a.path) > 0 && a.many() {
+	// Through a table of records (not a lookup list), the question names
+	// those records: "expenses of members whose t-shirt size is Large",
+	// "majors with members whose county is Vanderburgh County".
+	via := firstSubject(c.g, a.path)
+	switch {
+	case via != nil && a.many():
+		forms = []string{"{P} with {K} whose {p} is {v}", "{P} that have {K} with {v} as their {p}", "{P} with {v} {K}"}
+	case via != nil && a.col.Table == via && nameColumn(via) == a.col:
+		forms = []string{"{P} of the {k} {v}", "{P} of {v}", "{v} {P}"}
+	case via != nil:
+		forms = []string{"{P} of {K} whose {p} is {v}", "{P} of {K} with {v} as their {p}", "{P} whose {k}'s {p} is {v}"}
+	case a.many():
 		forms = []string{"{P} with the {v} {p}", "{P} that have {v} as a {p}", "{P} with {v}"}
+	}
+	if via != nil {
+		for i := range forms {
+			forms[i] = strings.NewReplacer("{K}", via.Plural, "{k}", via.Noun).Replace(forms[i])
+		}
 	}
 	form := forms[c.r.IntN(len(forms))]
 	np = strings.NewReplacer("{P}", P, "{p}", p, "{v}", v.S).Replace(form)
@@ -278,8 +294,18 @@ func (c *cand) lookup() bool {
 		c.maxRows = 30
 		c.minRows = 1
 		c.sql = c.q.finish("SELECT " + sel + " " + c.q.from() + " WHERE " + where)
-		c.say(c.pick("List the {pp} of {v}.", "What are the {pp} of {v}?", "Name the {pp} of the {N} {v}.", "Which {pp} does {v} have?",
-			"Please list all the {pp} of {v}.", "Give the {pp} that {v} has."), "{pp}", plural(p), "{v}", v.S, "{N}", N)
+		frames := []string{"List the {pp} of {v}.", "What are the {pp} of {v}?", "Name the {pp} of the {N} {v}.", "Which {pp} does {v} have?",
+			"Please list all the {pp} of {v}.", "Give the {pp} that {v} has."}
+		if k := firstSubject(c.g, a.path); k != nil {
+			// Through a table of records: say whose values they are.
+			frames = []string{"List the {pp} of the {K} of {v}.", "What are the {pp} of {v}'s {K}?", "Name the {pp} of the {K} of the {N} {v}.",
+				"Which {pp} do the {K} of {v} have?", "Please list the {pp} of all {K} of {v}.", "Give the {pp} of the {K} that {v} has."}
+		}
+		K := ""
+		if k := firstSubject(c.g, a.path); k != nil {
+			K = k.Plural
+		}
+		c.say(c.pick(frames...), "{pp}", plural(p), "{v}", v.S, "{N}", N, "{K}", K)
 	} else {
 		c.sql = c.q.finish("SELECT " + sel + " " + c.q.from() + " WHERE " + where)
 		frames := []string{"What is the {p} of {v}?", "Give the {p} of {v}.", "State the {p} of the {N} {v}.", "What {p} does {v} have?",
@@ -686,7 +712,7 @@ func (c *cand) percentage() bool {
 	}
 	c.sql = c.q.finish(sql)
 	if np == "" {
-		np = c.b.t.Plural
+		np = "all " + c.b.t.Plural
 	}
 	c.say(c.pick("What is the percentage of {v} {P} among {np}?", "Calculate the percentage of {np} whose {p} is {v}.", "Among the {np}, what percentage are {v}?",
 		"What percent of {np} have {v} as their {p}?", "Find the proportion, in percent, of {np} with {p} {v}."), "{v}", v.S, "{P}", c.b.t.Plural, "{np}", np, "{p}", c.phrase(a))
@@ -1046,4 +1072,25 @@ func (c *cand) groupAverage() bool {
 		"What is the {p} with the {w} average {m} of {P}?"), "{p}", c.phrase(a), "{pp}", plural(c.phrase(a)), "{w}", word, "{m}", c.phrase(m), "{P}", c.b.t.Plural)
 	c.ev("%s average %s refers to %s(AVG(%s))", word, c.phrase(m), map[string]string{"DESC": "MAX", "ASC": "MIN"}[dir], ident(m.col.Name))
 	return true
+}
+
+// isSubject reports whether t is a table questions are about (a base).
+func isSubject(g *gen, t *Table) bool {
+	for _, b := range g.bases {
+		if b.t == t {
+			return true
+		}
+	}
+	return false
+}
+
+// firstSubject is the first table along path that questions are about
+// (not a lookup list or a bridge), nil when none.
+func firstSubject(g *gen, path []hop) *Table {
+	for _, h := range path {
+		if isSubject(g, h.to) {
+			return h.to
+		}
+	}
+	return nil
 }

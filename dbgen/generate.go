@@ -282,6 +282,10 @@ func (g *gen) attempt(ctx context.Context, eng sqlexec.Engine, seed uint64, i in
 	if !f.build(c) {
 		return attempt{reject: "no " + f.name + " over " + b.t.Name}, nil
 	}
+	if v := missingValue(c.sql, c.text); v != "" {
+		// A frame that drops a filter's words would ask another question.
+		return attempt{reject: f.name + ": value " + v + " not in the question"}, nil
+	}
 	reason, err := c.verify(ctx, eng)
 	if err != nil {
 		return attempt{}, err
@@ -514,4 +518,34 @@ func sortedFamilies(m map[string]int) []string {
 		return keys[i] < keys[j]
 	})
 	return keys
+}
+
+// missingValue returns the first string literal of sql (strftime formats
+// aside) that the question does not hold, any case; "" when all are there.
+func missingValue(sql, question string) string {
+	q := strings.ToLower(question)
+	for i := 0; i < len(sql); i++ {
+		if sql[i] != '\'' {
+			continue
+		}
+		var b strings.Builder
+		j := i + 1
+		for ; j < len(sql); j++ {
+			if sql[j] == '\'' {
+				if j+1 < len(sql) && sql[j+1] == '\'' {
+					b.WriteByte('\'')
+					j++
+					continue
+				}
+				break
+			}
+			b.WriteByte(sql[j])
+		}
+		v := b.String()
+		if !strings.HasPrefix(v, "%") && !strings.Contains(q, strings.ToLower(v)) {
+			return v
+		}
+		i = j
+	}
+	return ""
 }

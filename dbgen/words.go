@@ -93,6 +93,10 @@ func measureWord(c *Column) ([4]string, bool) {
 // "weight", "publisher id" -> "publisher").
 func shortLabel(c *Column) string {
 	ws := strings.Fields(strings.ToLower(c.Label))
+	// "link to major", "ref event", "fk member": the referenced thing.
+	for len(ws) > 1 && (ws[0] == "link" || ws[0] == "to" || ws[0] == "ref" || ws[0] == "fk" || ws[0] == "references") {
+		ws = ws[1:]
+	}
 	for len(ws) > 1 {
 		switch ws[len(ws)-1] {
 		case "kg", "cm", "id", "usd", "eur", "km", "mm", "m", "g", "lb":
@@ -108,7 +112,7 @@ func shortLabel(c *Column) string {
 var synonyms = map[string][]string{
 	"type": {"kind"}, "category": {"kind", "class"}, "position": {"role", "post"}, "status": {"state"}, "location": {"place", "venue"},
 	"source": {"origin"}, "first name": {"given name", "forename"}, "last name": {"surname", "family name"}, "full name": {"real name", "complete name"},
-	"college": {"school", "faculty"}, "department": {"unit"}, "amount": {"sum"}, "cost": {"price"}, "date": {"day"}, "colour": {"color"},
+	"college": {"school", "faculty"}, "department": {"unit"}, "cost": {"price"}, "date": {"day"}, "colour": {"color"},
 	"color": {"colour"}, "notes": {"remarks"}, "email": {"e-mail address", "email address"}, "phone": {"phone number", "telephone number"},
 	"height": {"stature"}, "remaining": {"amount left", "balance"}, "spent": {"amount spent", "spending"}, "city": {"town"},
 	"zip": {"postal code"}, "zip code": {"postal code"}, "race": {"species"}, "alignment": {"moral alignment", "side"},
