@@ -172,7 +172,7 @@ func (c *cand) filter() (cond, np string, ok bool) {
 	case via != nil && a.col.Table == via && nameColumn(via) == a.col:
 		forms = []string{"{P} of the {k} {v}", "{P} of {v}", "{v} {P}"}
 	case via != nil:
-		forms = []string{"{P} of {K} whose {p} is {v}", "{P} of {K} with {v} as their {p}", "{P} whose {k}'s {p} is {v}"}
+		forms = []string{"{P} of {K} whose {p} is {v}", "{P} of {K} with {v} as their {p}", "{P} whose {k}'s {p} is {v}", "{P} of {v} {K}", "{P} of {v} {K}"}
 	case a.many():
 		forms = []string{"{P} with the {v} {p}", "{P} that have {v} as a {p}", "{P} with {v}"}
 	}
