@@ -263,6 +263,19 @@ INSERT INTO p SELECT i, 'Person ' || i, CASE WHEN i % 9 = 0 THEN 'A' WHEN i % 7 
 	}
 }
 
+// TestBigTableSampled: a table over SampleRows rows has its statistics
+// read from its first SampleRows rows, its row count exact.
+func TestBigTableSampled(t *testing.T) {
+	path := fixture(t, "big", fmt.Sprintf(`CREATE TABLE reading (id INTEGER PRIMARY KEY, station TEXT, value REAL);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %d)
+INSERT INTO reading SELECT i, 'Station ' || (i %% 7), (i * 13) %% 1000 FROM n;`, SampleRows+5000))
+	d := introspect(t, path, IntrospectOptions{})
+	r := d.Table("reading")
+	if r.Rows != SampleRows+5000 || r.Column("value").Stats.Rows != SampleRows || r.Column("station").Role != RoleCategory {
+		t.Errorf("rows %d, sampled %d, station role %s", r.Rows, r.Column("value").Stats.Rows, r.Column("station").Role)
+	}
+}
+
 func TestPostgresNotYet(t *testing.T) {
 	_, err := Introspect(context.Background(), engine(t), "postgres://u@h/db", IntrospectOptions{})
 	if !errors.Is(err, ErrPostgres) {

@@ -312,15 +312,23 @@ func readTable(ctx context.Context, q func(string) (*sqlexec.Result, error), nam
 	return t, nil
 }
 
+// SampleRows bounds the rows a column's statistics are read from.
+const SampleRows = 200000
+
 // readStats fills c.Stats: one aggregate query, then the quantiles of a
 // numeric column and the top values of any column with repeated values.
 func readStats(ctx context.Context, q func(string) (*sqlexec.Result, error), t *Table, c *Column, top int) error {
 	s := &c.Stats
-	s.Rows = t.Rows
+	s.Rows = min(t.Rows, SampleRows)
 	if t.Rows == 0 {
 		return nil
 	}
 	col, tab := quote(c.Name), quote(t.Name)
+	if t.Rows > SampleRows {
+		// A big table's statistics come from its first rows in storage
+		// order: exact ones would sort every numeric column five times.
+		tab = fmt.Sprintf("(SELECT %s FROM %s LIMIT %d)", col, tab, SampleRows)
+	}
 	res, err := q(fmt.Sprintf(`SELECT COUNT(%[1]s), COUNT(DISTINCT %[1]s), SUM(typeof(%[1]s) IN ('integer', 'real')), SUM(typeof(%[1]s) = 'integer'),
 		MIN(CASE WHEN typeof(%[1]s) IN ('integer', 'real') THEN %[1]s END), MAX(CASE WHEN typeof(%[1]s) IN ('integer', 'real') THEN %[1]s END),
 		AVG(length(CAST(%[1]s AS TEXT))), SUM(CAST(%[1]s AS TEXT) GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]*') FROM %[2]s`, col, tab))
