@@ -24,6 +24,7 @@ var families = []family{
 	{"lookup_multi", 6, (*cand).lookupMulti},
 	{"list", 12, (*cand).list},
 	{"list_or", 2, (*cand).listOr},
+	{"list_ordered", 1, (*cand).listOrdered},
 	{"count", 8, (*cand).count},
 	{"count_in", 2, (*cand).countIn},
 	{"count_threshold", 3, (*cand).countThreshold},
@@ -602,6 +603,12 @@ func (c *cand) topK() bool {
 		return false
 	}
 	k := 2 + c.r.IntN(4)
+	var cond, np string
+	if c.r.IntN(2) == 0 {
+		if cond, np, ok = c.filter(); !ok {
+			return false
+		}
+	}
 	ref := c.q.ref(m)
 	if c.q.fanout {
 		return false
@@ -613,12 +620,21 @@ func (c *cand) topK() bool {
 		word, dir = least, "ASC"
 	}
 	where := " WHERE " + ref + " IS NOT NULL"
+	if cond != "" {
+		where += " AND " + cond
+	}
+	if np == "" {
+		np = c.b.t.Plural
+	}
 	c.use(m.col, c.b.name)
 	c.maxRows, c.minRows = k, k
 	c.sql = c.q.finish("SELECT " + c.q.self(c.b.name) + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT " + fmt.Sprint(k))
 	c.tie = c.q.finish("SELECT " + ref + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + fmt.Sprintf(" LIMIT 2 OFFSET %d", k-1))
-	c.say(c.pick("List the {k} {w} {P}.", "Name the top {k} {P} {w2}.", "Which {k} {P} are the {w}?", "Give the {n} of the {k} {w} {P}."),
-		"{k}", fmt.Sprint(k), "{w}", strings.TrimPrefix(word, "with the "), "{w2}", word, "{P}", c.b.t.Plural, "{n}", plural(shortLabel(c.b.name)))
+	frames := []string{"List the {k} {w} {P}.", "Name the top {k} {P} {w2}.", "Which {k} {P} are the {w}?", "Give the {n} of the {k} {w} {P}."}
+	if cond != "" {
+		frames = []string{"List the {k} {w} of the {np}.", "Among the {np}, name the top {k} {w2}.", "Which {k} of the {np} are the {w}?", "Give the {n} of the {k} {w} {np}."}
+	}
+	c.say(c.pick(frames...), "{k}", fmt.Sprint(k), "{w}", strings.TrimPrefix(word, "with the "), "{w2}", word, "{P}", c.b.t.Plural, "{np}", np, "{n}", plural(shortLabel(c.b.name)))
 	return true
 }
 
@@ -788,54 +804,67 @@ func (c *cand) aboveAverage() bool {
 
 // notExists: rows no other table refers to.
 func (c *cand) notExists() bool {
-	t := c.b.t
-	if len(t.PrimaryKey) != 1 {
+	t, kid, fk, ok := c.parentLink(false, 0)
+	if !ok {
 		return false
 	}
-	var kids []*Table
-	var fks []ForeignKey
-	for _, o := range c.g.d.Tables {
-		for _, fk := range o.ForeignKeys {
-			if strings.EqualFold(fk.RefTable, t.Name) && o != t && o.Rows > 0 {
-				kids, fks = append(kids, o), append(fks, fk)
-			}
-		}
-	}
-	if len(kids) == 0 {
-		return false
-	}
-	i := c.r.IntN(len(kids))
-	kid, fk := kids[i], fks[i]
 	c.notTotal = t.Rows
 	c.sql = "SELECT COUNT(*) FROM " + ident(t.Name) + " AS T1 WHERE NOT EXISTS (SELECT 1 FROM " + ident(kid.Name) + " AS T2 WHERE T2." + ident(fk.Column) + " = T1." + ident(fk.RefColumn) + ")"
-	c.say(c.pick("How many {P} have no {K}?", "Count the {P} without any {K}.", "How many {P} are not in any {K}?", "Find the number of {P} that no {k} refers to."),
+	c.say(c.pick("How many {P} have no {K}?", "Count the {P} without any {K}.", "How many {P} are not linked to any {k}?", "Find the number of {P} that no {k} refers to."),
 		"{P}", t.Plural, "{K}", kid.Plural, "{k}", kid.Noun)
 	return true
+}
+
+// parentLink draws a table that another table refers to by a single
+// foreign key (a publisher and its superheroes), from the whole database:
+// lookup lists included, which are never question subjects themselves.
+func (c *cand) parentLink(needName bool, maxRows int64) (parent, child *Table, fk ForeignKey, ok bool) {
+	type link struct {
+		p, c *Table
+		fk   ForeignKey
+	}
+	var links []link
+	for _, o := range c.g.d.Tables {
+		refs := map[string]int{}
+		for _, f := range o.ForeignKeys {
+			refs[strings.ToLower(f.RefTable)]++
+		}
+		for _, f := range o.ForeignKeys {
+			p := c.g.d.Table(f.RefTable)
+			if p == nil || p == o || o.Rows == 0 || p.Rows == 0 || len(p.PrimaryKey) != 1 || refs[strings.ToLower(f.RefTable)] > 1 ||
+				needName && nameColumn(p) == nil || maxRows > 0 && p.Rows > maxRows {
+				continue
+			}
+			links = append(links, link{p, o, f})
+		}
+	}
+	if len(links) == 0 {
+		return nil, nil, ForeignKey{}, false
+	}
+	l := links[c.r.IntN(len(links))]
+	return l.p, l.c, l.fk, true
 }
 
 // leftJoin: every named row of a small table with the number of rows
 // that refer to it, zero included.
 func (c *cand) leftJoin() bool {
-	t := c.b.t
-	if c.b.name == nil || len(t.PrimaryKey) != 1 || t.Rows > 40 {
+	t, o, fk, ok := c.parentLink(true, 40)
+	if !ok {
 		return false
 	}
-	for _, o := range c.g.d.Tables {
-		for _, fk := range o.ForeignKeys {
-			if !strings.EqualFold(fk.RefTable, t.Name) || o == t || o.Rows == 0 {
-				continue
-			}
-			c.maxRows, c.minRows = 40, 2
-			c.use(c.b.name)
-			c.distinctRows = true
-			c.sql = "SELECT T1." + ident(c.b.name.Name) + ", COUNT(T2." + ident(fk.Column) + ") FROM " + ident(t.Name) + " AS T1 LEFT JOIN " + ident(o.Name) + " AS T2 ON T1." + ident(fk.RefColumn) + " = T2." + ident(fk.Column) + " GROUP BY T1." + ident(fk.RefColumn)
-			c.say(c.pick("For each {N}, give its {n} and the number of {K}, counting those with none.", "List every {N} with how many {K} it has, zero included.",
-				"How many {K} does each {N} have? Include those without any.", "Give each {N}'s {n} and its count of {K}."),
-				"{N}", t.Noun, "{n}", shortLabel(c.b.name), "{K}", o.Plural)
-			return true
-		}
+	name := nameColumn(t)
+	n := shortLabel(name)
+	if strings.EqualFold(n, t.Noun) {
+		n = "name" // not "each alignment and its alignment"
 	}
-	return false
+	c.maxRows, c.minRows = 40, 2
+	c.use(name)
+	c.distinctRows = true
+	c.sql = "SELECT T1." + ident(name.Name) + ", COUNT(T2." + ident(fk.Column) + ") FROM " + ident(t.Name) + " AS T1 LEFT JOIN " + ident(o.Name) + " AS T2 ON T1." + ident(fk.RefColumn) + " = T2." + ident(fk.Column) + " GROUP BY T1." + ident(fk.RefColumn)
+	c.say(c.pick("For each {N}, give its {n} and the number of {K}, counting those with none.", "List every {N} with how many {K} it has, zero included.",
+		"How many {K} does each {N} have? Include those without any.", "Give each {N}'s {n} and its count of {K}."),
+		"{N}", t.Noun, "{n}", n, "{K}", o.Plural)
+	return true
 }
 
 // year: rows in one year of a date column (strftime).
@@ -1093,4 +1122,38 @@ func firstSubject(g *gen, path []hop) *Table {
 		}
 	}
 	return nil
+}
+
+// listOrdered: the names a filter keeps, in the order of a measure
+// (ORDER BY without LIMIT).
+func (c *cand) listOrdered() bool {
+	if c.b.name == nil {
+		return false
+	}
+	m, ok := c.pickAttr(func(a attr) bool { return measurable(a) && len(a.path) == 0 })
+	if !ok {
+		return false
+	}
+	cond, np, ok := c.filter()
+	if !ok || c.q.fanout {
+		return false
+	}
+	dir, order := "DESC", "from the highest %s to the lowest"
+	if c.r.IntN(2) == 0 {
+		dir, order = "ASC", "from the lowest %s to the highest"
+	}
+	if w, ok := measureWord(m.col); ok {
+		order = "from the " + w[0] + " to the " + w[1]
+		if dir == "ASC" {
+			order = "from the " + w[1] + " to the " + w[0]
+		}
+	} else {
+		order = fmt.Sprintf(order, c.phrase(m))
+	}
+	c.use(c.b.name, m.col)
+	c.maxRows, c.minRows = 40, 2
+	c.sql = c.q.finish("SELECT " + c.q.self(c.b.name) + " " + c.q.from() + " WHERE " + cond + " ORDER BY " + c.q.ref(m) + " " + dir)
+	c.say(c.pick("List the {np} {o}.", "Name the {np}, {o}.", "Sort the {np} {o} and give their {n}.", "Give the {n} of the {np} ordered {o}."),
+		"{np}", np, "{o}", order, "{n}", plural(shortLabel(c.b.name)))
+	return true
 }
