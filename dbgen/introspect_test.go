@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -55,19 +54,4 @@ func fileSum(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(b))
-}
-
-func TestDumpRoles(t *testing.T) {
-	if os.Getenv("DUMP") == "" {
-		t.Skip()
-	}
-	for _, db := range []string{"superhero", "student_club"} {
-		d := introspect(t, sampleDB(db), IntrospectOptions{})
-		for _, tb := range d.Tables {
-			for _, c := range tb.Columns {
-				t.Logf("%s.%s %s role=%s label=%q distinct=%d nn=%d rows=%d ref=%v", tb.Name, c.Name, c.Type, c.Role, c.Label, c.Stats.Distinct, c.Stats.NonNull, c.Stats.Rows, c.Ref != nil)
-			}
-		}
-		t.Log(strings.Join(d.Skipped, "; "))
-	}
 }
