@@ -178,7 +178,11 @@ func startDownload(w http.ResponseWriter, contentType, filename string) {
 func writeCSV(w io.Writer, res *sqlexec.Result) error {
 	cw := csv.NewWriter(w)
 	cw.UseCRLF = true
-	if err := cw.Write(res.Columns); err != nil {
+	head := make([]string, len(res.Columns))
+	for i, c := range res.Columns {
+		head[i] = defuseFormula(c)
+	}
+	if err := cw.Write(head); err != nil {
 		return err
 	}
 	rec := make([]string, len(res.Columns))
@@ -211,7 +215,18 @@ func csvField(v sqlexec.Value) string {
 		}
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case string:
-		return x
+		return defuseFormula(x)
 	}
 	return ""
+}
+
+// defuseFormula keeps a spreadsheet from running a text cell as a formula
+// (CSV injection): text starting with =, +, -, @, a tab or a carriage
+// return gets a leading apostrophe, which spreadsheets show as text and
+// hide. Numbers are never text here, so -5 stays -5.
+func defuseFormula(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
 }

@@ -108,7 +108,7 @@ func TestRoleConfig(t *testing.T) {
 			t.Errorf("%s: %d examples, want %d", tt.cfg, len(c.Databases["a"].Examples), tt.examples)
 		}
 	}
-	raw, err := StarterConfig(map[string]string{"superhero": db})
+	raw, err := StarterConfig(map[string]string{"superhero": db}, "")
 	if err != nil || !strings.Contains(string(raw), `"role": "admin"`) {
 		t.Errorf("starter config writes no admin role (%v):\n%s", err, raw)
 	}
@@ -214,7 +214,7 @@ func TestRun(t *testing.T) {
 
 // TestCSV: /api/run's and an answer's CSV, against a golden file.
 func TestCSV(t *testing.T) {
-	sql := `SELECT id, colour AS "colour, name", CASE WHEN id = 2 THEN NULL WHEN id = 3 THEN 'say "hi"' || char(10) || 'bye' ELSE 'x' END AS note, id / 4.0 AS quarter FROM colour WHERE id <= 4 ORDER BY id`
+	sql := `SELECT id, colour AS "colour, name", CASE WHEN id = 2 THEN NULL WHEN id = 3 THEN 'say "hi"' || char(10) || 'bye' WHEN id = 4 THEN '=HYPERLINK("http://x")' ELSE 'x' END AS note, 1 - id AS "-d", id / 4.0 AS quarter FROM colour WHERE id <= 4 ORDER BY id`
 	gen := &fakeGen{sql: map[string]string{"small": sql, "broken": "SELECT nope FROM colour"}}
 	_, ts := newAnalystTest(t, gen, nil)
 	golden, err := os.ReadFile(filepath.Join("testdata", "result.csv"))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/feedback"
+	"github.com/sqlrl/sqlrl/policy"
 )
 
 // Config is `sqlrl serve`'s config file (JSON). Relative paths are read
@@ -65,6 +66,24 @@ type GeneratorConfig struct {
 	// PromptTokens is the prompt budget for the OpenAI generator (tables
 	// least relevant to the question are pruned past it); default 8192.
 	PromptTokens int `json:"prompt_tokens,omitempty"`
+	// Name is the model's name recorded with each answer and shown on the
+	// page; default: the native checkpoint's run and step
+	// ("sft/step-002256"), or the OpenAI model's id.
+	Name string `json:"name,omitempty"`
+	// Samples is the number of SQLs sampled besides each answer's, whose
+	// agreement with it is shown as the answer's confidence; default
+	// DefaultSamples, 0 turns sampling off. SampleTemperature is theirs;
+	// default 1.
+	Samples           *int    `json:"samples,omitempty"`
+	SampleTemperature float64 `json:"sample_temperature,omitempty"`
+}
+
+// SampleCount is Samples with its default.
+func (g GeneratorConfig) SampleCount() int {
+	if g.Samples == nil {
+		return DefaultSamples
+	}
+	return *g.Samples
 }
 
 // OpenAIConfig is an OpenAI-compatible chat server.
@@ -117,6 +136,10 @@ const (
 	DefaultMaxTokens        = 256
 	DefaultGenerateTimeout  = 60 * time.Second
 	DefaultPromptTokens     = 8192
+	DefaultSamples          = 8
+	DefaultSampleTemp       = 1.0
+	// MaxSamples bounds generator.samples: each is decoded and run.
+	MaxSamples = 32
 	// MaxQuestionChars and MaxSQLChars bound what a user may send.
 	MaxQuestionChars = 4000
 	MaxSQLChars      = 100000
@@ -180,6 +203,19 @@ func LoadConfig(path string) (*Config, error) {
 // ParseConfig reads a config whose text is raw; path names it in errors
 // and anchors relative paths.
 func ParseConfig(path string, raw []byte) (*Config, error) {
+	c, err := decodeConfig(path, raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("serve config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// decodeConfig reads raw strictly (unknown fields, trailing values),
+// without checking the values.
+func decodeConfig(path string, raw []byte) (*Config, error) {
 	c := &Config{path: path}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -188,9 +224,6 @@ func ParseConfig(path string, raw []byte) (*Config, error) {
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("serve config %s: more than one JSON value", path)
-	}
-	if err := c.check(); err != nil {
-		return nil, fmt.Errorf("serve config %s: %w", path, err)
 	}
 	return c, nil
 }
@@ -279,6 +312,15 @@ func (c *Config) check() error {
 	if g.MaxTokens < 0 || g.Slots < 0 || g.PromptTokens < 0 {
 		return errors.New("generator: max_tokens, slots and prompt_tokens may not be negative")
 	}
+	if n := g.SampleCount(); n < 0 || n > MaxSamples {
+		return fmt.Errorf("generator.samples: %d, want 0 (off) to %d", n, MaxSamples)
+	}
+	if g.SampleTemperature < 0 || g.SampleTemperature > 2 {
+		return fmt.Errorf("generator.sample_temperature: %v, want 0 to 2", g.SampleTemperature)
+	}
+	if g.SampleTemperature == 0 {
+		g.SampleTemperature = DefaultSampleTemp
+	}
 	if g.MaxTokens == 0 {
 		g.MaxTokens = DefaultMaxTokens
 	}
@@ -355,13 +397,27 @@ func validName(s string) bool {
 }
 
 // StarterConfig returns a config for the SQLite databases dbs (name ->
-// path, made absolute; each must be a file), with a placeholder
-// OpenAI-compatible generator and one API key read from SQLRL_SERVE_KEY:
-// what `sqlrl serve init` writes.
-func StarterConfig(dbs map[string]string) ([]byte, error) {
+// path, made absolute; each must be a file) and one API key read from
+// SQLRL_SERVE_KEY: what `sqlrl serve init` writes. native, when set, is a
+// checkpoint or run directory of the native policy (made absolute; it must
+// resolve to a checkpoint that writes SQL), the generator; otherwise the
+// generator is a placeholder OpenAI-compatible server at 127.0.0.1:8000.
+func StarterConfig(dbs map[string]string, native string) ([]byte, error) {
 	c := Config{Databases: map[string]DatabaseConfig{}, APIKeys: map[string]APIKey{"admin": {Env: "SQLRL_SERVE_KEY", Role: RoleAdmin}},
-		Generator: GeneratorConfig{OpenAI: &OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1", Model: "sqlrl-policy", APIKeyEnv: ""}},
-		Store:     "feedback.sqlite"}
+		Store: "feedback.sqlite"}
+	if native != "" {
+		a, err := filepath.Abs(native)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkNative(a); err != nil {
+			return nil, fmt.Errorf("-native %s: %w", native, err)
+		}
+		c.Generator = GeneratorConfig{Native: a}
+	} else {
+		c.Generator = GeneratorConfig{OpenAI: &OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1", Model: "sqlrl-policy"}}
+	}
+	c.Generator.MaxTokens, c.Generator.Timeout = DefaultMaxTokens, Duration(DefaultGenerateTimeout)
 	for name, p := range dbs {
 		if !validName(name) {
 			return nil, fmt.Errorf("database name %q: letters, digits, '_', '-' and '.', at most 64", name)
@@ -381,6 +437,26 @@ func StarterConfig(dbs map[string]string) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// checkNative checks that dir names a checkpoint of a policy that writes
+// SQL (policy.Resolve, then its config.json), without reading the weights.
+func checkNative(dir string) error {
+	ck, err := policy.Resolve(dir)
+	if err != nil {
+		return err
+	}
+	info, err := policy.ReadInfo(ck)
+	if err != nil {
+		return err
+	}
+	switch {
+	case info.Format != policy.CheckpointFormat:
+		return fmt.Errorf("%s: format %q, want %q", ck, info.Format, policy.CheckpointFormat)
+	case info.Task != "":
+		return fmt.Errorf("%s: a checkpoint trained for task %q, not to write SQL", ck, info.Task)
+	}
+	return nil
 }
 
 var getenv = os.Getenv

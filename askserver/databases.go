@@ -176,7 +176,7 @@ func (s *schemaCache) get() *schemas {
 // publishes them.
 func (s *schemaCache) load(ctx context.Context, only string) (*schemas, error) {
 	cat := prompt.NewCatalog(s.r, prompt.CatalogOptions{})
-	b, err := prompt.NewBuilder(cat, prompt.Options{Budget: s.promptTokens})
+	b, err := prompt.NewBuilder(cat, prompt.Options{Budget: s.promptTokens, Counter: estimateTokens{}})
 	if err != nil {
 		return nil, err
 	}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/sqlrl/sqlrl/dataset"
-	"github.com/sqlrl/sqlrl/llmclient"
-	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/prompt"
-	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -30,6 +28,11 @@ type Question struct {
 	// (SQLite databases; nil where the schema cannot be read by package
 	// prompt's catalog, as for PostgreSQL).
 	Prompt *prompt.Prompt
+	// Build writes Prompt again within budget tokens (as the server's
+	// estimate counts them; the tables least relevant to the question are
+	// pruned): a generator fitting the prompt to its model. Nil where
+	// Prompt is.
+	Build func(ctx context.Context, budget int) (*prompt.Prompt, error)
 }
 
 // SQLGenerator writes the SQL that answers a question: the native policy, a
@@ -39,45 +42,6 @@ type SQLGenerator interface {
 	// Name is recorded with each answer, so that feedback on one model is
 	// not taken as feedback on another.
 	Name() string
-}
-
-// OpenAIGenerator writes SQL with a chat model behind an OpenAI-compatible server,
-// prompted with package prompt's chat form (what `data prepare` trains
-// on). The SQL is taken out of the answer as the reward's extractor does
-// (fences, reasoning, prose).
-type OpenAIGenerator struct {
-	Client *llmclient.Client
-}
-
-// Name implements SQLGenerator.
-func (g *OpenAIGenerator) Name() string { return "openai:" + g.Client.Model }
-
-// Generate implements SQLGenerator.
-func (g *OpenAIGenerator) Generate(ctx context.Context, q Question) (string, error) {
-	var msgs []openai.Message
-	if q.Prompt != nil {
-		for _, m := range q.Prompt.Messages() {
-			msgs = append(msgs, openai.Message{Role: m.Role, Content: m.Content})
-		}
-	} else {
-		if q.Schema == nil {
-			return "", fmt.Errorf("no schema for %s", q.DB)
-		}
-		f := policy.Format{Kind: policy.FormatCompact, Types: true}
-		msgs = []openai.Message{
-			{Role: "system", Content: f.Instruction(q.Dialect)},
-			{Role: "user", Content: f.Compact(q.Schema, q.Question, q.Evidence)},
-		}
-	}
-	var sql string
-	_, err := g.Client.Chat(ctx, msgs, func(text string) error {
-		sql = reward.ExtractSQL(text)
-		if sql == "" {
-			return errors.New("the model's answer holds no SQL")
-		}
-		return nil
-	})
-	return sql, err
 }
 
 // NativeGenerator writes SQL with the native policy: prompts in the checkpoint's
@@ -118,6 +82,28 @@ func (g *NativeGenerator) prompter() (*policy.Prompter, error) {
 	return policy.NewPrompterDirs(g.eng, g.descDir, g.Policy.Info.Prompt)
 }
 
+// checkNativeDatabases refuses, at start, PostgreSQL databases that pol
+// cannot prompt for: a checkpoint in the text format writes package
+// prompt's CREATE TABLE prompt, whose schema and example values are read
+// from SQLite. The compact format is written from the schema the server
+// reads from information_schema.
+func checkNativeDatabases(pol *policy.Policy, r *router) error {
+	if pol.Info.Prompt.Kind == policy.FormatCompact {
+		return nil
+	}
+	var pg []string
+	for _, name := range sortedKeys(r.dbs) {
+		if r.dbs[name].kind == "postgres" {
+			pg = append(pg, name)
+		}
+	}
+	if len(pg) == 0 {
+		return nil
+	}
+	return fmt.Errorf("databases %s are PostgreSQL, and this checkpoint's prompts (format %q) are written from SQLite schemas only: serve them with a checkpoint in the compact format (sqlrl train sft) or an \"openai\" generator, or copy them to SQLite",
+		strings.Join(pg, ", "), pol.Info.Prompt.Kind)
+}
+
 // Name implements SQLGenerator.
 func (g *NativeGenerator) Name() string { return "native:" + g.Label }
 
@@ -138,20 +124,43 @@ func (g *NativeGenerator) Close() { g.batcher.Close() }
 
 // Generate implements SQLGenerator.
 func (g *NativeGenerator) Generate(ctx context.Context, q Question) (string, error) {
+	cs, err := g.decode(ctx, q, policy.SampleOptions{N: 1})
+	if err != nil {
+		return "", err
+	}
+	if len(cs) != 1 {
+		return "", errors.New("the policy returned no completion")
+	}
+	return cs[0].Text, nil
+}
+
+// decode fits q's prompt in the checkpoint's format and decodes o.N
+// completions of it, guided by the tables the prompt shows, in the shared
+// batch (o's MaxTokens and Constrain are the fit's).
+func (g *NativeGenerator) decode(ctx context.Context, q Question, o policy.SampleOptions) ([]policy.Completion, error) {
 	g.mu.Lock()
 	pr := g.pr
 	g.mu.Unlock()
-	fit, err := pr.Fit(ctx, dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}, g.Policy.FitOptions(g.MaxTokens))
+	ex := dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}
+	var fit *policy.Fitted
+	var err error
+	if q.Dialect == prompt.PostgreSQL {
+		// package prompt's catalog reads SQLite; the server read this
+		// schema from information_schema
+		fit, err = pr.FitSchema(ctx, q.Schema, ex, g.Policy.FitOptions(g.MaxTokens))
+	} else {
+		fit, err = pr.Fit(ctx, ex, g.Policy.FitOptions(g.MaxTokens))
+	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	con := policy.FitGuides([]*policy.Fitted{fit}, g.Policy.Info.SQLWords)
-	outs, _, err := g.batcher.Generate(ctx, []string{fit.Text}, policy.SampleOptions{N: 1, MaxTokens: fit.MaxTokens, Constrain: con})
+	o.MaxTokens, o.Constrain = fit.MaxTokens, policy.FitGuides([]*policy.Fitted{fit}, g.Policy.Info.SQLWords)
+	outs, _, err := g.batcher.Generate(ctx, []string{fit.Text}, o)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if len(outs) != 1 || len(outs[0]) != 1 {
-		return "", errors.New("the policy returned no completion")
+	if len(outs) != 1 {
+		return nil, errors.New("the policy returned no completions")
 	}
-	return outs[0][0].Text, nil
+	return outs[0], nil
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/internal/pgtest"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/tokenizer"
@@ -18,25 +19,8 @@ import (
 // concurrent questions are decoded through the batcher, guided to the
 // schema, and every answer is recorded with the native model's name.
 func TestNativeGenerator(t *testing.T) {
-	corpus := []string{"SELECT COUNT(*) FROM superhero WHERE id = 1", "superhero: id integer key, superhero_name text", "question: how many heroes?"}
-	var texts []string
-	for range 20 {
-		texts = append(texts, corpus...)
-	}
-	tok, err := tokenizer.Train(texts, tokenizer.TrainOptions{VocabSize: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 1024}
-	pol, err := policy.New(tok, "", cfg, policy.Format{Kind: policy.FormatCompact}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	ckpt := filepath.Join(dir, "ckpt")
-	if err := pol.Save(ckpt); err != nil {
-		t.Fatal(err)
-	}
+	tinyCheckpoint(t, filepath.Join(dir, "ckpt"), policy.Format{Kind: policy.FormatCompact})
 	conf := fmt.Sprintf(`{"databases": {"superhero": {"sqlite": %q}}, "generator": {"native": "ckpt", "max_tokens": 16, "slots": 4}}`, benchDB(t, "superhero"))
 	path := filepath.Join(dir, "serve.json")
 	os.WriteFile(path, []byte(conf), 0o644)
@@ -61,7 +45,7 @@ func TestNativeGenerator(t *testing.T) {
 	}
 	wg.Wait()
 	for i, out := range outs {
-		if id, _ := out["answer_id"].(float64); id <= 0 || !strings.HasPrefix(out["model"].(string), "native:") {
+		if id, _ := out["answer_id"].(float64); id <= 0 || out["model"] != "native:ckpt" {
 			t.Errorf("question %d: %v", i, out)
 		}
 		if e, _ := out["error"].(map[string]any); e != nil && (strings.HasPrefix(e["class"].(string), "generation") || e["class"] == ClassSchema || out["sql"] == "") {
@@ -70,5 +54,83 @@ func TestNativeGenerator(t *testing.T) {
 	}
 	if code, out := call(t, ts, "POST", "/api/admin/reload", "", nil); code != 401 {
 		t.Errorf("reload without key: %d %v", code, out)
+	}
+}
+
+// TestCheckpointLabel: answers name a native model by its run and step,
+// not by a path of the server's disk.
+func TestCheckpointLabel(t *testing.T) {
+	root := t.TempDir()
+	f := policy.Format{Kind: policy.FormatCompact}
+	tinyCheckpoint(t, filepath.Join(root, "sft", "step-000002"), f)
+	os.WriteFile(filepath.Join(root, "sft", policy.FileLatest), []byte("step-000002\n"), 0o644)
+	tinyCheckpoint(t, filepath.Join(root, "rl-1", policy.RunTrainDir, "step-000004"), f)
+	os.WriteFile(filepath.Join(root, "rl-1", policy.RunTrainDir, policy.FileLatest), []byte("step-000004\n"), 0o644)
+	for _, tt := range []struct{ dir, want string }{
+		{"sft", "sft/step-000002"},
+		{"sft/step-000002", "step-000002"},
+		{"rl-1", "rl-1/train/step-000004"},
+		{"missing", "missing"},
+	} {
+		if got := checkpointLabel(filepath.Join(root, tt.dir)); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.dir, got, tt.want)
+		}
+	}
+}
+
+// tinyCheckpoint saves a tiny random policy in format f at dir.
+func tinyCheckpoint(t *testing.T, dir string, f policy.Format) {
+	t.Helper()
+	corpus := []string{"SELECT COUNT(*) FROM superhero WHERE id = 1", "superhero: id integer key, superhero_name text", "question: how many heroes?"}
+	var texts []string
+	for range 20 {
+		texts = append(texts, corpus...)
+	}
+	tok, err := tokenizer.Train(texts, tokenizer.TrainOptions{VocabSize: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 1024}
+	pol, err := policy.New(tok, "", cfg, f, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pol.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNativePostgres serves a PostgreSQL database with the native policy:
+// a compact checkpoint is prompted from the schema the server reads from
+// information_schema (it failed every ask with `relation "sqlite_master"
+// does not exist`); a text-format one, whose prompts need SQLite, is
+// refused at start with the database named and what to do.
+func TestNativePostgres(t *testing.T) {
+	d := pgtest.CopySample(t)
+	dir := t.TempDir()
+	tinyCheckpoint(t, filepath.Join(dir, "compact"), policy.Format{Kind: policy.FormatCompact, Types: true})
+	tinyCheckpoint(t, filepath.Join(dir, "text"), policy.Format{Kind: policy.FormatText})
+	open := func(ckpt string) (*Server, error) {
+		conf := fmt.Sprintf(`{"databases": {"heroes": {"postgres": %q, "schema": "superhero"}}, "generator": {"native": %q, "max_tokens": 16, "slots": 2}}`, d.ReadOnly, ckpt)
+		path := filepath.Join(dir, "serve.json")
+		os.WriteFile(path, []byte(conf), 0o644)
+		c, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return New(context.Background(), c, Options{})
+	}
+	if _, err := open("text"); err == nil || !strings.Contains(err.Error(), "databases heroes are PostgreSQL") || !strings.Contains(err.Error(), "compact") {
+		t.Errorf("text-format checkpoint on PostgreSQL: %v; want a refusal naming heroes", err)
+	}
+	s, err := open("compact")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, ts := serveTest(t, s)
+	_, out := call(t, ts, "POST", "/api/ask", "", map[string]string{"db": "heroes", "question": "How many superheroes are there?"})
+	if e, _ := out["error"].(map[string]any); e != nil && (strings.HasPrefix(e["class"].(string), "generation") || e["class"] == ClassSchema) || out["sql"] == "" {
+		t.Errorf("ask on PostgreSQL: %v", out)
 	}
 }

@@ -2,6 +2,7 @@ package askserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -57,7 +58,9 @@ const (
 
 // perLoad caches a value per database for one schema load: a reload (a
 // new *schemas) empties it. Concurrent requests for a database wait for
-// one computation; a failed one is not kept, so the next request retries.
+// one computation; a failed one is not kept, so the next request retries,
+// and a request that waited on one that stopped because its own request
+// ended computes it again.
 type perLoad[T any] struct {
 	mu sync.Mutex
 	of *schemas
@@ -94,6 +97,9 @@ func (c *perLoad[T]) get(ctx context.Context, sc *schemas, db string, compute fu
 	c.mu.Unlock()
 	select {
 	case <-e.done:
+		if e.err != nil && ctx.Err() == nil && (errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) {
+			return c.get(ctx, sc, db, compute)
+		}
 		return e.v, e.err
 	case <-ctx.Done():
 		var zero T
@@ -150,6 +156,16 @@ func (s *Server) browseSchema(ctx context.Context, d *database, schema *prompt.S
 	}
 	qctx, cancel := context.WithTimeout(ctx, time.Duration(s.cfg.Limits.StatementTimeout))
 	defer cancel()
+	var pgKeys map[descKey]pgKey
+	if d.kind == "postgres" {
+		// A PostgreSQL schema is read from information_schema.columns,
+		// without its keys.
+		var err error
+		if pgKeys, err = s.postgresKeys(qctx, d); err != nil {
+			s.log.Warn("schema browser: keys not read", "db", d.name, "err", err)
+			out.Notes = append(out.Notes, "primary and foreign keys could not be read (the server log has the details)")
+		}
+	}
 	uncounted := 0
 	for _, t := range schema.Tables {
 		tj := TableJSON{Name: t.Name, Description: descs[descKey{t.Name, ""}], Columns: []ColumnJSON{}}
@@ -175,6 +191,12 @@ func (s *Server) browseSchema(ctx context.Context, d *database, schema *prompt.S
 				Description: descs[descKey{t.Name, c.Name}], Examples: []string{}}
 			for _, k := range t.PrimaryKey {
 				cj.PrimaryKey = cj.PrimaryKey || strings.EqualFold(k, c.Name)
+			}
+			if k, ok := pgKeys[descKey{t.Name, c.Name}]; ok {
+				cj.PrimaryKey = cj.PrimaryKey || k.primary
+				if cj.References == "" {
+					cj.References = k.references
+				}
 			}
 			for _, lit := range c.Examples {
 				cj.Examples = append(cj.Examples, unquoteLiteral(lit))
@@ -260,12 +282,16 @@ func hasDescriptions(sc *prompt.Schema) bool {
 // postgresComments reads the comments on d's tables and columns.
 func (s *Server) postgresComments(ctx context.Context, d *database, out map[descKey]string) error {
 	lit := "'" + strings.ReplaceAll(d.target, "'", "''") + "'"
-	from := `FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-WHERE n.nspname = ` + lit + ` AND c.relkind IN ('r', 'v', 'm', 'p', 'f')`
-	res, err := d.eng.Query(ctx, d.target, `SELECT c.relname, '', COALESCE(obj_description(c.oid, 'pg_class'), '') `+from+`
-UNION ALL
-SELECT c.relname, a.attname, COALESCE(col_description(c.oid, a.attnum), '') `+from+`
-JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped`)
+	// pg_description is read as a table: a read-only role may not call
+	// obj_description and col_description.
+	res, err := d.eng.Query(ctx, d.target, `SELECT c.relname, COALESCE(a.attname, ''), d.description
+FROM pg_catalog.pg_description d
+JOIN pg_catalog.pg_class c ON c.oid = d.objoid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum = d.objsubid AND d.objsubid > 0 AND NOT a.attisdropped
+WHERE n.nspname = `+lit+` AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+  AND d.classoid = (SELECT k.oid FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace kn ON kn.oid = k.relnamespace WHERE k.relname = 'pg_class' AND kn.nspname = 'pg_catalog')
+  AND (d.objsubid = 0 OR a.attname IS NOT NULL)`)
 	if err != nil {
 		return err
 	}
@@ -275,6 +301,50 @@ JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.
 		}
 	}
 	return nil
+}
+
+// pgKey is what a column is in its table's keys.
+type pgKey struct {
+	primary    bool
+	references string // "table.column" of a foreign key
+}
+
+// postgresKeys reads d's primary and foreign key columns from
+// pg_constraint.
+func (s *Server) postgresKeys(ctx context.Context, d *database) (map[descKey]pgKey, error) {
+	lit := "'" + strings.ReplaceAll(d.target, "'", "''") + "'"
+	res, err := d.eng.Query(ctx, d.target, `SELECT c.relname, a.attname, COALESCE(fc.relname, ''), COALESCE(fa.attname, '')
+FROM pg_catalog.pg_constraint con
+JOIN pg_catalog.pg_class c ON c.oid = con.conrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, i)
+JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
+LEFT JOIN pg_catalog.pg_class fc ON fc.oid = con.confrelid
+LEFT JOIN pg_catalog.pg_attribute fa ON fa.attrelid = con.confrelid AND fa.attnum = con.confkey[k.i]
+WHERE n.nspname = `+lit+` AND con.contype IN ('p', 'f')
+ORDER BY c.relname, con.conname, k.i`)
+	if err != nil {
+		return nil, err
+	}
+	out := map[descKey]pgKey{}
+	for _, row := range res.Rows {
+		if len(row) != 4 {
+			continue
+		}
+		key := descKey{row[0].S, row[1].S}
+		k := out[key]
+		switch {
+		case row[2].S == "":
+			k.primary = true
+		case k.references == "":
+			k.references = row[2].S
+			if row[3].S != "" {
+				k.references += "." + row[3].S
+			}
+		}
+		out[key] = k
+	}
+	return out, nil
 }
 
 // quoteIdent double-quotes a name for SQL (SQLite and PostgreSQL alike).

@@ -3,6 +3,7 @@ package askserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -214,5 +215,67 @@ func TestExampleWords(t *testing.T) {
 		if k := kindOf(tt.c); k != tt.kind {
 			t.Errorf("%+v: kind %d, want %d", tt.c, k, tt.kind)
 		}
+	}
+}
+
+// TestPerLoad: one computation per database and schema load, shared by
+// those who wait; failures are not kept; a waiter whose computer's
+// request ended computes again.
+func TestPerLoad(t *testing.T) {
+	var c perLoad[int]
+	ctx := context.Background()
+	load1, load2 := &schemas{}, &schemas{}
+	calls := 0
+	compute := func(v int, err error) func(context.Context) (int, error) {
+		return func(context.Context) (int, error) { calls++; return v, err }
+	}
+	steps := []struct {
+		name    string
+		sc      *schemas
+		db      string
+		v       int
+		err     error
+		want    int
+		wantErr bool
+		calls   int
+	}{
+		{"first", load1, "a", 1, nil, 1, false, 1},
+		{"kept", load1, "a", 2, nil, 1, false, 1},
+		{"other db", load1, "b", 3, nil, 3, false, 2},
+		{"failure", load1, "c", 0, errors.New("x"), 0, true, 3},
+		{"failure not kept", load1, "c", 4, nil, 4, false, 4},
+		{"reload", load2, "a", 5, nil, 5, false, 5},
+	}
+	for _, st := range steps {
+		v, err := c.get(ctx, st.sc, st.db, compute(st.v, st.err))
+		if v != st.want || (err != nil) != st.wantErr || calls != st.calls {
+			t.Errorf("%s: %d, %v after %d computations; want %d (error %v) after %d", st.name, v, err, calls, st.want, st.wantErr, st.calls)
+		}
+	}
+	// A computation stopped by its own request's end: the waiter computes.
+	started, release := make(chan struct{}), make(chan struct{})
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error)
+	go func() {
+		_, err := c.get(cctx, load2, "slow", func(ctx context.Context) (int, error) {
+			close(started)
+			<-release
+			return 0, ctx.Err()
+		})
+		done <- err
+	}()
+	<-started
+	waited := make(chan int)
+	go func() {
+		v, _ := c.get(ctx, load2, "slow", compute(7, nil))
+		waited <- v
+	}()
+	cancel()
+	close(release)
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled computation: %v", err)
+	}
+	if v := <-waited; v != 7 {
+		t.Errorf("waiter got %d, want its own computation's 7", v)
 	}
 }

@@ -30,11 +30,13 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/sqlrl/sqlrl/confidence"
 	"github.com/sqlrl/sqlrl/feedback"
 	"github.com/sqlrl/sqlrl/httpserve"
 	"github.com/sqlrl/sqlrl/llmclient"
@@ -61,6 +63,8 @@ type Options struct {
 	Log *slog.Logger
 	// Threads for the native policy (nn.SetThreads); 0 leaves it.
 	Threads int
+	// Rule judges answers' confidence; nil is confidence.DefaultRule.
+	Rule *confidence.Rule
 }
 
 // Server answers the API and serves the page.
@@ -76,12 +80,16 @@ type Server struct {
 	keyHashes []keyHash
 	browse    browseCaches
 	closers   []func()
+	rule      confidence.Rule
 }
 
 // New opens the databases, reads their schemas, opens the store and the
 // generator, and registers the routes.
 func New(ctx context.Context, cfg *Config, o Options) (*Server, error) {
-	s := &Server{cfg: cfg, gen: o.Generator, store: o.Store, log: o.Log}
+	s := &Server{cfg: cfg, gen: o.Generator, store: o.Store, log: o.Log, rule: confidence.DefaultRule}
+	if o.Rule != nil {
+		s.rule = *o.Rule
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -127,7 +135,8 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 			key = getenv(g.OpenAI.APIKeyEnv)
 		}
 		s.gen = &OpenAIGenerator{Client: &llmclient.Client{BaseURL: g.OpenAI.BaseURL, Model: g.OpenAI.Model, APIKey: key,
-			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}}
+			Retries: g.OpenAI.Retries, MaxTokens: g.MaxTokens, Timeout: time.Duration(g.Timeout)}, PromptTokens: g.PromptTokens,
+			Databases: s.dbs, DescriptionDir: s.dbs.descriptionDir, Label: g.Name}
 	case g.Native != "":
 		if threads > 0 {
 			nn.SetThreads(threads)
@@ -136,7 +145,14 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 		if err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}
-		n, err := NewNativeGenerator(pol, s.dbs, s.dbs.descriptionDir, g.Native, g.Slots, g.MaxTokens)
+		if err := checkNativeDatabases(pol, s.dbs); err != nil {
+			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
+		}
+		label := g.Name
+		if label == "" {
+			label = checkpointLabel(g.Native)
+		}
+		n, err := NewNativeGenerator(pol, s.dbs, s.dbs.descriptionDir, label, g.Slots, g.MaxTokens)
 		if err != nil {
 			return fmt.Errorf("serve config %s: generator.native: %w", cfg.path, err)
 		}
@@ -146,6 +162,21 @@ func (s *Server) openGenerator(cfg *Config, threads int) error {
 		return fmt.Errorf("serve config %s: generator: want \"native\" (a checkpoint directory) or \"openai\" (base_url, model)", cfg.path)
 	}
 	return nil
+}
+
+// checkpointLabel names the checkpoint dir resolves to by its path from
+// dir's parent ("sft/step-002256", "rl-1/train/step-000400"): what
+// answers record as their model, rather than a path of the server's disk.
+func checkpointLabel(dir string) string {
+	ck, err := policy.Resolve(dir)
+	if err != nil {
+		return filepath.Base(dir)
+	}
+	rel, err := filepath.Rel(filepath.Dir(filepath.Clean(dir)), ck)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return filepath.Base(ck)
+	}
+	return filepath.ToSlash(rel)
 }
 
 // Close releases the databases, the generator and the store.
@@ -264,6 +295,10 @@ type AskResponse struct {
 	Chart     *Chart     `json:"chart,omitempty"`
 	LatencyMS int64      `json:"latency_ms"`
 	Rows
+	// Confidence is the judgement shown with the answer (confidence.go).
+	Confidence *confidence.Judgement `json:"confidence"`
+	// signals are what Confidence was judged from (for calibration).
+	signals confidence.Signals
 }
 
 // Generation error classes, recorded as the answer's error class when no
@@ -306,7 +341,7 @@ func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 	start := time.Now()
 	a := feedback.Answer{DBID: d.name, Question: req.Question, Evidence: req.Evidence, Model: s.gen.Name()}
 	out := AskResponse{DB: d.name, Question: req.Question, Evidence: req.Evidence, Model: a.Model}
-	sql, gerr := s.generate(ctx, d, req)
+	sql, samples, gerr := s.generate(ctx, d, req)
 	var res *sqlexec.Result
 	truncated := false
 	if gerr != nil {
@@ -319,6 +354,8 @@ func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 			out.Error = s.execError(err)
 		}
 	}
+	j, sig := s.judge(ctx, d, sql, samples, res, out.Error)
+	out.Confidence, out.signals, a.Confidence = &j, sig, storedConfidence(j)
 	if ctx.Err() != nil {
 		// The request's deadline passed: nothing is recorded for an
 		// answer the user never sees; httpserve answers 504.
@@ -344,36 +381,41 @@ func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 
 // generate asks the generator for SQL under the generator's timeout; a
 // failure is returned as what the client and the store see.
-func (s *Server) generate(ctx context.Context, d *database, req askRequest) (string, *ErrorInfo) {
+func (s *Server) generate(ctx context.Context, d *database, req askRequest) (string, []string, *ErrorInfo) {
 	sc := s.schemas.get()
 	schema := sc.byDB[d.name]
 	if schema == nil {
 		s.log.Warn("no schema", "db", d.name, "err", sc.errs[d.name])
-		return "", &ErrorInfo{Class: ClassSchema, Message: fmt.Sprintf("the schema of %s could not be read; an admin can retry with POST /api/admin/reload", d.name)}
+		return "", nil, &ErrorInfo{Class: ClassSchema, Message: fmt.Sprintf("the schema of %s could not be read; an admin can retry with POST /api/admin/reload", d.name)}
 	}
 	q := Question{DB: d.name, Question: req.Question, Evidence: req.Evidence, Dialect: d.dialect, Schema: schema}
 	if d.kind == "sqlite" {
-		p, err := sc.builder.Build(ctx, prompt.Input{DBID: d.name, Question: req.Question, Evidence: req.Evidence})
+		in := prompt.Input{DBID: d.name, Question: req.Question, Evidence: req.Evidence}
+		p, err := sc.builder.Build(ctx, in)
 		if err == nil {
 			q.Prompt = p
+			q.Build = func(ctx context.Context, budget int) (*prompt.Prompt, error) {
+				in.Budget = budget
+				return sc.builder.Build(ctx, in)
+			}
 		}
 	}
 	gctx, cancel := context.WithTimeout(ctx, time.Duration(s.cfg.Generator.Timeout))
 	defer cancel()
-	sql, err := s.gen.Generate(gctx, q)
+	sql, samples, err := s.generateSampled(gctx, q)
 	if err == nil && strings.TrimSpace(sql) == "" {
 		err = errors.New("empty SQL")
 	}
 	if err != nil {
 		s.log.Warn("generator failed", "db", d.name, "err", err)
 		if gctx.Err() != nil && ctx.Err() == nil {
-			return "", &ErrorInfo{Class: ClassGenerationTimeout, Message: fmt.Sprintf("the model did not write SQL within %v", time.Duration(s.cfg.Generator.Timeout))}
+			return "", nil, &ErrorInfo{Class: ClassGenerationTimeout, Message: fmt.Sprintf("the model did not write SQL within %v", time.Duration(s.cfg.Generator.Timeout))}
 		}
 		// The generator's own error may name internal hosts: it is logged,
 		// and the client is told what happened, not where.
-		return "", &ErrorInfo{Class: ClassGeneration, Message: "the model failed to write SQL for this question (the server log has the details)"}
+		return "", nil, &ErrorInfo{Class: ClassGeneration, Message: "the model failed to write SQL for this question (the server log has the details)"}
 	}
-	return sql, nil
+	return sql, samples, nil
 }
 
 // execError is a failed query as the client sees it: the database's own
@@ -541,10 +583,12 @@ func (s *Server) rows(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// the chart too, so that a reopened answer looks as it did
 	return struct {
 		AnswerID int64 `json:"answer_id"`
 		Rows
-	}{e.ID, out}, nil
+		Chart *Chart `json:"chart,omitempty"`
+	}{e.ID, out, chartOf(res)}, nil
 }
 
 type feedbackRequest struct {
@@ -654,6 +698,9 @@ type EntryJSON struct {
 	LatencyMS    int64          `json:"latency_ms"`
 	Verdict      string         `json:"verdict,omitempty"`
 	Feedback     []FeedbackJSON `json:"feedback"`
+	// Confidence is the judgement shown with the answer; null for answers
+	// recorded before judgements were kept.
+	Confidence *confidence.Judgement `json:"confidence"`
 }
 
 // FeedbackJSON is one feedback as the API writes it.
@@ -671,7 +718,7 @@ type FeedbackJSON struct {
 func entryJSON(e feedback.Entry) EntryJSON {
 	out := EntryJSON{AnswerID: e.ID, Time: e.Time.UTC(), DB: e.DBID, Question: e.Question, Evidence: e.Evidence, Model: e.Model,
 		SQL: e.SQL, Outcome: string(e.Outcome), ErrorClass: e.ErrorClass, ErrorMessage: e.ErrorMessage, Rows: e.Rows,
-		LatencyMS: e.Latency.Milliseconds(), Feedback: []FeedbackJSON{}}
+		LatencyMS: e.Latency.Milliseconds(), Feedback: []FeedbackJSON{}, Confidence: confidenceOf(e.Confidence)}
 	for _, f := range e.Feedback {
 		if f.Verdict != feedback.VerdictNone {
 			out.Verdict = string(f.Verdict)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/feedback"
@@ -500,7 +501,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestStarterConfig(t *testing.T) {
-	raw, err := StarterConfig(map[string]string{"superhero": benchDB(t, "superhero")})
+	raw, err := StarterConfig(map[string]string{"superhero": benchDB(t, "superhero")}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -557,7 +558,10 @@ func TestOpenAIGenerator(t *testing.T) {
 	var got struct {
 		Messages []struct{ Role, Content string }
 	}
+	var mu sync.Mutex // the answer and its samples are asked for at once
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
 		json.NewDecoder(r.Body).Decode(&got)
 		json.NewEncoder(w).Encode(map[string]any{"choices": []map[string]any{{"message": map[string]string{"role": "assistant", "content": "Here:\n```sql\nSELECT COUNT(*) FROM superhero\n```"}}}})
 	}))
@@ -579,6 +583,8 @@ func TestOpenAIGenerator(t *testing.T) {
 	if out["sql"] != "SELECT COUNT(*) FROM superhero" || out["model"] != "openai:m" || out["error"] != nil {
 		t.Errorf("answer %v", out)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if len(got.Messages) != 2 || !strings.Contains(got.Messages[1].Content, "CREATE TABLE superhero") || !strings.Contains(got.Messages[1].Content, "How many heroes are there?") {
 		t.Errorf("prompt %+v", got.Messages)
 	}

@@ -14,6 +14,11 @@
 // executes read-only and returns an informative result, top-1 questions have
 // no ties, tiers are balanced like BIRD dev, question text is unique per
 // database, and dev shares no database or table name with train.
+//
+// Every benchmark has a sealed split, test (dataset.SplitTest): dev's size
+// and kind, on databases of its own, for a claim's final evaluation only
+// (docs/results.md "Protocol"). Its instances draw from streams of their
+// own, so train and dev are byte for byte what they were before it.
 package bench
 
 import (
@@ -154,15 +159,23 @@ type instance struct {
 }
 
 // plan lays out the instances of one split and their question quotas.
+// Dev and the sealed test split are alike (renamed databases train never
+// sees, dev's size); test's databases are numbered on from dev's, so that
+// no db_id is in two splits, and, like every instance, draw from streams
+// named by their split, so that test leaves train's and dev's bytes as
+// they were before it existed.
 func plan(p Preset, seed uint64, split, root string, doms []*domain) []*instance {
-	per, total := p.TrainPerDomain, p.TrainQuestions
-	dev := split == "dev"
-	if dev {
+	per, total, first := p.TrainPerDomain, p.TrainQuestions, 1
+	dev := split != "train"
+	switch split {
+	case "dev":
 		per, total = p.DevPerDomain, p.DevQuestions
+	case SplitTest:
+		per, total, first = p.DevPerDomain, p.DevQuestions, p.DevPerDomain+1
 	}
 	var out []*instance
 	for _, d := range doms {
-		for i := 1; i <= per; i++ {
+		for i := first; i < first+per; i++ {
 			prefix := d.name
 			if dev {
 				prefix = d.devName
@@ -256,7 +269,7 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 	defer func() { done(keep) }()
 
 	doms := domains()
-	splits := []string{"train", "dev"}
+	splits := []string{"train", "dev", SplitTest}
 	bySplit := map[string][]*instance{}
 	var all []*instance
 	for _, s := range splits {
@@ -291,7 +304,11 @@ func Generate(ctx context.Context, opts Options) (*Summary, error) {
 	if err := writeNotes(tmp, sum, doms); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
 	}
-	progress(opts.Progress, "bench: checking %d gold queries", sum.Splits[0].Questions+sum.Splits[1].Questions)
+	n := 0
+	for _, s := range sum.Splits {
+		n += s.Questions
+	}
+	progress(opts.Progress, "bench: checking %d gold queries", n)
 	if err := Verify(ctx, tmp, workers); err != nil {
 		return nil, fmt.Errorf("generate %s: refusing to write a broken benchmark: %w", opts.Out, err)
 	}

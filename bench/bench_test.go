@@ -88,8 +88,8 @@ func TestDeterministic(t *testing.T) {
 			js++
 		}
 	}
-	if sqlite != 12 || js != 4 {
-		t.Fatalf("tiny has %d sqlite and %d json files, want 12 and 4", sqlite, js)
+	if sqlite != 18 || js != 6 {
+		t.Fatalf("tiny has %d sqlite and %d json files, want 18 and 6 (train, dev, test)", sqlite, js)
 	}
 	tests := []struct {
 		seed uint64
@@ -267,6 +267,13 @@ func TestLoadBIRDAndDescriptions(t *testing.T) {
 	for _, s := range sum.Splits {
 		t.Run(s.Name, func(t *testing.T) {
 			b, err := dataset.Load(dir, s.Name)
+			if s.Name == SplitTest {
+				// Sealed: the ordinary loader refuses it, LoadTest reads it.
+				if !errors.Is(err, dataset.ErrSealed) {
+					t.Fatalf("dataset.Load read the sealed test split: %v", err)
+				}
+				b, err = dataset.LoadTest(dir)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

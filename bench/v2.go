@@ -10,7 +10,9 @@ package bench
 //   - dev_compositional: new instances of train's domains, only questions
 //     whose SQL skeleton occurs nowhere in train;
 //   - dev_id: new instances of train's domains, any skeleton (the
-//     in-distribution regression check v1's dev was).
+//     in-distribution regression check v1's dev was);
+//   - test, sealed (dataset.SplitTest): dev's kind and size on new
+//     databases of the held-out domains, for a claim's final evaluation.
 //
 // No dev question's wording (lower-cased, spaces collapsed) occurs in
 // train: such questions are dropped and counted. The same preset and seed
@@ -23,6 +25,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,6 +33,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/bench/schemagen"
 	"github.com/sqlrl/sqlrl/bench/sqlgen"
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/parallel"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -44,7 +48,12 @@ const (
 	SplitDevID            = "dev_id"
 )
 
-// V2Splits lists v2's splits in output order.
+// SplitTest is the sealed test split (dataset.SplitTest): in v1, dev's
+// kind; in v2, new databases of dev's held-out domains.
+const SplitTest = dataset.SplitTest
+
+// V2Splits lists v2's open splits in output order; the sealed SplitTest
+// is written after them.
 var V2Splits = []string{SplitTrain, SplitDev, SplitDevCompositional, SplitDevID}
 
 // HeldOutDomains is how many of schemagen's domains v2 holds out for dev:
@@ -264,6 +273,10 @@ func planV2(p V2Preset, seed uint64, heldOut []string) map[string][]*v2Inst {
 	add(SplitDevID, capDoms(trainDoms, p.DevID.Domains), p.DevID, k, func(n int) int { return 2*n + 4 })
 	k += p.DevID.PerDomain
 	add(SplitDevCompositional, capDoms(trainDoms, p.DevComp.Domains), p.DevComp, k, func(n int) int { return 4 * n })
+	// The sealed test split: dev's size on new databases of the held-out
+	// domains, numbered on from dev's (their own designs and, through
+	// their db_ids, their own question streams).
+	add(SplitTest, capDoms(heldOut, p.Dev.Domains), p.Dev, p.Dev.PerDomain+1, func(n int) int { return 2*n + 4 })
 	return out
 }
 
@@ -286,8 +299,9 @@ func generateV2(ctx context.Context, opts Options, p V2Preset) (*Summary, error)
 		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
 	}
 	plan := planV2(p, opts.Seed, heldOut)
+	splits := append(slices.Clone(V2Splits), SplitTest)
 	total := 0
-	for _, s := range V2Splits {
+	for _, s := range splits {
 		total += len(plan[s])
 	}
 	pr := &v2Progress{w: opts.Progress, total: total, start: start}
@@ -305,18 +319,18 @@ func generateV2(ctx context.Context, opts Options, p V2Preset) (*Summary, error)
 		}
 	}
 	var devs []*v2Inst
-	for _, s := range V2Splits[1:] {
+	for _, s := range splits[1:] {
 		devs = append(devs, plan[s]...)
 	}
 	if err := runV2(ctx, tmp, opts.Seed, devs, seen, workers, pr); err != nil {
 		return nil, fmt.Errorf("generate %s: %w", opts.Out, err)
 	}
-	for _, s := range V2Splits[1:] {
+	for _, s := range splits[1:] {
 		allocate(plan[s], &sqlgen.BIRDMix)
 	}
 
 	sum := &Summary{Out: opts.Out, Preset: p.Name, Seed: opts.Seed, HeldOut: heldOut, Dropped: map[string]*DropStats{}}
-	for _, s := range V2Splits {
+	for _, s := range splits {
 		ss, err := writeV2Split(tmp, s, plan[s])
 		if err != nil {
 			return nil, fmt.Errorf("generate %s: %w", opts.Out, err)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,14 +32,23 @@ func DomainOf(dbID string) string { return trailingNumber.ReplaceAllString(dbID,
 // sort key, ascending and descending; no dev split shares a db_id with train; dev shares no
 // domain with train, and dev_id and dev_compositional only use train's
 // domains; no dev wording occurs in train; no dev_compositional skeleton
-// occurs in train.
+// occurs in train. The sealed test split, where there is one, is checked
+// as dev is (held-out domains, its own databases).
 func VerifyV2(ctx context.Context, dir string, workers int) error {
 	if workers <= 0 {
 		workers = 1
 	}
 	loaded := map[string]*dataset.Benchmark{}
-	for _, split := range V2Splits {
-		b, err := dataset.LoadBIRD(dir, split)
+	splits := V2Splits
+	if _, err := os.Stat(filepath.Join(dir, SplitTest+".json")); err == nil {
+		splits = append(slices.Clone(V2Splits), SplitTest)
+	}
+	for _, split := range splits {
+		load := dataset.LoadBIRD
+		if split == SplitTest {
+			load = func(dir, _ string) (*dataset.Benchmark, error) { return dataset.LoadTest(dir) } // the generator's own check reads it
+		}
+		b, err := load(dir, split)
 		if err != nil {
 			return fmt.Errorf("verify %s: %w", split, err)
 		}
@@ -66,8 +76,11 @@ func checkV2Splits(loaded map[string]*dataset.Benchmark) error {
 	for _, ex := range train.Examples {
 		trainWords[normWording(ex.Question)] = ex.QuestionID
 	}
-	for _, split := range V2Splits[1:] {
+	for _, split := range append(slices.Clone(V2Splits[1:]), SplitTest) {
 		b := loaded[split]
+		if b == nil { // a benchmark made before the test split
+			continue
+		}
 		ids := make([]string, 0, len(b.Schemas))
 		for id := range b.Schemas {
 			ids = append(ids, id)
@@ -77,11 +90,15 @@ func checkV2Splits(loaded map[string]*dataset.Benchmark) error {
 			if _, ok := train.Schemas[id]; ok {
 				return fmt.Errorf("verify: database %s is in both train and %s", id, split)
 			}
-			in := trainDoms[DomainOf(id)]
-			if split == SplitDev && in {
-				return fmt.Errorf("verify: dev database %s is of domain %s, which train has", id, DomainOf(id))
+			if dev := loaded[SplitDev]; split == SplitTest && dev != nil && dev.Schemas[id] != nil {
+				return fmt.Errorf("verify: database %s is in both dev and test", id)
 			}
-			if split != SplitDev && !in {
+			in := trainDoms[DomainOf(id)]
+			heldOut := split == SplitDev || split == SplitTest
+			if heldOut && in {
+				return fmt.Errorf("verify: %s database %s is of domain %s, which train has", split, id, DomainOf(id))
+			}
+			if !heldOut && !in {
 				return fmt.Errorf("verify: %s database %s is of domain %s, which train lacks", split, id, DomainOf(id))
 			}
 		}
@@ -157,7 +174,8 @@ func writeV2Notes(dir string, sum *Summary, plan map[string][]*v2Inst) error {
 	b.WriteString("| `train` | several database instances of each train domain |\n")
 	b.WriteString("| `dev` | cross-domain: databases of held-out domains that train never sees (as BIRD and Spider) |\n")
 	b.WriteString("| `dev_compositional` | new databases of train's domains; only questions whose SQL skeleton (names and literals masked) occurs nowhere in train |\n")
-	b.WriteString("| `dev_id` | new databases of train's domains, any skeleton: the in-distribution regression check |\n\n")
+	b.WriteString("| `dev_id` | new databases of train's domains, any skeleton: the in-distribution regression check |\n")
+	b.WriteString("| `test` | sealed: dev's kind and size on new databases of the held-out domains; only a claim's final evaluation reads it |\n\n")
 	b.WriteString("No dev question's wording (lower-cased, spaces collapsed) occurs in train.\n\n")
 	fmt.Fprintf(&b, "Held-out domains (dev): %s. They are %d of schemagen's domains, picked by a shuffle seeded by the\n", strings.Join(sum.HeldOut, ", "), len(sum.HeldOut))
 	b.WriteString("benchmark seed among the domains whose table names (SQL names and nouns, in designs 1-4) no other domain uses.\n")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -25,6 +26,8 @@ const TierTolerance = 0.05
 // question file; every table in <split>_tables.json exists in its database
 // with the listed columns; question ids are unique per split and question
 // text per database; tiers are near 60/30/10; dev shares no database or
+// table name with train, and the sealed test split, where there is one,
+// passes the same checks and shares no database with train or dev and no
 // table name with train; and every gold query executes on the read-only
 // engine with a non-empty, informative result. Generate runs it before it
 // moves a benchmark into place.
@@ -49,17 +52,48 @@ func Verify(ctx context.Context, dir string, workers int) error {
 			trainTables[strings.ToLower(t)] = id
 		}
 	}
-	for id, s := range loaded["dev"].Schemas {
-		if _, ok := loaded["train"].Schemas[id]; ok {
-			return fmt.Errorf("verify: database %s is in both train and dev", id)
+	test, err := loadTest(ctx, dir, workers)
+	if err != nil {
+		return err
+	}
+	if test != nil {
+		loaded[SplitTest] = test
+	}
+	for _, split := range []string{"dev", SplitTest} {
+		if loaded[split] == nil {
+			continue
 		}
-		for _, t := range s.TableNames {
-			if tid, ok := trainTables[strings.ToLower(t)]; ok {
-				return fmt.Errorf("verify: dev database %s has table %s, which train database %s also has", id, t, tid)
+		for id, s := range loaded[split].Schemas {
+			for _, other := range []string{"train", "dev"} {
+				if _, ok := loaded[other].Schemas[id]; ok && other != split {
+					return fmt.Errorf("verify: database %s is in both %s and %s", id, other, split)
+				}
+			}
+			for _, t := range s.TableNames {
+				if tid, ok := trainTables[strings.ToLower(t)]; ok {
+					return fmt.Errorf("verify: %s database %s has table %s, which train database %s also has", split, id, t, tid)
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// loadTest reads and checks the sealed test split (dataset.LoadTest: the
+// generator's own check is one of its readers) as verifySplit checks the
+// others; nil, nil for a benchmark made before it had one.
+func loadTest(ctx context.Context, dir string, workers int) (*dataset.Benchmark, error) {
+	if _, err := os.Stat(filepath.Join(dir, SplitTest+".json")); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	b, err := dataset.LoadTest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("verify %s: %w", SplitTest, err)
+	}
+	if err := verifySplit(ctx, b, SplitTest, workers); err != nil {
+		return nil, fmt.Errorf("verify %s: %w", SplitTest, err)
+	}
+	return b, nil
 }
 
 func verifySplit(ctx context.Context, b *dataset.Benchmark, split string, workers int) error {

@@ -127,7 +127,8 @@ func writeNotes(dir string, sum *Summary, doms []*domain) error {
 	b.WriteString("| `<split>_gold.sql` | gold SQL as `SQL<TAB>db_id` lines, in question order |\n")
 	b.WriteString("| `<split>_databases/<db>/<db>.sqlite` | the databases |\n")
 	b.WriteString("| `<split>_databases/<db>/database_description/<table>.csv` | BIRD's column descriptions and value notes |\n\n")
-	b.WriteString("Splits are `train` and `dev`.\n\n## Counts\n\n")
+	b.WriteString("Splits are `train`, `dev` and `test`. `test` is sealed: dev's kind and size on databases of its own,\n")
+	b.WriteString("read only by a claim's final evaluation, which records each read.\n\n## Counts\n\n")
 	b.WriteString("| split | databases | rows | questions | simple | moderate | challenging |\n|---|---|---|---|---|---|---|\n")
 	for _, s := range sum.Splits {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |\n", s.Name, len(s.DBs), s.Rows, s.Questions, s.ByTier[0], s.ByTier[1], s.ByTier[2])

@@ -20,8 +20,8 @@ type loadedSplit struct {
 // layout a split is <name>.json next to <name>_databases/; a dev_*.json
 // without databases of its own (a split that reuses dev's or train's) is
 // read with the first of dev_databases/ and train_databases/ that holds
-// its databases. In Spider's layout (database/) every question file is a
-// split. Train comes first, then dev, then the rest by name.
+// its databases. The sealed test split (dataset.SplitTest) is not read.
+// In Spider's layout (database/) every question file is a split. Train comes first, then dev, then the rest by name.
 func discover(dir string, want []string) ([]loadedSplit, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -37,6 +37,7 @@ func discover(dir string, want []string) ([]loadedSplit, error) {
 		split := strings.TrimSuffix(n, ".json")
 		switch {
 		case split == "tables" || strings.HasSuffix(split, "_tables"):
+		case split == dataset.SplitTest && !spider: // sealed: only a final evaluation reads it
 		case spider:
 			names = append(names, split)
 		case isDir(filepath.Join(dir, split+"_databases")),

@@ -13,6 +13,7 @@ package consensus
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,64 +45,85 @@ type Choice struct {
 // group holding the earliest candidate, so put the one to trust most first
 // (a greedy decode). Equal texts run once.
 func Pick(ctx context.Context, eng sqlexec.Engine, db string, candidates []string, o Options) (Choice, error) {
+	v, err := Count(ctx, eng, db, candidates, o)
+	ch := Choice{Index: -1, Ran: v.Ran}
+	if err != nil {
+		return ch, err
+	}
+	if g := v.Best(o.KeepEmpty); g >= 0 {
+		ch.Index, ch.Votes = v.First[g], v.Size[g]
+	}
+	return ch, nil
+}
+
+// Votes is how candidates group by their results: candidates whose
+// results BIRD would call equal vote together.
+type Votes struct {
+	// Of is each candidate's group, -1 for one that did not run (empty
+	// text, an error, a timeout).
+	Of []int
+	// Size, First and Empty describe each group, in order of its first
+	// candidate: how many candidates it holds, the first of them, and
+	// whether its result has no rows.
+	Size  []int
+	First []int
+	Empty []bool
+	// Ran is the number of candidates that executed.
+	Ran int
+}
+
+// Count executes the candidates on db (equal texts once, each under
+// o.Timeout) and groups them by result. It stops at ctx's end with ctx's
+// error.
+func Count(ctx context.Context, eng sqlexec.Engine, db string, candidates []string, o Options) (Votes, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	type group struct {
-		first int
-		rows  [][]sqlexec.Value
-		votes int
-	}
-	var groups []*group
-	ran := map[string]*group{}
-	ch := Choice{Index: -1}
+	v := Votes{Of: make([]int, len(candidates))}
+	var rows [][][]sqlexec.Value
+	ran := map[string]int{} // text -> group, -1 when it did not run
 	for i, sql := range candidates {
+		v.Of[i] = -1
 		if err := ctx.Err(); err != nil {
-			return ch, err
+			return v, err
 		}
-		if g, ok := ran[sql]; ok {
-			if g != nil {
-				g.votes++
-				ch.Ran++
+		g, seen := ran[sql]
+		if !seen {
+			g = -1
+			if strings.TrimSpace(sql) != "" {
+				qctx, cancel := context.WithTimeout(ctx, o.Timeout)
+				res, err := eng.Query(qctx, db, sql)
+				cancel()
+				if err == nil {
+					g = slices.IndexFunc(rows, func(r [][]sqlexec.Value) bool { return eval.BirdEX(res.Rows, r) })
+					if g < 0 {
+						g = len(rows)
+						rows = append(rows, res.Rows)
+						v.Size, v.First, v.Empty = append(v.Size, 0), append(v.First, i), append(v.Empty, len(res.Rows) == 0)
+					}
+				}
 			}
-			continue
+			ran[sql] = g
 		}
-		if strings.TrimSpace(sql) == "" {
-			ran[sql] = nil
-			continue
+		if g >= 0 {
+			v.Of[i] = g
+			v.Size[g]++
+			v.Ran++
 		}
-		qctx, cancel := context.WithTimeout(ctx, o.Timeout)
-		res, err := eng.Query(qctx, db, sql)
-		cancel()
-		if err != nil {
-			ran[sql] = nil
-			continue
-		}
-		ch.Ran++
-		var g *group
-		for _, h := range groups {
-			if eval.BirdEX(res.Rows, h.rows) {
-				g = h
-				break
-			}
-		}
-		if g == nil {
-			g = &group{first: i, rows: res.Rows}
-			groups = append(groups, g)
-		}
-		g.votes++
-		ran[sql] = g
 	}
-	var best *group
-	for _, g := range groups {
-		if best == nil || better(g.votes, len(g.rows) > 0, best.votes, len(best.rows) > 0, o.KeepEmpty) {
+	return v, nil
+}
+
+// Best is the winning group (-1 when none ran): the largest, ties to the
+// earliest; unless keepEmpty, a group with rows beats an empty one.
+func (v Votes) Best(keepEmpty bool) int {
+	best := -1
+	for g := range v.Size {
+		if best < 0 || better(v.Size[g], !v.Empty[g], v.Size[best], !v.Empty[best], keepEmpty) {
 			best = g
 		}
 	}
-	if best != nil {
-		ch.Index, ch.Votes = best.first, best.votes
-	}
-	return ch, nil
+	return best
 }
 
 // better reports whether a group with votes a (and rows or not) beats one

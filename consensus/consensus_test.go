@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -62,6 +63,43 @@ func TestPick(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestCount: each candidate's group, the groups' sizes, and what did not
+// run; Pick's choice is Best of the same votes.
+func TestCount(t *testing.T) {
+	eng := testEngine(t)
+	const (
+		four  = "SELECT species FROM animal WHERE legs = 4"
+		four2 = "SELECT species FROM animal WHERE legs > 3"
+		two   = "SELECT species FROM animal WHERE legs = 2"
+		none  = "SELECT species FROM animal WHERE legs = 9"
+		bad   = "SELECT specie FROM animal"
+	)
+	tests := []struct {
+		name  string
+		cands []string
+		want  Votes
+		best  int
+	}{
+		{"groups by result", []string{four, two, four2, bad, four},
+			Votes{Of: []int{0, 1, 0, -1, 0}, Size: []int{3, 1}, First: []int{0, 1}, Empty: []bool{false, false}, Ran: 4}, 0},
+		{"empty result", []string{none, two, none},
+			Votes{Of: []int{0, 1, 0}, Size: []int{2, 1}, First: []int{0, 1}, Empty: []bool{true, false}, Ran: 3}, 1},
+		{"nothing ran", []string{bad, ""}, Votes{Of: []int{-1, -1}}, -1},
+	}
+	for _, tc := range tests {
+		got, err := Count(context.Background(), eng, "zoo", tc.cands, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+		if b := got.Best(false); b != tc.best {
+			t.Errorf("%s: best %d, want %d", tc.name, b, tc.best)
 		}
 	}
 }

@@ -97,8 +97,17 @@ type birdRecord struct {
 }
 
 // LoadBIRD reads BIRD's layout: <split>.json, <split>_tables.json and
-// <split>_databases/<db>/<db>.sqlite.
+// <split>_databases/<db>/<db>.sqlite. It refuses the sealed SplitTest
+// (ErrSealed; LoadTest reads it).
 func LoadBIRD(dir, split string) (*Benchmark, error) {
+	if split == SplitTest {
+		return nil, sealedError(dir)
+	}
+	return loadBIRD(dir, split)
+}
+
+// loadBIRD is LoadBIRD without the seal.
+func loadBIRD(dir, split string) (*Benchmark, error) {
 	b, err := loadBIRDQuestions(filepath.Join(dir, split+".json"))
 	if err != nil {
 		return nil, err

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlrl/sqlrl/significance"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -534,21 +535,6 @@ func PassAtK(n, c, k int) float64 {
 // first gets right, losses those only the second does. It returns the
 // probability, were both equally good, of a split at least this uneven:
 // the p-value that says whether a gain in EX is more than the luck of
-// which questions flipped.
-func SignTest(wins, losses int) float64 {
-	n := wins + losses
-	if n == 0 {
-		return 1
-	}
-	k := min(wins, losses)
-	// P(X <= k) for X ~ Binomial(n, 1/2), in logs to stay finite.
-	lc := 0.0 // log C(n, 0)
-	tail := 0.0
-	for i := 0; i <= k; i++ {
-		if i > 0 {
-			lc += math.Log(float64(n-i+1)) - math.Log(float64(i))
-		}
-		tail += math.Exp(lc - float64(n)*math.Ln2)
-	}
-	return min(1, 2*tail)
-}
+// which questions flipped. It is significance.McNemar, the one home of
+// the project's tests.
+func SignTest(wins, losses int) float64 { return significance.McNemar(wins, losses) }

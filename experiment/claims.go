@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/significance"
 )
 
 // Claim is one of the recipe's claims (docs/field-guide.md, the OKTO
@@ -149,6 +151,9 @@ func checkClaims(rep *Report) []Claim {
 			if g := after.Gain["total"]; g.N > 1 {
 				paired = fmt.Sprintf("; seed by seed the gain is %s", gainText(g))
 			}
+			if c := rep.comparison(after.Key, "sft75", split); c != nil {
+				paired += fmt.Sprintf("; question by question, pooled over seeds, %+.1f, 95%% interval [%+.1f, %+.1f], Holm-corrected p %.2g", c.Diff, c.Low, c.High, c.PHolm)
+			}
 			add(claim, d > spread, "gain %+.1f points, spread (largest min-max range of the two) %.1f over %d seed(s)%s; the goal of +5 is %s",
 				d, spread, a.N, paired, met(d >= 5))
 		}
@@ -183,6 +188,17 @@ func (rep *Report) study(name string) *StudyReport {
 	for i := range rep.Studies {
 		if rep.Studies[i].Name == name {
 			return &rep.Studies[i]
+		}
+	}
+	return nil
+}
+
+// comparison is the report's comparison of arm treatment with control on
+// split (Report.Comparisons), nil where it was not made.
+func (rep *Report) comparison(treatment, control, split string) *significance.Comparison {
+	for _, r := range rep.Comparisons {
+		if r.Treatment == treatment && r.Control == control && r.Split == split && r.Stats != nil {
+			return r.Stats
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/train"
 )
@@ -77,6 +79,10 @@ type EvalConfig struct {
 	// the configs written before the field), so that a change of the
 	// guide redoes the evaluations cached under the old one.
 	Decoder int `json:"decoder,omitempty"`
+	// Test is the sealed test split's fingerprint (TestFingerprint) in a
+	// final evaluation on it, which Fingerprint leaves out: a changed test
+	// split redoes the evaluations on it.
+	Test string `json:"test,omitempty"`
 }
 
 // decodeVersion is policy.DecodeVersion, a variable so that a test can
@@ -131,7 +137,10 @@ func (c RunConfig) ID() string {
 // Fingerprint hashes the benchmark's question files (<split>.json and
 // <split>_tables.json) in name order: what decides the data of every run.
 // The databases are generated with the questions, so the questions stand
-// for them.
+// for them. The sealed test split's files are left out (no run but a final
+// evaluation reads them, and that run hashes them itself: TestFingerprint),
+// so that a benchmark keeps the fingerprint, and its runs their IDs, that
+// it had before it had a test split.
 func Fingerprint(dir string) (string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -139,7 +148,7 @@ func Fingerprint(dir string) (string, error) {
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !sealedFile(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}
@@ -161,7 +170,8 @@ func Fingerprint(dir string) (string, error) {
 }
 
 // DevSplits lists the benchmark's evaluation splits: every <split>.json
-// with a <split>_databases directory beside it, except train, "dev" first
+// with a <split>_databases directory beside it, except train and the
+// sealed test split (a final evaluation's alone), "dev" first
 // then by name. New splits (dev_id, dev_compositional) are picked up as
 // soon as their files are there.
 func DevSplits(dir string) ([]string, error) {
@@ -172,7 +182,7 @@ func DevSplits(dir string) ([]string, error) {
 	var out []string
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".json")
-		if e.IsDir() || !ok || name == "train" || strings.HasSuffix(name, "_tables") {
+		if e.IsDir() || !ok || name == "train" || name == dataset.SplitTest || strings.HasSuffix(name, "_tables") {
 			continue
 		}
 		if st, err := os.Stat(filepath.Join(dir, name+"_databases")); err == nil && st.IsDir() {
@@ -189,4 +199,29 @@ func DevSplits(dir string) ([]string, error) {
 		return nil, fmt.Errorf("%s: no evaluation split (want <split>.json with <split>_databases/, such as dev.json)", dir)
 	}
 	return out, nil
+}
+
+// sealedFile reports whether name is one of the sealed test split's
+// question files.
+func sealedFile(name string) bool {
+	return name == dataset.SplitTest+".json" || name == dataset.SplitTest+"_tables.json"
+}
+
+// TestFingerprint hashes the sealed test split's question files (what
+// Fingerprint leaves out), for the final evaluations' configs; "" when the
+// benchmark has none.
+func TestFingerprint(dir string) (string, error) {
+	h := sha256.New()
+	for _, n := range []string{dataset.SplitTest + ".json", dataset.SplitTest + "_tables.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if errors.Is(err, os.ErrNotExist) {
+			return "", nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("fingerprint test split: %w", err)
+		}
+		fmt.Fprintf(h, "%s\n", n)
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8]), nil
 }

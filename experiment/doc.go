@@ -18,5 +18,12 @@
 // its claim checks are computed from the tables, never written in advance:
 // where this experiment's numbers differ from the recipe's, it says so.
 //
+// A pre-registered study (ExecuteStudy, `sqlrl experiment study`) runs
+// the same plans from a committed config (StudyConfig), records the
+// config's hash at its first start, evaluates on the sealed test split
+// only with -final-test (counting each read), and applies the config's
+// decision rule with package significance's statistics
+// (docs/results.md "Protocol").
+//
 // The presets' sizes and their arithmetic are in Quick and Full.
 package experiment

@@ -12,20 +12,39 @@ import (
 // (default the preset's).
 func (o *Options) Flags(fs *flag.FlagSet, defaultOut string) {
 	fs.StringVar(&o.Out, "out", o.Out, fmt.Sprintf("experiment directory (default %s, %s-quick with -quick)", defaultOut, defaultOut))
-	fs.Func("seeds", "comma-separated `seeds` (default: the preset's)", func(s string) error {
-		o.Seeds = nil
-		for _, f := range strings.Split(s, ",") {
-			if f = strings.TrimSpace(f); f == "" {
-				continue
-			}
-			n, err := strconv.ParseUint(f, 10, 64)
-			if err != nil {
-				return fmt.Errorf("%q is not a seed", f)
-			}
-			o.Seeds = append(o.Seeds, n)
-		}
-		return nil
+	fs.Func("seeds", "comma-separated `seeds` (default: the preset's)", func(s string) (err error) {
+		o.Seeds, err = parseSeeds(s)
+		return err
 	})
+}
+
+// StudyFlags declares `experiment study`'s -out (default: out/study-NAME,
+// StudyOut) and -run-seeds, bound to o.
+func (o *Options) StudyFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Out, "out", o.Out, "experiment directory (default out/study-NAME, NAME the config's name); share one with `experiment flywheel` to reuse its runs")
+	fs.Func("run-seeds", "comma-separated `seeds` of the config's to run in this invocation (default all): to spread a study's seeds over machines or OpenBLAS kernels (OPENBLAS_CORETYPE); the report covers every seed that finished", func(s string) (err error) {
+		o.RunSeeds, err = parseSeeds(s)
+		return err
+	})
+}
+
+// StudyOut is a study's default directory: out/study-NAME.
+func StudyOut(name string) string { return "out/study-" + name }
+
+// parseSeeds reads a comma-separated list of seeds.
+func parseSeeds(s string) ([]uint64, error) {
+	var out []uint64
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a seed", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // OutFor fills in o.Out's default: defaultOut, or defaultOut-quick for a

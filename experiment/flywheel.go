@@ -288,8 +288,11 @@ type FlywheelReport struct {
 	Curves  []Curve       `json:"curves,omitempty"`
 	// Flips compare the two checkpoints of each seed question by
 	// question, where both evaluations kept their questions (EvalFile).
-	Flips       []Flip  `json:"flips,omitempty"`
-	WallSeconds float64 `json:"wall_seconds"`
+	Flips []Flip `json:"flips,omitempty"`
+	// Comparisons are each trained arm against its SFT start pooled over
+	// seeds, with intervals and corrected p-values (Report.Comparisons).
+	Comparisons []ComparisonRow `json:"comparisons,omitempty"`
+	WallSeconds float64         `json:"wall_seconds"`
 	plots       map[string][]byte
 }
 
@@ -374,7 +377,7 @@ func ExecuteFlywheel(ctx context.Context, o Options) (*Done, error) {
 		if !slices.Contains(splits, o.Preset.RL.DevSplit) {
 			o.Preset.RL.DevSplit = splits[0]
 		}
-	})
+	}, nil)
 	if err != nil {
 		return done, err
 	}
@@ -469,7 +472,7 @@ func armFlips(pl *Plan, runsDir string, before, after Arm) ([]Flip, error) {
 // evaluations' results.
 func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *FlywheelReport {
 	fr := &FlywheelReport{Command: rep.Command, Machine: rep.Machine, Preset: rep.Preset, Seeds: rep.Seeds, Splits: rep.Splits,
-		Claims: rep.Claims, Stages: rep.Runs, Curves: rep.Curves, WallSeconds: rep.WallSeconds}
+		Claims: rep.Claims, Stages: rep.Runs, Curves: rep.Curves, Comparisons: rep.Comparisons, WallSeconds: rep.WallSeconds}
 	st := rep.study(StudyFlywheel)
 	var before Arm
 	for _, s := range pl.Studies {
@@ -708,6 +711,7 @@ func (fr *FlywheelReport) Markdown() []byte {
 			}
 			b.WriteString("\n")
 		}
+		writeComparisons(&b, comparisonsOf(fr.Comparisons, StudyFlywheel, t.Split))
 	}
 	if len(fr.Claims) > 0 {
 		b.WriteString("## Check\n\n")

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/train"
 )
@@ -42,6 +43,9 @@ func (InProcess) Do(ctx context.Context, j Job) (*Result, error) {
 		return r, nil
 	case KindEval:
 		tj.SFT, tj.RL, tj.Eval, tj.Run.Init = nil, nil, &c.Eval.EvalConfig, j.ParentOut
+		// Only a study's final evaluation plans an evaluation on the
+		// sealed split, with its fingerprint (finalTestEvals).
+		tj.FinalTest = c.Eval.Split == dataset.SplitTest && c.Eval.Test != ""
 		res, err := train.Do(ctx, tj)
 		if err != nil {
 			return nil, err

@@ -2,16 +2,22 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -30,15 +36,66 @@ type Machine struct {
 	CPU    string `json:"cpu,omitempty"`
 	GOARCH string `json:"goarch"`
 	GOOS   string `json:"goos"`
+	// Kernel is the gemm kernel (nn.Kernel: OpenBLAS's corename, or go):
+	// with the CPU, what decides a run's float rounding. Commit is the
+	// sqlrl build's (commit, "+modified" for a dirty tree; empty for a
+	// build without version control information, such as go test's).
+	Kernel string `json:"kernel,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // ThisMachine describes the computer running the experiment.
 func ThisMachine() Machine {
-	m := Machine{CPUs: runtime.NumCPU(), GOARCH: runtime.GOARCH, GOOS: runtime.GOOS}
+	m := Machine{CPUs: runtime.NumCPU(), GOARCH: runtime.GOARCH, GOOS: runtime.GOOS, Kernel: nn.Kernel(), Commit: buildCommit()}
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		m.CPU = cpuModel(string(b))
 	}
 	return m
+}
+
+// buildCommit is the commit this binary was built from (Go's embedded
+// version control information), "+modified" when the tree had changes.
+// A build without it (GOFLAGS=-buildvcs=false, go test) gives the commit
+// of the git work tree the command runs in, marked "(work tree)": such a
+// binary is most often run from the checkout it was built in. "" when
+// neither is known.
+func buildCommit() string {
+	if c := stampedCommit(); c != "" {
+		return c
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+	rev := strings.TrimSpace(string(out))
+	if err != nil || rev == "" {
+		return ""
+	}
+	dirty := ""
+	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		dirty = "+modified"
+	}
+	return rev[:min(12, len(rev))] + dirty + " (work tree)"
+}
+
+// stampedCommit is the commit Go embedded in the binary, "" without one.
+func stampedCommit() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+modified"
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev[:min(12, len(rev))] + dirty
 }
 
 // cpuModel is the first "model name" of a /proc/cpuinfo text, or "".
@@ -54,15 +111,21 @@ func cpuModel(cpuinfo string) string {
 
 // Report is report.json; report.md and the plots are drawn from it.
 type Report struct {
-	Command     string         `json:"command"`
-	Machine     Machine        `json:"machine"`
-	Preset      Preset         `json:"preset"`
-	Seeds       []uint64       `json:"seeds"`
-	Splits      []string       `json:"splits"`
-	Studies     []StudyReport  `json:"studies"`
-	Claims      []Claim        `json:"claims"`
-	Runs        []RunRow       `json:"runs"`
-	Curves      []Curve        `json:"curves,omitempty"`
+	Command string        `json:"command"`
+	Machine Machine       `json:"machine"`
+	Preset  Preset        `json:"preset"`
+	Seeds   []uint64      `json:"seeds"`
+	Splits  []string      `json:"splits"`
+	Studies []StudyReport `json:"studies"`
+	Claims  []Claim       `json:"claims"`
+	Runs    []RunRow      `json:"runs"`
+	Curves  []Curve       `json:"curves,omitempty"`
+	// Comparisons are each trained arm against its SFT start, question by
+	// question, per study and split (startComparisons).
+	Comparisons []ComparisonRow `json:"comparisons,omitempty"`
+	// Protocol is a pre-registered study's (ExecuteStudy): its config's
+	// history, the test split's reads, its comparisons and decision.
+	Protocol    *Protocol      `json:"protocol,omitempty"`
 	WallSeconds float64        `json:"wall_seconds"`
 	arms        map[string]Arm // by key, for the claims
 }
@@ -133,8 +196,11 @@ type RunRow struct {
 	Steps   int64   `json:"steps,omitempty"`
 	Seconds float64 `json:"seconds"`
 	Done    bool    `json:"done"`
-	// CPU is the processor the run finished on (Result.CPU).
-	CPU string `json:"cpu,omitempty"`
+	// CPU, Kernel and Commit are where and how the run finished
+	// (Result's).
+	CPU    string `json:"cpu,omitempty"`
+	Kernel string `json:"kernel,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // Curve is one training run's log over steps: the RL runs' reward mean and
@@ -180,7 +246,7 @@ func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, 
 	for _, r := range pl.Runs {
 		row := RunRow{Name: r.Name, ID: r.ID, Kind: r.Config.Kind}
 		if res := results[r.ID]; res != nil {
-			row.Steps, row.Seconds, row.Done, row.CPU = res.Steps, res.Seconds, true, res.CPU
+			row.Steps, row.Seconds, row.Done, row.CPU, row.Kernel, row.Commit = res.Steps, res.Seconds, true, res.CPU, res.Kernel, res.Commit
 		}
 		rep.Runs = append(rep.Runs, row)
 	}
@@ -216,6 +282,7 @@ func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, 
 			rep.Curves = append(rep.Curves, c)
 		}
 	}
+	rep.Comparisons = startComparisons(rep, pl, runsDir)
 	rep.Claims = checkClaims(rep)
 	return rep
 }
@@ -348,8 +415,20 @@ func writeHeader(b *bytes.Buffer, title, command string, m Machine, p Preset, se
 	if m.CPU != "" {
 		cpu = " (" + m.CPU + ")"
 	}
-	fmt.Fprintf(b, "Machine: %d CPUs%s, %s/%s. Preset %s; seeds %s; dev splits %s.\n\n", m.CPUs, cpu, m.GOOS, m.GOARCH,
-		p.Name, joinSeeds(seeds), strings.Join(splits, ", "))
+	build := ""
+	if m.Kernel != "" {
+		build += "; gemm kernel " + m.Kernel
+	}
+	if m.Commit != "" {
+		build += "; sqlrl " + m.Commit
+	}
+	dev := slices.DeleteFunc(slices.Clone(splits), func(s string) bool { return s == dataset.SplitTest })
+	test := ""
+	if len(dev) < len(splits) {
+		test = "; final evaluation on the sealed test split"
+	}
+	fmt.Fprintf(b, "Machine: %d CPUs%s, %s/%s%s. Preset %s; seeds %s; dev splits %s%s.\n\n", m.CPUs, cpu, m.GOOS, m.GOARCH, build,
+		p.Name, joinSeeds(seeds), strings.Join(dev, ", "), test)
 }
 
 // modelText names the SFT model: its preset, or a custom model's shape.
@@ -364,7 +443,14 @@ func modelText(s SFTConfig) string {
 func (rep *Report) Markdown() []byte {
 	var b bytes.Buffer
 	p := rep.Preset
-	writeHeader(&b, "OKTO studies", rep.Command, rep.Machine, p, rep.Seeds, rep.Splits)
+	title := "OKTO studies"
+	if rep.Protocol != nil {
+		title = "Pre-registered study " + rep.Protocol.Config.Name
+	}
+	writeHeader(&b, title, rep.Command, rep.Machine, p, rep.Seeds, rep.Splits)
+	if rep.Protocol != nil {
+		rep.Protocol.markdown(&b)
+	}
 	fmt.Fprintf(&b, "- SFT: model %s, vocab %d, %d epochs", modelText(p.SFT), p.SFT.VocabSize, p.SFT.Epochs)
 	if p.SFT.MaxSteps > 0 {
 		fmt.Fprintf(&b, " (at most %d steps)", p.SFT.MaxSteps)
@@ -391,6 +477,7 @@ func (rep *Report) Markdown() []byte {
 				b.WriteString("\n")
 			}
 			fmt.Fprintf(&b, "\n![%s on %s](%s)\n\n", st.Name, t.Split, barsName(st.Name, t.Split))
+			writeComparisons(&b, comparisonsOf(rep.Comparisons, st.Name, t.Split))
 		}
 	}
 	fmt.Fprintf(&b, "## The recipe's claims\n\nComputed from the tables above (mean over seeds); \"differs\" marks a result that does not reproduce the claim here.\n\n")
@@ -438,6 +525,15 @@ func cpusNote(runs []RunRow, m Machine) string {
 	}
 	if len(unknown) > 0 && m.CPU != "" {
 		fmt.Fprintf(&b, "\nCPU not recorded (runs from before sqlrl recorded it): %s.\n", strings.Join(unknown, ", "))
+	}
+	kernels := map[string][]string{} // run names by the other kernel they finished with
+	for _, r := range runs {
+		if r.Done && r.Kernel != "" && r.Kernel != m.Kernel {
+			kernels[r.Kernel] = append(kernels[r.Kernel], r.Name)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(kernels)) {
+		fmt.Fprintf(&b, "\nFinished with another gemm kernel (%s), not this invocation's: %s.\n", k, strings.Join(kernels[k], ", "))
 	}
 	return b.String()
 }

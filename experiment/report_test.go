@@ -25,6 +25,8 @@ func TestCPUModel(t *testing.T) {
 	}{
 		{Machine{CPUs: 2, CPU: "AMD EPYC 9B14", GOOS: "linux", GOARCH: "amd64"}, "Machine: 2 CPUs (AMD EPYC 9B14), linux/amd64."},
 		{Machine{CPUs: 2, GOOS: "linux", GOARCH: "amd64"}, "Machine: 2 CPUs, linux/amd64."},
+		{Machine{CPUs: 2, CPU: "AMD EPYC 9B14", GOOS: "linux", GOARCH: "amd64", Kernel: "openblas/Haswell", Commit: "0123456789ab+modified"},
+			"Machine: 2 CPUs (AMD EPYC 9B14), linux/amd64; gemm kernel openblas/Haswell; sqlrl 0123456789ab+modified."},
 	} {
 		var b bytes.Buffer
 		writeHeader(&b, "t", "c", tc.m, Preset{Name: "p"}, []uint64{1}, []string{"dev"})
@@ -52,6 +54,9 @@ func TestCPUsNote(t *testing.T) {
 		{"two elsewhere, one unknown", []RunRow{{Name: "a", Done: true, CPU: "X"}, {Name: "b", Done: true, CPU: "Y"}, {Name: "c", Done: true, CPU: "X"}, {Name: "d", Done: true}},
 			here, []string{"(X), not this invocation's: a, c.", "(Y), not this invocation's: b.", "CPU not recorded (runs from before sqlrl recorded it): d."}},
 		{"this machine's CPU unknown too", []RunRow{{Name: "d", Done: true}}, Machine{CPUs: 2}, nil},
+		{"same CPU, another kernel", []RunRow{{Name: "a", Done: true, CPU: "AMD EPYC", Kernel: "openblas/SkylakeX"}, {Name: "b", Done: true, CPU: "AMD EPYC", Kernel: "openblas/Haswell"}},
+			Machine{CPUs: 2, CPU: "AMD EPYC", Kernel: "openblas/Haswell"}, []string{"another gemm kernel (openblas/SkylakeX), not this invocation's: a."}},
+		{"kernel not recorded", []RunRow{{Name: "a", Done: true, CPU: "AMD EPYC"}}, Machine{CPUs: 2, CPU: "AMD EPYC", Kernel: "go"}, nil},
 	} {
 		got := cpusNote(tc.runs, tc.m)
 		if tc.want == nil && got != "" {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,6 +58,10 @@ type Result struct {
 	// config, not by its machine, so a report assembled from runs of
 	// several machines needs it to say so.
 	CPU string `json:"cpu,omitempty"`
+	// Kernel and Commit are Machine.Kernel and Machine.Commit where the
+	// run finished (empty in runs from before they were recorded).
+	Kernel string `json:"kernel,omitempty"`
+	Commit string `json:"commit,omitempty"`
 }
 
 // Score is a dev evaluation: EX overall and by difficulty, in [0, 1].
@@ -94,6 +99,10 @@ type Options struct {
 	Threads int
 	// Progress receives a line per run and the trainers' own progress.
 	Progress io.Writer
+	// RunSeeds, when set, limits this invocation's runs to those seeds;
+	// the others' finished results are reported as they are. It lets one
+	// study's seeds run on machines (or OpenBLAS kernels) of their own.
+	RunSeeds []uint64
 	// Command is the command line, for the report.
 	Command string
 	// Machine describes the computer (default: this one); tests fix it.
@@ -141,7 +150,7 @@ func (d *Done) Summary(out string) string {
 // cancelled context stops at the current run, which resumes on the next
 // Execute with the same options.
 func Execute(ctx context.Context, o Options) (*Done, error) {
-	done, rep, _, err := execute(ctx, o, nil)
+	done, rep, _, err := execute(ctx, o, nil, nil)
 	if err != nil {
 		return done, err
 	}
@@ -152,11 +161,12 @@ func Execute(ctx context.Context, o Options) (*Done, error) {
 	return done, nil
 }
 
-// execute is what both commands (okto, flywheel) do before they write
-// their reports: fill in o's defaults, plan its studies on the
+// execute is what the commands (okto, flywheel, study) do before they
+// write their reports: fill in o's defaults, plan its studies on the
 // benchmark's dev splits (after adjust, when given, has seen them and
-// changed o's preset), do the runs and aggregate the studies' report.
-func execute(ctx context.Context, o Options, adjust func(o *Options, splits []string)) (*Done, *Report, map[string]*Result, error) {
+// changed o's preset; extend, when given, may add runs to the plan), do
+// the runs and aggregate the studies' report.
+func execute(ctx context.Context, o Options, adjust func(o *Options, splits []string), extend func(pl *Plan, bench string) error) (*Done, *Report, map[string]*Result, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -178,6 +188,11 @@ func execute(ctx context.Context, o Options, adjust func(o *Options, splits []st
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if extend != nil {
+		if err := extend(pl, fp); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	start := o.Now()
 	done, results, err := runAll(ctx, o, pl)
 	if err != nil {
@@ -197,8 +212,17 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 	done := &Done{Plan: pl}
 	results := map[string]*Result{}
 	start := o.Now()
-	cpu := o.machine().CPU
+	m := o.machine()
 	for k, r := range pl.Runs {
+		if len(o.RunSeeds) > 0 && !slices.Contains(o.RunSeeds, r.Config.Seed) {
+			// another invocation's seed (Options.RunSeeds): its result
+			// counts if it is there, and it is not run here
+			if res, err := readResult(filepath.Join(runs, r.ID)); err == nil {
+				results[r.ID] = res
+				done.Cached++
+			}
+			continue
+		}
 		dir := filepath.Join(runs, r.ID)
 		if res, err := readResult(dir); err == nil {
 			results[r.ID] = res
@@ -221,7 +245,7 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 		} else {
 			fmt.Fprintf(o.Progress, "[%d/%d] %s (%s): running, %s into the experiment\n", k+1, len(pl.Runs), r.Name, r.ID, o.Now().Sub(start).Round(time.Second))
 			t0 := o.Now()
-			res, err = o.train(ctx, r, dir, runs, cpu)
+			res, err = o.train(ctx, r, dir, runs, m)
 			if err == nil {
 				done.Ran++
 				fmt.Fprintf(o.Progress, "[%d/%d] %s: finished in %s\n", k+1, len(pl.Runs), r.Name, o.Now().Sub(t0).Round(time.Second))
@@ -236,9 +260,9 @@ func runAll(ctx context.Context, o Options, pl *Plan) (*Done, map[string]*Result
 	return done, results, nil
 }
 
-// train hands r to the trainer and records its result, and the cpu it ran
-// on, in dir.
-func (o *Options) train(ctx context.Context, r *Run, dir, runs, cpu string) (*Result, error) {
+// train hands r to the trainer and records its result, and the CPU,
+// kernel and commit of m it ran on, in dir.
+func (o *Options) train(ctx context.Context, r *Run, dir, runs string, m Machine) (*Result, error) {
 	j := Job{Config: r.Config, ID: r.ID, Dir: dir, Out: filepath.Join(dir, OutDir), Bench: o.Bench, Threads: o.Threads, Progress: o.Progress}
 	if r.Parent != nil {
 		j.ParentOut = filepath.Join(runs, r.Parent.ID, OutDir)
@@ -253,7 +277,7 @@ func (o *Options) train(ctx context.Context, r *Run, dir, runs, cpu string) (*Re
 		}
 		return nil, fmt.Errorf("run %s (%s): %w", r.Name, dir, err)
 	}
-	res.CPU = cpu
+	res.CPU, res.Kernel, res.Commit = m.CPU, m.Kernel, m.Commit
 	if err := writeJSON(filepath.Join(dir, ResultFile), res); err != nil {
 		return nil, err
 	}

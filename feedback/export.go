@@ -39,6 +39,13 @@ type ExportOptions struct {
 	// without it only feedback.json and rollouts.jsonl are written, from
 	// which `sqlrl train kto` rebuilds prompts itself.
 	DBRoot string
+	// Databases, when set, reads the answers' databases by the names they
+	// were served under (`sqlrl serve`'s config) instead of DBRoot, and
+	// DescriptionDir(db) names the folder holding db's
+	// database_description/ (nil: none). Package prompt's catalog reads
+	// SQLite databases only.
+	Databases      sqlexec.Engine
+	DescriptionDir func(db string) string
 	// Prompt and Catalog shape the prompts as `sqlrl data prepare` does.
 	Prompt  prompt.Options
 	Catalog prompt.CatalogOptions
@@ -171,7 +178,7 @@ func Export(ctx context.Context, st Store, opts ExportOptions) (*ExportManifest,
 		f.Before = p.Next
 	}
 	slices.SortFunc(entries, func(a, b Entry) int { return cmp.Compare(a.ID, b.ID) })
-	m := &ExportManifest{SchemaVersion: SchemaVersion(), Answers: len(entries), Files: map[string]int{}, Prompts: opts.DBRoot != ""}
+	m := &ExportManifest{SchemaVersion: SchemaVersion(), Answers: len(entries), Files: map[string]int{}, Prompts: opts.DBRoot != "" || opts.Databases != nil}
 
 	var sigs []signal
 	for _, e := range entries {
@@ -247,12 +254,20 @@ func Export(ctx context.Context, st Store, opts ExportOptions) (*ExportManifest,
 		return nil, err
 	}
 
-	if opts.DBRoot != "" {
-		eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: opts.DBRoot})
-		defer eng.Close()
+	if m.Prompts {
 		catOpts := opts.Catalog
-		if catOpts.DescriptionRoot == "" {
-			catOpts.DescriptionRoot = opts.DBRoot
+		var eng sqlexec.Engine = opts.Databases
+		if eng != nil {
+			if catOpts.DescriptionDir == nil {
+				catOpts.DescriptionDir = opts.DescriptionDir
+			}
+		} else {
+			sq := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: opts.DBRoot})
+			defer sq.Close()
+			eng = sq
+			if catOpts.DescriptionRoot == "" {
+				catOpts.DescriptionRoot = opts.DBRoot
+			}
 		}
 		cat := prompt.NewCatalog(eng, catOpts)
 		b, err := prompt.NewBuilder(cat, opts.Prompt)

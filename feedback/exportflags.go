@@ -39,6 +39,6 @@ func (m *ExportManifest) WriteText(w io.Writer, out string) {
 	fmt.Fprintf(w, "%d answers: %d questions with a signal, %d desirable, %d undesirable, %d DPO pairs -> %s\n",
 		m.Answers, m.Questions, m.Desirable, m.Undesirable, m.DPOPairs, out)
 	if !m.Prompts {
-		fmt.Fprintln(w, "no -db-root: TRL/OpenRLHF files not written (their prompts need the databases)")
+		fmt.Fprintln(w, "no -config or -db-root: TRL/OpenRLHF files not written (their prompts need the databases)")
 	}
 }

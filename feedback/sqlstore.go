@@ -167,9 +167,9 @@ func (s *store) RecordAnswer(ctx context.Context, a Answer) (Answer, error) {
 		a.Time = time.Now()
 	}
 	a.Time = fromMicros(micros(a.Time))
-	rows, err := s.b.write(ctx, `INSERT INTO answers (created_us, db_id, question, evidence, model, sql, outcome, error_class, error_message, row_count, latency_us)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		micros(a.Time), a.DBID, a.Question, a.Evidence, a.Model, a.SQL, string(a.Outcome), a.ErrorClass, a.ErrorMessage, a.Rows, a.Latency.Microseconds())
+	rows, err := s.b.write(ctx, `INSERT INTO answers (created_us, db_id, question, evidence, model, sql, outcome, error_class, error_message, row_count, latency_us, confidence)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		micros(a.Time), a.DBID, a.Question, a.Evidence, a.Model, a.SQL, string(a.Outcome), a.ErrorClass, a.ErrorMessage, a.Rows, a.Latency.Microseconds(), a.Confidence)
 	if err != nil {
 		return Answer{}, fmt.Errorf("record answer in %s: %w", s.b.where(), err)
 	}
@@ -203,14 +203,14 @@ SELECT id, ?, ?, ?, ?, ?, ?, ? FROM answers WHERE id = ? RETURNING id`,
 	return f, nil
 }
 
-const answerCols = "a.id, a.created_us, a.db_id, a.question, a.evidence, a.model, a.sql, a.outcome, a.error_class, a.error_message, a.row_count, a.latency_us"
+const answerCols = "a.id, a.created_us, a.db_id, a.question, a.evidence, a.model, a.sql, a.outcome, a.error_class, a.error_message, a.row_count, a.latency_us, a.confidence"
 
 func scanAnswer(r []any) Answer {
 	return Answer{
 		ID: asInt(r[0]), Time: fromMicros(asInt(r[1])), DBID: asString(r[2]), Question: asString(r[3]),
 		Evidence: asString(r[4]), Model: asString(r[5]), SQL: asString(r[6]), Outcome: Outcome(asString(r[7])),
 		ErrorClass: asString(r[8]), ErrorMessage: asString(r[9]), Rows: asInt(r[10]),
-		Latency: time.Duration(asInt(r[11])) * time.Microsecond,
+		Latency: time.Duration(asInt(r[11])) * time.Microsecond, Confidence: asString(r[12]),
 	}
 }
 

@@ -14,6 +14,7 @@ package feedback
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -71,6 +72,10 @@ type Answer struct {
 	ErrorMessage string
 	Rows         int64
 	Latency      time.Duration
+	// Confidence is what the server showed of how far to trust the answer
+	// (askserver writes its judgement as JSON); empty for answers recorded
+	// before it was kept.
+	Confidence string
 }
 
 // Feedback is one human verdict on an answer.
@@ -200,6 +205,8 @@ func (a *Answer) check() error {
 		return fmt.Errorf("record answer: outcome %q: want %q or %q", a.Outcome, OutcomeOK, OutcomeError)
 	case a.Rows < 0 || a.Latency < 0:
 		return errors.New("record answer: negative row count or latency")
+	case a.Confidence != "" && !json.Valid([]byte(a.Confidence)):
+		return errors.New("record answer: confidence is not JSON")
 	}
 	return nil
 }

@@ -87,6 +87,7 @@ func TestRoundTrip(t *testing.T) {
 		ctx := context.Background()
 		a := answer(1, "student_club", OutcomeError)
 		a.Evidence = "it's <script>alert(1)</script> 100% \\ _x"
+		a.Confidence = `{"level":"likely_wrong","label":"Likely wrong","reasons":["the value 'x' occurs in no column"]}`
 		got := mustAnswer(t, s, a)
 		if got.ID == 0 {
 			t.Fatal("no id")
@@ -121,6 +122,7 @@ func TestRefusesBadRecords(t *testing.T) {
 			{DBID: "db", Question: "q", Outcome: "maybe"},
 			{Question: "q", Outcome: OutcomeOK},
 			{DBID: "db", Outcome: OutcomeOK},
+			{DBID: "db", Question: "q", Outcome: OutcomeOK, Confidence: "likely_right"},
 		} {
 			if _, err := s.RecordAnswer(ctx, a); err == nil {
 				t.Errorf("answer %+v accepted", a)
@@ -273,22 +275,32 @@ func TestMigrations(t *testing.T) {
 	for _, bc := range backends {
 		t.Run(bc.name, func(t *testing.T) {
 			ctx := context.Background()
-			// Upgrade: a version-1 store (no indexes) with data in it.
+			// Upgrade: a version-1 store (no indexes, no confidence) with
+			// an answer written as version 1 wrote it.
 			s, reopen := bc.open(t, 1)
-			a := mustAnswer(t, s, answer(1, "db", OutcomeOK))
+			a := answer(1, "db", OutcomeOK)
+			rows, err := s.b.write(ctx, `INSERT INTO answers (created_us, db_id, question, evidence, model, sql, outcome, error_class, error_message, row_count, latency_us)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, micros(a.Time), a.DBID, a.Question, a.Evidence, a.Model, a.SQL, string(a.Outcome), a.ErrorClass, a.ErrorMessage, a.Rows, a.Latency.Microseconds())
+			if err != nil || len(rows) != 1 {
+				t.Fatalf("write a version-1 answer: %v", err)
+			}
+			a.ID = asInt(rows[0][0])
 			if v := version(t, s); v != 1 {
 				t.Fatalf("store at version %d, want 1", v)
 			}
 			s.Close()
-			s, err := reopen(-1)
+			s, err = reopen(-1)
 			if err != nil {
 				t.Fatalf("upgrade from version 1: %v", err)
 			}
 			if v := version(t, s); v != SchemaVersion() || v < 2 {
 				t.Errorf("after upgrade: version %d, want %d", v, SchemaVersion())
 			}
-			if _, err := s.Answer(ctx, a.ID); err != nil {
+			// The old answer reads back as it was, with no confidence.
+			if e, err := s.Answer(ctx, a.ID); err != nil {
 				t.Errorf("answer lost in the upgrade: %v", err)
+			} else if e.Answer != a {
+				t.Errorf("answer after the upgrade:\n got %+v\nwant %+v", e.Answer, a)
 			}
 			// Idempotent: opening again changes nothing.
 			s.Close()

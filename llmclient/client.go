@@ -48,6 +48,34 @@ const (
 // stops retrying on them.
 var ErrPermanent = errors.New("permanent")
 
+// StatusError is a server's answer other than 200: its address, status
+// and the start of its body.
+type StatusError struct {
+	URL  string
+	Code int
+	Body string
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("%s: HTTP %d: %s", e.URL, e.Code, e.Body) }
+
+// ErrContextLength is wrapped by the error of a request the server refused
+// because its prompt and max_tokens do not fit the model's context (a 400
+// saying so, as OpenAI, vLLM and `sqlrl serve-model` word it): a shorter
+// prompt can succeed where a retry of the same one cannot.
+var ErrContextLength = errors.New("the prompt does not fit the model's context")
+
+// contextLengthError reports whether a 400's body says the context was
+// exceeded.
+func contextLengthError(body string) bool {
+	b := strings.ToLower(body)
+	for _, s := range []string{"context_length_exceeded", "maximum context length", "context length", "model's context", "context window"} {
+		if strings.Contains(b, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // Client sends chat completion requests to {BaseURL}/chat/completions. Set
 // its fields before the first call; it is safe for concurrent use after.
 type Client struct {
@@ -194,18 +222,29 @@ func (c *Client) url(path string) string {
 // wraps ErrPermanent; an answer that does not decode does not (a server
 // that garbles one answer may not garble the next).
 func (c *Client) post(ctx context.Context, path string, body []byte, what string, out any) error {
+	return c.do(ctx, http.MethodPost, c.url(path), body, what, out)
+}
+
+// do sends one request to url (a POST with body, or a GET), as post
+// describes.
+func (c *Client) do(ctx context.Context, method, url string, body []byte, what string, out any) error {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	url := c.url(path)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return fmt.Errorf("%s request %s: %w: %w", what, url, ErrPermanent, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if c.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.APIKey)
 	}
@@ -223,7 +262,10 @@ func (c *Client) post(ctx context.Context, path string, body []byte, what string
 		return fmt.Errorf("%s: reading answer: %w", url, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		err := fmt.Errorf("%s: HTTP %d: %s", url, resp.StatusCode, textclip.Clip(string(raw), 200))
+		var err error = &StatusError{URL: url, Code: resp.StatusCode, Body: textclip.Clip(string(raw), 200)}
+		if resp.StatusCode == http.StatusBadRequest && contextLengthError(string(raw)) {
+			err = fmt.Errorf("%w: %w", ErrContextLength, err)
+		}
 		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusRequestTimeout {
 			err = fmt.Errorf("%w: %w", ErrPermanent, err)
 		}

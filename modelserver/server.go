@@ -109,6 +109,7 @@ func (s *Server) server() *httpserve.Server {
 		h.Handle(http.MethodGet, "/v1/models", "models", s.models)
 		h.Handle(http.MethodPost, "/v1/completions", "completions", s.completions)
 		h.Handle(http.MethodPost, "/v1/chat/completions", "chat", s.chat)
+		h.Handle(http.MethodPost, "/tokenize", "tokenize", s.tokenize)
 		h.HandleRaw("/health", "health", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok\n")) }))
 		s.http = h
 	})
@@ -134,7 +135,10 @@ func (s *Server) name() string {
 
 func (s *Server) models(context.Context, *http.Request) (any, error) {
 	return map[string]any{"object": "list", "data": []map[string]any{
-		{"id": s.name(), "object": "model", "created": 0, "owned_by": "sqlrl"},
+		{"id": s.name(), "object": "model", "created": 0, "owned_by": "sqlrl", "max_model_len": s.Policy.Model.Cfg.MaxSeq,
+			// an extension: the prompt format the checkpoint was trained
+			// on, so that a client can send that prompt (`sqlrl serve`)
+			"sqlrl_prompt": s.Policy.Info.Prompt},
 	}}, nil
 }
 
@@ -268,6 +272,66 @@ func (s *Server) completions(ctx context.Context, r *http.Request) (any, error) 
 	return answer, nil
 }
 
+// chatPrompt is the prompt text the policy reads for chat messages: their
+// contents in the checkpoint's format (policy.Format.ChatPrompt).
+func (s *Server) chatPrompt(in []openai.InputMessage) (string, error) {
+	if len(in) == 0 {
+		return "", badRequest("messages is required")
+	}
+	var msgs []prompt.Message
+	for _, m := range in {
+		t, err := m.Text()
+		if err != nil {
+			return "", badRequest("%v", err)
+		}
+		msgs = append(msgs, prompt.Message{Role: m.Role, Content: t})
+	}
+	return s.Policy.Info.Prompt.ChatPrompt(msgs), nil
+}
+
+// tokenize answers vLLM's POST /tokenize: a prompt's tokens, or chat
+// messages' as the chat route renders them (so count is that request's
+// prompt_tokens), with the model's context as max_model_len, so that a
+// client can fit its prompt before it asks.
+func (s *Server) tokenize(_ context.Context, r *http.Request) (any, error) {
+	var q struct {
+		Model    string                `json:"model"`
+		Prompt   *string               `json:"prompt"`
+		Messages []openai.InputMessage `json:"messages"`
+		// vLLM's options: the policy's prompts have no special tokens
+		// and its chat rendering always ends with the cue.
+		AddSpecialTokens     *bool `json:"add_special_tokens"`
+		AddGenerationPrompt  *bool `json:"add_generation_prompt"`
+		ContinueFinalMessage *bool `json:"continue_final_message"`
+		ReturnTokenStrs      bool  `json:"return_token_strs"`
+	}
+	if err := httpserve.DecodeStrictJSON(r.Body, &q); err != nil {
+		return nil, err
+	}
+	var text string
+	switch {
+	case q.Prompt != nil && q.Messages != nil:
+		return nil, badRequest("give prompt or messages, not both")
+	case q.Prompt != nil:
+		text = *q.Prompt
+	default:
+		var err error
+		if text, err = s.chatPrompt(q.Messages); err != nil {
+			return nil, err
+		}
+	}
+	toks := s.Policy.Tok.Encode(text)
+	out := map[string]any{"count": len(toks), "max_model_len": s.Policy.Model.Cfg.MaxSeq, "tokens": toks, "token_strs": nil}
+	if q.ReturnTokenStrs {
+		strs := make([]string, len(toks))
+		for i, t := range toks {
+			strs[i] = s.Policy.Tok.Decode([]int32{t})
+		}
+		out["token_strs"] = strs
+	}
+	return out, nil
+}
+
 func (s *Server) chat(ctx context.Context, r *http.Request) (any, error) {
 	var q struct {
 		openai.ChatParams
@@ -276,22 +340,15 @@ func (s *Server) chat(ctx context.Context, r *http.Request) (any, error) {
 	if err := httpserve.DecodeJSON(r.Body, &q); err != nil {
 		return nil, err
 	}
-	if len(q.Messages) == 0 {
-		return nil, badRequest("messages is required")
-	}
-	var msgs []prompt.Message
-	for _, m := range q.Messages {
-		t, err := m.Text()
-		if err != nil {
-			return nil, badRequest("%v", err)
-		}
-		msgs = append(msgs, prompt.Message{Role: m.Role, Content: t})
+	text, err := s.chatPrompt(q.Messages)
+	if err != nil {
+		return nil, err
 	}
 	o, err := s.options(q.Params)
 	if err != nil {
 		return nil, badRequest("%v", err)
 	}
-	prompts := []string{s.Policy.Info.Prompt.ChatPrompt(msgs)}
+	prompts := []string{text}
 	s.guided(&o, q.extensions, prompts)
 	outs, st, err := s.generate(ctx, prompts, o)
 	if err != nil {

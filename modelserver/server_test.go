@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sqlrl/sqlrl/internal/policytest"
+	"github.com/sqlrl/sqlrl/llmclient"
 	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/sqlparse"
 )
@@ -268,5 +269,55 @@ func TestServeShutsDown(t *testing.T) {
 	s.Handler().ServeHTTP(w, httptest.NewRequest("POST", "/v1/completions", strings.NewReader(`{"prompt":"a"}`)))
 	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "shutting down") {
 		t.Errorf("after shutdown: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestTokenize checks POST /tokenize against vLLM's shape: chat messages
+// count what the chat route's usage.prompt_tokens says for them, a prompt
+// what the completions route encodes, max_model_len is the model's
+// context (also on GET /v1/models), and llmclient reads both, so that
+// `sqlrl serve`'s OpenAI generator can fit its prompts to this server.
+func TestTokenize(t *testing.T) {
+	pol := policytest.Peaked(t)
+	srv := httptest.NewServer((&Server{Policy: pol, Name: "m"}).Handler())
+	defer srv.Close()
+	msgs := `[{"role":"system","content":"write SQL"},{"role":"user","content":"customer: customer_id integer key\nquestion: How many customers?"}]`
+	code, chat := post(t, srv.URL+"/v1/chat/completions", `{"messages":`+msgs+`,"max_tokens":2,"temperature":0}`)
+	if code != 200 {
+		t.Fatalf("chat: %d %v", code, chat)
+	}
+	want := chat["usage"].(map[string]any)["prompt_tokens"].(float64)
+	tests := []struct {
+		name, body string
+		code       int
+		count      float64
+	}{
+		{"messages", `{"model":"m","messages":` + msgs + `,"add_generation_prompt":true}`, 200, want},
+		{"prompt", `{"prompt":"SELECT COUNT(*) FROM customer","add_special_tokens":true}`, 200, float64(len(pol.Tok.Encode("SELECT COUNT(*) FROM customer")))},
+		{"both", `{"prompt":"a","messages":` + msgs + `}`, 400, 0},
+		{"unknown field", `{"prompt":"a","tokenz":1}`, 400, 0},
+		{"no messages", `{"messages":[]}`, 400, 0},
+	}
+	for _, tc := range tests {
+		code, v := post(t, srv.URL+"/tokenize", tc.body)
+		if code != tc.code {
+			t.Errorf("%s: %d %v", tc.name, code, v)
+			continue
+		}
+		if code != 200 {
+			continue
+		}
+		if v["count"] != tc.count || v["max_model_len"] != float64(pol.Model.Cfg.MaxSeq) || len(v["tokens"].([]any)) != int(tc.count) {
+			t.Errorf("%s: %v; want count %v, max_model_len %d", tc.name, v, tc.count, pol.Model.Cfg.MaxSeq)
+		}
+	}
+	c := &llmclient.Client{BaseURL: srv.URL + "/v1", Model: "m"}
+	card, err := c.Card(context.Background())
+	if err != nil || card.MaxModelLen != pol.Model.Cfg.MaxSeq || !strings.Contains(string(card.SQLRLPrompt), `"kind":"compact"`) {
+		t.Errorf("Card = %+v, %v; want max_model_len %d and the compact format", card, err, pol.Model.Cfg.MaxSeq)
+	}
+	tr, err := c.CountTokens(context.Background(), []openai.Message{{Role: "system", Content: "write SQL"}, {Role: "user", Content: "customer: customer_id integer key\nquestion: How many customers?"}})
+	if err != nil || float64(tr.Count) != want {
+		t.Errorf("CountTokens = %+v, %v; want %v", tr, err, want)
 	}
 }

@@ -48,6 +48,10 @@ static void call_sgemm(int ta, int tb, int m, int n, int k, float alpha, const f
 	p_sgemm(101, ta ? 112 : 111, tb ? 112 : 111, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+static const char* blas_corename(void) {
+	return p_get_corename ? p_get_corename() : "";
+}
+
 static const char* blas_config(void) {
 	static char buf[256];
 	const char* cfg = p_get_config ? p_get_config() : "OpenBLAS";
@@ -69,6 +73,15 @@ func BLASConfig() string {
 		return ""
 	}
 	return C.GoString(C.blas_config())
+}
+
+// blasCorename is OpenBLAS's kernel for this CPU (openblas_get_corename:
+// Haswell, SkylakeX, Zen, ...), or "" when it cannot say.
+func blasCorename() string {
+	if !blasAvailable {
+		return ""
+	}
+	return C.GoString(C.blas_corename())
 }
 
 func boolInt(b bool) C.int {

@@ -4,6 +4,9 @@ package nn
 
 const blasAvailable = false
 
+// blasCorename is "" in a build without OpenBLAS.
+func blasCorename() string { return "" }
+
 // BLASConfig returns "" in a build without OpenBLAS.
 func BLASConfig() string { return "" }
 

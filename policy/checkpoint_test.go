@@ -125,3 +125,63 @@ func TestLoadChecksModel(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveRunLayouts checks that every directory a user is likely to
+// name for a model resolves to its checkpoint: the checkpoint, a step
+// directory, a `sqlrl train` run (its "latest"), an experiment's run
+// directory (its own config.json describes the run; the checkpoints are in
+// train/); and that a folder holding several runs is an error naming them
+// (issue 37: serve refused a flywheel run with `format ""`).
+func TestResolveRunLayouts(t *testing.T) {
+	p := testPolicy(t)
+	root := t.TempDir()
+	mkRun := func(run string) string {
+		step := filepath.Join(run, "step-000002")
+		if err := p.Save(step); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run, FileLatest), []byte("step-000002\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return step
+	}
+	sft := mkRun(filepath.Join(root, "sft"))
+	exp := filepath.Join(root, "flywheel", "runs")
+	kto := mkRun(filepath.Join(exp, "kto-1", RunTrainDir))
+	mkRun(filepath.Join(exp, "sft75-1", RunTrainDir))
+	for _, run := range []string{"kto-1", "sft75-1"} {
+		if err := os.WriteFile(filepath.Join(exp, run, FileConfig), []byte(`{"study": "flywheel"}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, dir string
+		want      string // the checkpoint, or an error's words
+		err       bool
+	}{
+		{"checkpoint", sft, sft, false},
+		{"train run", filepath.Join(root, "sft"), sft, false},
+		{"experiment run", filepath.Join(exp, "kto-1"), kto, false},
+		{"experiment run's train", filepath.Join(exp, "kto-1", RunTrainDir), kto, false},
+		{"several runs", exp, "it holds kto-1, sft75-1: name one of them", true},
+		{"experiment out", filepath.Join(root, "flywheel"), "it holds runs/kto-1, runs/sft75-1", true},
+		{"nothing", t.TempDir(), "not a checkpoint (no config.json) nor a run directory (no latest)", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ck, err := Resolve(tc.dir)
+			if tc.err {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("Resolve(%s) = %q, %v; want an error saying %q", tc.dir, ck, err, tc.want)
+				}
+				return
+			}
+			if err != nil || ck != tc.want {
+				t.Fatalf("Resolve(%s) = %q, %v; want %s", tc.dir, ck, err, tc.want)
+			}
+			if _, err := Load(tc.dir); err != nil {
+				t.Fatalf("Load(%s): %v", tc.dir, err)
+			}
+		})
+	}
+}

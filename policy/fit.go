@@ -108,11 +108,30 @@ var ErrNoFit = errors.New("prompt does not fit the model's context")
 // ErrNoFit, as does one whose schema cannot be read (without it); the
 // caller records it for that question and goes on.
 func (p *Prompter) Fit(ctx context.Context, ex dataset.Example, o FitOptions) (*Fitted, error) {
-	o = o.withDefaults()
 	s, err := p.cat.Schema(ctx, ex.DBID)
 	if err != nil {
 		return nil, fmt.Errorf("question %d: %w", ex.QuestionID, err)
 	}
+	return p.fit(ctx, s, ex, o)
+}
+
+// ErrSchemaFormat is FitSchema's error for a format that reads its
+// schemas itself (FormatText: package prompt's CREATE TABLE prompt, whose
+// example values come from a SQLite database).
+var ErrSchemaFormat = errors.New("this checkpoint's prompt format reads SQLite schemas only")
+
+// FitSchema is Fit over a schema read elsewhere (a PostgreSQL database's,
+// from information_schema), for the compact format, which is written from
+// the schema alone; FormatText is ErrSchemaFormat.
+func (p *Prompter) FitSchema(ctx context.Context, s *prompt.Schema, ex dataset.Example, o FitOptions) (*Fitted, error) {
+	if p.Format.Kind != FormatCompact {
+		return nil, fmt.Errorf("question %d: %w (format %q)", ex.QuestionID, ErrSchemaFormat, p.Format.Kind)
+	}
+	return p.fit(ctx, s, ex, o)
+}
+
+func (p *Prompter) fit(ctx context.Context, s *prompt.Schema, ex dataset.Example, o FitOptions) (*Fitted, error) {
+	o = o.withDefaults()
 	in := prompt.Input{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence}
 	named := prompt.Named(s, in)
 	budget := o.Context - o.Margin - o.MaxTokens

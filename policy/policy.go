@@ -17,7 +17,8 @@
 // exact resume; a PPO run adds its value head, value.bin and
 // value_optimizer.bin (SaveValueHead), which Load ignores. A run directory
 // written by `sqlrl train` holds several checkpoints and a file "latest"
-// naming the newest; Load accepts either.
+// naming the newest; an experiment's run directory holds its trainer's run
+// in train/. Load accepts any of them (Resolve).
 package policy
 
 import (
@@ -92,36 +93,115 @@ func New(tok *tokenizer.Tokenizer, preset string, cfg nn.Config, format Format, 
 	return &Policy{Tok: tok, Model: m, Info: Info{Format: CheckpointFormat, Preset: preset, Model: cfg, Params: cfg.NumParams(), Prompt: format}}, nil
 }
 
-// Resolve returns the checkpoint directory dir names: dir itself, or the
-// checkpoint its "latest" file names. A "latest" that is empty, names a
-// path (anything but a directory of its own, so never one outside the
-// run), or names a directory that is not a checkpoint is an error that
-// says so: the run directory is damaged, and reading on would load
-// something else or nothing.
+// RunTrainDir is the folder of an experiment's run directory that holds
+// its trainer's checkpoints (runs/<ID>/train, beside the run's own
+// config.json): RL and flywheel runs are named by their run directory.
+const RunTrainDir = "train"
+
+// Resolve returns the checkpoint directory dir names: dir itself, the
+// checkpoint its "latest" file names (a run of `sqlrl train`), or that of
+// its train/ folder (an experiment's run directory, whose own config.json
+// describes the run, not a model). A "latest" that is empty, names a path
+// (anything but a directory of its own, so never one outside the run), or
+// names a directory that is not a checkpoint is an error that says so: the
+// run directory is damaged, and reading on would load something else or
+// nothing. A directory holding several checkpoints or runs is an error
+// that names them, so that the caller picks one.
 func Resolve(dir string) (string, error) {
-	if _, err := os.Stat(filepath.Join(dir, FileConfig)); err == nil {
-		return dir, nil
+	ck, found, err := resolve(dir)
+	if found || err != nil {
+		return ck, err
+	}
+	if cands := candidates(dir); len(cands) > 0 {
+		return "", fmt.Errorf("%s: not a checkpoint (no %s) nor a run directory (no %s); it holds %s: name one of them",
+			dir, FileConfig, FileLatest, strings.Join(cands, ", "))
+	}
+	return "", fmt.Errorf("%s: not a checkpoint (no %s) nor a run directory (no %s)", dir, FileConfig, FileLatest)
+}
+
+// resolve is Resolve without the search for candidates: found is false
+// when dir is neither a checkpoint nor a run (nothing wrong in it).
+func resolve(dir string) (ck string, found bool, err error) {
+	if isCheckpoint(dir) {
+		return dir, true, nil
 	}
 	latest := filepath.Join(dir, FileLatest)
 	b, err := os.ReadFile(latest)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%s: not a checkpoint (no %s) nor a run directory (no %s)", dir, FileConfig, FileLatest)
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", true, err
 		}
-		return "", err
+		if sub := filepath.Join(dir, RunTrainDir); isDir(sub) {
+			if ck, found, err := resolve(sub); found {
+				return ck, true, err
+			}
+		}
+		return "", false, nil
 	}
 	name := strings.TrimSpace(string(b))
 	switch {
 	case name == "":
-		return "", fmt.Errorf("%s is empty: it should name the run's newest checkpoint", latest)
+		return "", true, fmt.Errorf("%s is empty: it should name the run's newest checkpoint", latest)
 	case name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") || filepath.IsAbs(name) || filepath.VolumeName(name) != "":
-		return "", fmt.Errorf("%s names %q, not a checkpoint directory inside the run", latest, name)
+		return "", true, fmt.Errorf("%s names %q, not a checkpoint directory inside the run", latest, name)
 	}
-	ck := filepath.Join(dir, name)
+	ck = filepath.Join(dir, name)
 	if _, err := os.Stat(filepath.Join(ck, FileConfig)); err != nil {
-		return "", fmt.Errorf("%s names %q, which is not a checkpoint: %w", latest, name, err)
+		return "", true, fmt.Errorf("%s names %q, which is not a checkpoint: %w", latest, name, err)
 	}
-	return ck, nil
+	return ck, true, nil
+}
+
+// isCheckpoint reports whether dir holds a checkpoint: a config.json in
+// the checkpoint format, or one beside a model.bin (Load then says what is
+// wrong with it). An experiment run's config.json is neither.
+func isCheckpoint(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, FileConfig)); err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileModel)); err == nil {
+		return true
+	}
+	info, err := ReadInfo(dir)
+	return err == nil && info.Format == CheckpointFormat
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// candidates names the folders below dir (one level, or two where the
+// first holds none, as an experiment's out/runs/<ID>) that are
+// checkpoints or runs, relative to dir, sorted.
+func candidates(dir string) []string {
+	var out []string
+	var walk func(rel string, depth int)
+	walk = func(rel string, depth int) {
+		entries, err := os.ReadDir(filepath.Join(dir, rel))
+		if err != nil {
+			return
+		}
+		var sub []string
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			r := filepath.Join(rel, e.Name())
+			if _, found, _ := resolve(filepath.Join(dir, r)); found {
+				out = append(out, r)
+			} else {
+				sub = append(sub, r)
+			}
+		}
+		if depth == 0 && len(out) == 0 {
+			for _, r := range sub {
+				walk(r, 1)
+			}
+		}
+	}
+	walk("", 0)
+	return out
 }
 
 // LoadTokenizer reads the tokenizer of a checkpoint or run directory

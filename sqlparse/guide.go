@@ -385,6 +385,7 @@ type GuideState struct {
 	prev        string // last complete word, "" after punctuation
 	prev2       string // the word before prev
 	ended       bool   // after ';'
+	spaces      int    // the run of whitespace bytes just written, outside quotes
 	any         bool   // something other than spaces was written
 	operand     bool   // the last thing written completes an operand (a name, a value, ')')
 	quoteEnd    bool   // the last byte closed a string
@@ -418,6 +419,13 @@ type GuideState struct {
 	// pending alias definitions made while checking (not committed)
 	defs [][2]string
 }
+
+// The most whitespace a completion may start with, and the longest run of
+// it anywhere outside quotes (an indented line of formatted SQL fits).
+const (
+	maxLeadingSpace = 2
+	maxSpaceRun     = 16
+)
 
 // Allow reports whether piece may follow the completion so far, or, with
 // end, whether the completion may end after piece.
@@ -532,6 +540,15 @@ func (s *GuideState) feed(c byte) bool {
 		}
 		s.quoted += string(lower(c))
 		return s.nameIn(s.quoted, true)
+	}
+	if c == ' ' || c == '\n' || c == '\t' || c == '\r' {
+		// an undertrained model can fill its whole budget with blanks
+		s.spaces++
+		if !s.any && s.spaces > maxLeadingSpace || s.spaces > maxSpaceRun {
+			return false
+		}
+	} else {
+		s.spaces = 0
 	}
 	if s.ended {
 		return c == ' ' || c == '\n' || c == '\t' || c == '\r'

@@ -58,13 +58,18 @@ func TestGuide(t *testing.T) {
 		{"SELECT amount FROM purchase ORDER BY amount LIMIT 1 OFFSET 2", true, true},
 		{"SELECT amount FROM purchase UNION SELECT region FROM client", true, true},
 		{"SELECT RANK() OVER (ORDER BY amount) FROM purchase", true, true},
-		{"SELECT amount FROM purchase WHERE", true, false},                          // a clause without its expression
-		{"FROM purchase", false, false},                                             // a clause before SELECT
-		{"SELECT COUNT(*) FROM purchase WHERE amount 200", false, false},            // two operands
-		{"SELECT COUNT(*) FROM client WHERE region given_name = 'x'", false, false}, // two names
-		{"SELECT region FROM client WHERE region = 'a' 'b'", false, false},          // two strings
-		{"SELECT region FROM client WHERE given_name = 'O''Brien'", true, true},     // an escaped quote
-		{"SELECT * FROM purchase WHERE amount * 2 > 10", true, true},                // star and product
+		{"  SELECT amount FROM purchase", true, true},                                                // a little leading space
+		{"   SELECT amount FROM purchase", false, false},                                             // a blank run instead of SQL
+		{"SELECT amount\n        FROM purchase", true, true},                                         // indented formatting
+		{"SELECT amount" + strings.Repeat(" ", 17) + "FROM purchase", false, false},                  // a longer blank run
+		{"SELECT amount FROM purchase WHERE region = '" + strings.Repeat(" ", 40) + "'", true, true}, // blanks inside a string are data
+		{"SELECT amount FROM purchase WHERE", true, false},                                           // a clause without its expression
+		{"FROM purchase", false, false},                                                              // a clause before SELECT
+		{"SELECT COUNT(*) FROM purchase WHERE amount 200", false, false},                             // two operands
+		{"SELECT COUNT(*) FROM client WHERE region given_name = 'x'", false, false},                  // two names
+		{"SELECT region FROM client WHERE region = 'a' 'b'", false, false},                           // two strings
+		{"SELECT region FROM client WHERE given_name = 'O''Brien'", true, true},                      // an escaped quote
+		{"SELECT * FROM purchase WHERE amount * 2 > 10", true, true},                                 // star and product
 		{"SELECT CAST(COUNT(*) AS REAL) * 100 / COUNT(amount) FROM purchase", true, true},
 		{"SELECT amount (", false, false},                           // a name is no function
 		{"SELECT amount FROM purchase WHERE amount >", true, false}, // an operator wants an operand

@@ -100,6 +100,10 @@ type BenchOptions struct {
 	Format     policy.Format
 	// HoldoutAugment sets Data.HoldoutAugment (default 1).
 	HoldoutAugment int
+	// FinalTest lets DevSplit be the sealed test split (dataset.LoadTest),
+	// which every other read refuses: set only for a final evaluation
+	// whose reads are recorded (package experiment's study).
+	FinalTest bool
 }
 
 // LoadBench reads a benchmark for SFT.
@@ -171,7 +175,11 @@ func LoadBench(o BenchOptions) (*Data, error) {
 			return nil, err
 		}
 	} else if o.DevSplit != "-" {
-		db, err := dataset.Load(o.Dir, o.DevSplit)
+		load := dataset.Load
+		if o.FinalTest && o.DevSplit == dataset.SplitTest {
+			load = func(dir, _ string) (*dataset.Benchmark, error) { return dataset.LoadTest(dir) }
+		}
+		db, err := load(o.Dir, o.DevSplit)
 		if err != nil {
 			return nil, err
 		}

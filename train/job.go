@@ -50,6 +50,9 @@ type Job struct {
 	// prompt from Run.Init, scored by the reward, written whole before
 	// training unless the file is there.
 	Rollouts string
+	// FinalTest lets an evaluation (Eval) read the sealed test split
+	// (BenchOptions.FinalTest).
+	FinalTest bool
 }
 
 // Do runs j and returns its result; an evaluation's has only LastEval.
@@ -114,7 +117,9 @@ func doEval(ctx context.Context, j Job) (*Result, error) {
 		return nil, fmt.Errorf("evaluate %s: %w", ck, err)
 	}
 	s := Split{Fraction: 0.75, Pool: e.HeldOut, DevSplit: e.Split}
-	d, err := LoadBench(s.Bench(j.Bench, j.SplitSeed, pol.Info.Prompt))
+	bo := s.Bench(j.Bench, j.SplitSeed, pol.Info.Prompt)
+	bo.FinalTest = j.FinalTest
+	d, err := LoadBench(bo)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,11 @@ func init() {
 		help: `Builds SQLite databases and questions with gold SQL in BIRD's tiers and
 layout, with train and dev splits whose databases differ; the same preset and
 seed give byte-identical files. The v2 presets build procedural databases in
-many domains with cross-domain and compositional dev splits (docs/benchmark-v2.md).`,
+many domains with cross-domain and compositional dev splits (docs/benchmark-v2.md).
+Every preset also writes a sealed test split (dev's kind, databases of its
+own) that only a pre-registered study's final evaluation reads
+('sqlrl experiment study -final-test', docs/results.md "Protocol"); train
+and dev are the same with it as without.`,
 		args:  argsNone,
 		flags: benchGenerateFlags,
 	})

@@ -29,10 +29,12 @@ writes a config.`,
 	register(&command{
 		name:    "serve init",
 		summary: "write a starter config for 'sqlrl serve' to stdout",
-		usage:   "-db NAME=PATH [-db NAME=PATH ...] > serve.json",
-		help: `Writes a config with the databases given, a placeholder generator at
-http://127.0.0.1:8000/v1 ('sqlrl serve-model'), the store feedback.sqlite and
-an API key read from $SQLRL_SERVE_KEY. Edit it, then:
+		usage:   "[-native DIR] -db NAME=PATH [-db NAME=PATH ...] > serve.json",
+		help: `Writes a config with the SQLite databases given, the store feedback.sqlite
+and an API key read from $SQLRL_SERVE_KEY. The generator is the native
+policy -native DIR (a checkpoint or run directory of 'sqlrl train'; checked
+now), or without it a placeholder OpenAI-compatible server at
+http://127.0.0.1:8000/v1 to edit (docs/serve.md, Config). Then:
   SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config serve.json`,
 		args:  argsNone,
 		flags: serveInitFlags,
@@ -55,9 +57,12 @@ answers from a fake model in this process, so the run measures the server.`,
 		usage:   "-model DIR [-addr HOST:PORT] [-name ID] [-request-timeout D]",
 		help: `Serves POST /v1/completions and /v1/chat/completions and GET /v1/models, so
 OpenAI clients work with only their base URL changed (e.g.
-OPENAI_BASE_URL=http://127.0.0.1:8000/v1), and GET /healthz and /metrics.
-Bodies are capped, each request has a deadline, and SIGINT/SIGTERM drain
-requests in flight. Chat replies are the SQL (docs/policy.md, Serving).`,
+OPENAI_BASE_URL=http://127.0.0.1:8000/v1), vLLM's POST /tokenize (token counts
+and the context, max_model_len, which 'sqlrl serve' fits its prompts with),
+and GET /healthz and /metrics. -model takes a checkpoint, a run directory or an
+experiment's run directory. Bodies are capped, each request has a deadline,
+and SIGINT/SIGTERM drain requests in flight. Chat replies are the SQL
+(docs/policy.md, Serving).`,
 		args:  argsNone,
 		flags: serveModelFlags,
 	})
@@ -90,11 +95,12 @@ func serveFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	dbs := askserver.DatabaseFlags{}
 	fs.Var(dbs, "db", "a database, NAME=PATH to a SQLite file (repeatable)")
+	native := fs.String("native", "", "the generator: the native policy in this checkpoint or run directory (default: a placeholder OpenAI-compatible server to edit)")
 	return func(_ context.Context, args []string) error {
 		if len(dbs) == 0 {
 			return usagef("give at least one -db NAME=PATH")
 		}
-		b, err := askserver.StarterConfig(dbs)
+		b, err := askserver.StarterConfig(dbs, *native)
 		if err != nil {
 			return err
 		}

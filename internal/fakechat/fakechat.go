@@ -20,7 +20,7 @@ type QA struct{ Question, Answer string }
 
 // Server answers the last user message with the answer of the longest
 // known question it contains (spaces normalised), and "SELECT 1"
-// otherwise. Set its questions with Set before or while it serves.
+// otherwise, as n choices when the request asks for n (1 to 128). Set its questions with Set before or while it serves.
 type Server struct {
 	mu sync.RWMutex
 	qs []QA // longest question first
@@ -69,7 +69,18 @@ func (m *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	m.mu.RUnlock()
+	n := 1
+	if req.N != nil {
+		n = *req.N
+	}
+	if n < 1 || n > 128 {
+		http.Error(w, `{"error": "n must be between 1 and 128"}`, http.StatusBadRequest)
+		return
+	}
+	choices := make([]openai.ChatChoice, n)
+	for i := range choices {
+		choices[i] = openai.ChatChoice{Index: i, Message: openai.AnswerMessage{Role: "assistant", Content: answer}, FinishReason: "stop"}
+	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(openai.ChatResponse{Object: "chat.completion", Choices: []openai.ChatChoice{
-		{Message: openai.AnswerMessage{Role: "assistant", Content: answer}, FinishReason: "stop"}}})
+	json.NewEncoder(w).Encode(openai.ChatResponse{Object: "chat.completion", Choices: choices})
 }

@@ -1,0 +1,77 @@
+package askserver
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+
+	"github.com/sqlrl/sqlrl/openai"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/reward"
+)
+
+// SQLSampler is an SQLGenerator that can also sample several SQLs for the
+// same question: how many of them return the answer's result is the
+// strongest of the answer's confidence signals (package confidence). A
+// generator that cannot sample is judged without it.
+type SQLSampler interface {
+	// Sample returns o.N SQLs for q drawn at o.Temperature; a sample that
+	// holds no SQL is "" (it counts as one that did not run).
+	Sample(ctx context.Context, q Question, o SampleOptions) ([]string, error)
+}
+
+// SampleOptions are what a sampler draws.
+type SampleOptions struct {
+	N           int
+	Temperature float64
+	// Seed makes the draw reproducible: the server derives it from the
+	// question, so asking again gives the same samples and judgement.
+	Seed uint64
+}
+
+// sampleTopP is the nucleus the samples are drawn from: the one the
+// project's self-consistency vote samples with (`generate -vote`).
+const sampleTopP = 0.9
+
+// seedOf is the sampling seed of a question on a database.
+func seedOf(q Question) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%s\x00%s", q.DB, q.Question, q.Evidence)
+	return h.Sum64()
+}
+
+// Sample implements SQLSampler: the prompt and guides of Generate, N
+// completions decoded together through the batcher (alongside the
+// concurrent requests' greedy ones).
+func (g *NativeGenerator) Sample(ctx context.Context, q Question, o SampleOptions) ([]string, error) {
+	cs, err := g.decode(ctx, q, policy.SampleOptions{N: o.N, Temperature: o.Temperature, TopP: sampleTopP, Seed: o.Seed})
+	if err != nil {
+		return nil, err
+	}
+	sqls := make([]string, len(cs))
+	for i, c := range cs {
+		sqls[i] = c.Text
+	}
+	return sqls, nil
+}
+
+// Sample implements SQLSampler with one chat request asking for o.N
+// choices (`n`), of the messages Generate sends; a server that returns
+// fewer gives fewer samples.
+func (g *OpenAIGenerator) Sample(ctx context.Context, q Question, o SampleOptions) ([]string, error) {
+	seed := int64(o.Seed >> 1)
+	var sqls []string
+	err := g.chat(ctx, q, func(msgs []openai.Message) error {
+		resp, err := g.Client.ChatCompletion(ctx, openai.ChatRequest{Messages: msgs, Temperature: o.Temperature, MaxTokens: g.Client.MaxTokens,
+			Sampling: openai.Sampling{N: o.N, TopP: sampleTopP, Seed: &seed}})
+		if err != nil {
+			return err
+		}
+		sqls = make([]string, 0, len(resp.Choices))
+		for _, c := range resp.Choices {
+			sqls = append(sqls, reward.ExtractSQL(c.Message.Content))
+		}
+		return nil
+	})
+	return sqls, err
+}
