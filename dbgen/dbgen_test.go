@@ -284,7 +284,8 @@ func TestPostgresNotYet(t *testing.T) {
 }
 
 // TestWrite checks the layout: train and dev load as BIRD benchmarks, test
-// lies under sealed/ only, and an existing folder is refused without force.
+// only through dataset.LoadTest, and an existing folder is refused without
+// force.
 func TestWrite(t *testing.T) {
 	path := fixture(t, "shop", shop)
 	eng := engine(t)
@@ -309,11 +310,11 @@ func TestWrite(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "test.json")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("test.json outside sealed/: %v", err)
+	if _, err := dataset.LoadBIRD(out, dataset.SplitTest); !errors.Is(err, dataset.ErrSealed) {
+		t.Errorf("the test split is not sealed: %v", err)
 	}
-	if _, err := dataset.LoadQuestions(filepath.Join(out, SealedDir, "test.json")); err != nil {
-		t.Error(err)
+	if b, err := dataset.LoadTest(out); err != nil || len(b.Examples) != 10 {
+		t.Errorf("test split: %v", err)
 	}
 	if _, err := Write(out, []Generated{{d, s}}, 1, false); !errors.Is(err, ErrExists) {
 		t.Errorf("second write: %v, want ErrExists", err)

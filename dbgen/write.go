@@ -11,17 +11,12 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/dataset"
 )
 
 // ErrExists is returned by Write when the output folder exists and force
 // is off.
 var ErrExists = errors.New("output exists")
-
-// SealedDir is the folder under the output that holds the test split:
-// nothing in sqlrl discovers a split there (bench stats, eval and data
-// prepare read <split>.json beside <split>_databases/), so the test
-// questions stay unseen until someone points a tool at them on purpose.
-const SealedDir = "sealed"
 
 // record is one question in BIRD's question-file format, in BIRD's order.
 type record struct {
@@ -70,10 +65,10 @@ type Generated struct {
 }
 
 // Write writes the splits of one or more databases in BIRD's layout under
-// dir: train and dev with their databases (copies of each file and its
-// database_description), and the test split under dir/sealed/
-// (SealedDir). It refuses an existing dir unless force, and then replaces
-// it whole. generation.json holds one Summary per database.
+// dir: train, dev and the sealed test split (dataset.SplitTest, which only
+// dataset.LoadTest reads), each with copies of the databases and their
+// database_description. It refuses an existing dir unless force, and then
+// replaces it whole. generation.json holds one Summary per database.
 func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, error) {
 	ids := map[string]string{}
 	for _, g := range gens {
@@ -100,7 +95,7 @@ func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, e
 		db   bool
 		sub  string
 	}{{"train", func(s *Splits) []Question { return s.Train }, true, ""}, {"dev", func(s *Splits) []Question { return s.Dev }, true, ""},
-		{"test", func(s *Splits) []Question { return s.Test }, false, SealedDir}} {
+		{dataset.SplitTest, func(s *Splits) []Question { return s.Test }, true, ""}} {
 		out := filepath.Join(dir, sp.sub)
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return nil, err
@@ -117,10 +112,6 @@ func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, e
 		if err := writeSplit(out, sp.name, qs, entries); err != nil {
 			return nil, err
 		}
-	}
-	note := "The test split of this benchmark: held back from training and from choosing settings.\nIts databases are those of ../train_databases/.\n"
-	if err := os.WriteFile(filepath.Join(dir, SealedDir, "README.txt"), []byte(note), 0o644); err != nil {
-		return nil, err
 	}
 	var sums []*Summary
 	for _, g := range gens {

@@ -23,10 +23,10 @@ func init() {
 database_description/*.csv when present beside it and an optional
 descriptions file, types every column by role, and writes -n questions with
 evidence and gold SQL over its real values. Every gold is executed and kept
-only when its answer passes the plausibility checks. train and dev are written
-in BIRD's layout under -out; test goes to -out/sealed/, which no sqlrl command
-reads on its own. generation.json records what was skipped, inferred and
-rejected (docs/dbgen.md).
+only when its answer passes the plausibility checks. train, dev and test are
+written in BIRD's layout under -out; test is sealed (only a pre-registered
+study's final evaluation reads it). generation.json records what was skipped,
+inferred and rejected (docs/dbgen.md).
 
   sqlrl bench from-db -db datasets/bird-dev-sample/dev_databases/superhero/superhero.sqlite -out data/superhero`,
 		args:  argsNone,
@@ -46,7 +46,7 @@ func benchFromDBFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	desc := fs.String("descriptions", "", "a descriptions JSON `file` naming tables and columns (format: docs/dbgen.md)")
 	workers := fs.Int("workers", 0, "queries run in parallel (0: one per CPU)")
 	force := fs.Bool("force", false, "replace -out if it exists")
-	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	quiet := quietFlag(fs)
 	return func(ctx context.Context, _ []string) error {
 		switch {
 		case len(dbs) == 0:
