@@ -1,0 +1,266 @@
+package dbgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/dataset"
+)
+
+// ErrExists is returned by Write when the output folder exists and force
+// is off.
+var ErrExists = errors.New("output exists")
+
+// record is one question in BIRD's question-file format, in BIRD's order.
+type record struct {
+	QuestionID int    `json:"question_id"`
+	DBID       string `json:"db_id"`
+	Question   string `json:"question"`
+	Evidence   string `json:"evidence"`
+	SQL        string `json:"SQL"`
+	Difficulty string `json:"difficulty"`
+}
+
+// tablesEntry is one database in <split>_tables.json (BIRD's fields).
+type tablesEntry struct {
+	DBID            string   `json:"db_id"`
+	TableNamesOrig  []string `json:"table_names_original"`
+	TableNames      []string `json:"table_names"`
+	ColumnNamesOrig [][2]any `json:"column_names_original"`
+	ColumnNames     [][2]any `json:"column_names"`
+	ColumnTypes     []string `json:"column_types"`
+	PrimaryKeys     []any    `json:"primary_keys"`
+	ForeignKeys     [][2]int `json:"foreign_keys"`
+}
+
+// Summary is what Write records in generation.json beside the splits.
+type Summary struct {
+	Database     string         `json:"database"`
+	DBID         string         `json:"db_id"`
+	Descriptions string         `json:"descriptions,omitempty"`
+	Train        int            `json:"train"`
+	Dev          int            `json:"dev"`
+	Test         int            `json:"test"`
+	Attempts     int            `json:"attempts"`
+	Rejected     map[string]int `json:"rejected"`
+	Families     map[string]int `json:"families"`
+	Roles        map[string]int `json:"roles"`
+	Inferred     []string       `json:"inferred_foreign_keys,omitempty"`
+	Skipped      []string       `json:"skipped,omitempty"`
+	Realism      Realism        `json:"realism"`
+	Seed         uint64         `json:"seed"`
+}
+
+// Generated is one database with the questions generated over it.
+type Generated struct {
+	DB     *Database
+	Splits *Splits
+}
+
+// Write writes the splits of one or more databases in BIRD's layout under
+// dir: train, dev and the sealed test split (dataset.SplitTest, which only
+// dataset.LoadTest reads), each with copies of the databases and their
+// database_description. It refuses an existing dir unless force, and then
+// replaces it whole. generation.json holds one Summary per database.
+func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, error) {
+	ids := map[string]string{}
+	for _, g := range gens {
+		if p, ok := ids[g.DB.ID]; ok {
+			return nil, fmt.Errorf("databases %s and %s would both be named %q in the benchmark: rename one file", p, g.DB.Path, g.DB.ID)
+		}
+		ids[g.DB.ID] = g.DB.Path
+	}
+	if _, err := os.Stat(dir); err == nil {
+		if !force {
+			return nil, ErrExists
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("replace %s: %w", dir, err)
+		}
+	}
+	var entries []*tablesEntry
+	for _, g := range gens {
+		entries = append(entries, tablesFor(g.DB))
+	}
+	for _, sp := range []struct {
+		name string
+		qs   func(*Splits) []Question
+		db   bool
+		sub  string
+	}{{"train", func(s *Splits) []Question { return s.Train }, true, ""}, {"dev", func(s *Splits) []Question { return s.Dev }, true, ""},
+		{dataset.SplitTest, func(s *Splits) []Question { return s.Test }, true, ""}} {
+		out := filepath.Join(dir, sp.sub)
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return nil, err
+		}
+		var qs []Question
+		for _, g := range gens {
+			qs = append(qs, sp.qs(g.Splits)...)
+			if sp.db {
+				if err := copyDatabase(g.DB, filepath.Join(out, sp.name+"_databases", g.DB.ID)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := writeSplit(out, sp.name, qs, entries); err != nil {
+			return nil, err
+		}
+	}
+	var sums []*Summary
+	for _, g := range gens {
+		d, s := g.DB, g.Splits
+		sum := &Summary{Database: d.Path, DBID: d.ID, Descriptions: d.Descriptions, Train: len(s.Train), Dev: len(s.Dev), Test: len(s.Test),
+			Attempts: s.Attempts, Rejected: s.Rejected, Families: s.Families, Roles: map[string]int{}, Skipped: d.Skipped, Seed: seed,
+			Realism: MeasureRealism(append(append(append([]Question(nil), s.Train...), s.Dev...), s.Test...))}
+		for _, t := range d.Tables {
+			for _, c := range t.Columns {
+				sum.Roles[c.Role.String()]++
+			}
+			for _, fk := range t.ForeignKeys {
+				if fk.Inferred {
+					sum.Inferred = append(sum.Inferred, fmt.Sprintf("%s.%s -> %s.%s", t.Name, fk.Column, fk.RefTable, fk.RefColumn))
+				}
+			}
+		}
+		sums = append(sums, sum)
+	}
+	data, err := marshal(sums)
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, "generation.json"), data); err != nil {
+		return nil, err
+	}
+	return sums, nil
+}
+
+// marshal writes JSON as BIRD's files look: indented, <, > and & kept.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "    ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func writeSplit(dir, split string, qs []Question, entries []*tablesEntry) error {
+	recs := make([]record, 0, len(qs))
+	var gold strings.Builder
+	for i, q := range qs {
+		if strings.ContainsAny(q.SQL, "\t\n\r") || strings.ContainsAny(q.Question, "\t\n\r") {
+			return fmt.Errorf("write %s: question %d: tab or newline in question or SQL", split, i)
+		}
+		recs = append(recs, record{i, q.DBID, q.Question, q.Evidence, q.SQL, q.Difficulty})
+		fmt.Fprintf(&gold, "%s\t%s\n", q.SQL, q.DBID)
+	}
+	for name, v := range map[string]any{split + ".json": recs, split + "_tables.json": entries} {
+		data, err := marshal(v)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
+			return err
+		}
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, split+"_gold.sql"), []byte(gold.String()))
+}
+
+// tablesFor describes d in BIRD's tables-file form.
+func tablesFor(d *Database) *tablesEntry {
+	e := &tablesEntry{DBID: d.ID, TableNamesOrig: []string{}, TableNames: []string{}, ColumnNamesOrig: [][2]any{{-1, "*"}},
+		ColumnNames: [][2]any{{-1, "*"}}, ColumnTypes: []string{"text"}, PrimaryKeys: []any{}, ForeignKeys: [][2]int{}}
+	idx := map[string]int{}
+	for ti, t := range d.Tables {
+		e.TableNamesOrig = append(e.TableNamesOrig, t.Name)
+		e.TableNames = append(e.TableNames, readable(t.Name))
+		for _, c := range t.Columns {
+			idx[strings.ToLower(t.Name+"."+c.Name)] = len(e.ColumnNamesOrig)
+			e.ColumnNamesOrig = append(e.ColumnNamesOrig, [2]any{ti, c.Name})
+			e.ColumnNames = append(e.ColumnNames, [2]any{ti, c.Label})
+			e.ColumnTypes = append(e.ColumnTypes, birdType(c))
+		}
+	}
+	for _, t := range d.Tables {
+		var pk []int
+		for _, p := range t.PrimaryKey {
+			pk = append(pk, idx[strings.ToLower(t.Name+"."+p)])
+		}
+		if len(pk) == 1 {
+			e.PrimaryKeys = append(e.PrimaryKeys, pk[0])
+		} else if len(pk) > 1 {
+			e.PrimaryKeys = append(e.PrimaryKeys, pk)
+		}
+		for _, fk := range t.ForeignKeys {
+			e.ForeignKeys = append(e.ForeignKeys, [2]int{idx[strings.ToLower(t.Name+"."+fk.Column)], idx[strings.ToLower(fk.RefTable+"."+fk.RefColumn)]})
+		}
+	}
+	return e
+}
+
+// birdType is BIRD's column type: text, integer, real, date or blob.
+func birdType(c *Column) string {
+	t := strings.ToUpper(c.Type)
+	switch {
+	case strings.Contains(t, "INT"):
+		return "integer"
+	case strings.Contains(t, "REAL") || strings.Contains(t, "FLOA") || strings.Contains(t, "DOUB") || strings.Contains(t, "NUM") || strings.Contains(t, "DEC"):
+		return "real"
+	case strings.Contains(t, "DATE") || strings.Contains(t, "TIME"):
+		return "date"
+	case strings.Contains(t, "BLOB"):
+		return "blob"
+	}
+	return "text"
+}
+
+// copyDatabase copies the database file and any database_description/
+// into dir, reading the source only.
+func copyDatabase(d *Database, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := copyFile(d.Path, filepath.Join(dir, d.ID+".sqlite")); err != nil {
+		return err
+	}
+	src := filepath.Join(filepath.Dir(d.Path), "database_description")
+	entries, err := os.ReadDir(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("copy descriptions: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "database_description"), 0o755); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.EqualFold(filepath.Ext(e.Name()), ".csv") {
+			if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dir, "database_description", e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	defer in.Close()
+	return atomicfile.Write(dst, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	})
+}
