@@ -448,18 +448,18 @@ func TestVerifyRejectsBrokenSets(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		mutate func(recs []record) []record
+		mutate func(recs []dataset.Record) []dataset.Record
 		want   string
 	}{
-		{"empty gold", func(r []record) []record {
+		{"empty gold", func(r []dataset.Record) []dataset.Record {
 			r[0].SQL = "SELECT 1 WHERE 1 = 0"
 			return r
 		}, "empty or uninformative"},
-		{"gold does not run", func(r []record) []record {
+		{"gold does not run", func(r []dataset.Record) []dataset.Record {
 			r[3].SQL = "SELECT nope FROM nowhere"
 			return r
 		}, "no such table"},
-		{"duplicate question", func(r []record) []record {
+		{"duplicate question", func(r []dataset.Record) []dataset.Record {
 			for i := 1; i < len(r); i++ {
 				if r[i].DBID == r[0].DBID {
 					r[i].Question = r[0].Question
@@ -468,7 +468,7 @@ func TestVerifyRejectsBrokenSets(t *testing.T) {
 			}
 			return r
 		}, "asked twice"},
-		{"tiers unbalanced", func(r []record) []record {
+		{"tiers unbalanced", func(r []dataset.Record) []dataset.Record {
 			for i := range r {
 				if r[i].Difficulty == "moderate" {
 					r[i].Difficulty = "simple"
@@ -476,7 +476,7 @@ func TestVerifyRejectsBrokenSets(t *testing.T) {
 			}
 			return r
 		}, "questions are"},
-		{"unknown database", func(r []record) []record {
+		{"unknown database", func(r []dataset.Record) []dataset.Record {
 			r[0].DBID = "retail_1"
 			return r
 		}, "retail_1"},
@@ -485,7 +485,7 @@ func TestVerifyRejectsBrokenSets(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cp := filepath.Join(t.TempDir(), "bench")
 			copyTree(t, dir, cp)
-			var recs []record
+			var recs []dataset.Record
 			data, err := os.ReadFile(filepath.Join(cp, "dev.json"))
 			if err != nil {
 				t.Fatal(err)
@@ -494,7 +494,7 @@ func TestVerifyRejectsBrokenSets(t *testing.T) {
 				t.Fatal(err)
 			}
 			recs = tt.mutate(recs)
-			data, err = marshal(recs)
+			data, err = dataset.MarshalBIRD(recs)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sqlrl/sqlrl/bench/schemagen"
+	"github.com/sqlrl/sqlrl/dataset"
 )
 
 // column is one column of a domain's logical schema. The logical name is
@@ -139,28 +140,20 @@ func physicalTable(t table, n names) (*schemagen.Table, error) {
 // tablesEntry is one database's entry in <split>_tables.json, field for
 // field what BIRD writes (Spider-style), in BIRD's key order.
 type tablesEntry struct {
-	DBID              string   `json:"db_id"`
-	TableNamesOrig    []string `json:"table_names_original"`
-	TableNames        []string `json:"table_names"`
-	ColumnNamesOrig   [][2]any `json:"column_names_original"`
-	ColumnNames       [][2]any `json:"column_names"`
-	ColumnTypes       []string `json:"column_types"`
-	PrimaryKeys       []any    `json:"primary_keys"`
-	ForeignKeys       [][2]int `json:"foreign_keys"`
+	dataset.TablesEntry
 	columnIndexByName map[string]int
 }
 
 // schemaEntry describes a database instance for <split>_tables.json.
 func schemaEntry(dbID string, tables []table, n names) (*tablesEntry, error) {
-	e := &tablesEntry{
-		DBID:              dbID,
-		ColumnNamesOrig:   [][2]any{{-1, "*"}},
-		ColumnNames:       [][2]any{{-1, "*"}},
-		ColumnTypes:       []string{"text"},
-		PrimaryKeys:       []any{},
-		ForeignKeys:       [][2]int{},
-		columnIndexByName: map[string]int{},
-	}
+	e := &tablesEntry{TablesEntry: dataset.TablesEntry{
+		DBID:            dbID,
+		ColumnNamesOrig: [][2]any{{-1, "*"}},
+		ColumnNames:     [][2]any{{-1, "*"}},
+		ColumnTypes:     []string{"text"},
+		PrimaryKeys:     []any{},
+		ForeignKeys:     [][2]int{},
+	}, columnIndexByName: map[string]int{}}
 	for ti, t := range tables {
 		e.TableNamesOrig = append(e.TableNamesOrig, n[t.name])
 		e.TableNames = append(e.TableNames, readable(n[t.name]))

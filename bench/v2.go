@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -680,8 +679,8 @@ func tierOf(name string) Tier {
 
 // v2Entry describes a schemagen database for <split>_tables.json, with
 // BIRD's readable names taken from the design's phrases.
-func v2Entry(db *schemagen.DB) (*tablesEntry, error) {
-	e := &tablesEntry{
+func v2Entry(db *schemagen.DB) (*dataset.TablesEntry, error) {
+	e := &dataset.TablesEntry{
 		DBID:            db.ID,
 		ColumnNamesOrig: [][2]any{{-1, "*"}},
 		ColumnNames:     [][2]any{{-1, "*"}},
@@ -734,9 +733,8 @@ func v2Entry(db *schemagen.DB) (*tablesEntry, error) {
 // <split>_gold.sql; question ids run from 0 in database order.
 func writeV2Split(dir, split string, insts []*v2Inst) (SplitSummary, error) {
 	ss := SplitSummary{Name: split}
-	recs := []record{}
-	entries := []*tablesEntry{}
-	var gold strings.Builder
+	recs := []dataset.Record{}
+	entries := []*dataset.TablesEntry{}
 	for _, inst := range insts {
 		e, err := v2Entry(inst.db)
 		if err != nil {
@@ -749,8 +747,7 @@ func writeV2Split(dir, split string, insts []*v2Inst) (SplitSummary, error) {
 				return ss, fmt.Errorf("%s: tab or newline in question or SQL: %q", inst.id, q.Question)
 			}
 			t := tierOf(q.Difficulty)
-			recs = append(recs, record{QuestionID: len(recs), DBID: inst.id, Question: q.Question, Evidence: q.Evidence, SQL: q.SQL, Difficulty: q.Difficulty})
-			fmt.Fprintf(&gold, "%s\t%s\n", q.SQL, inst.id)
+			recs = append(recs, dataset.Record{QuestionID: len(recs), DBID: inst.id, Question: q.Question, Evidence: q.Evidence, SQL: q.SQL, Difficulty: q.Difficulty})
 			ds.ByTier[t]++
 			ss.ByTier[t]++
 		}
@@ -758,17 +755,5 @@ func writeV2Split(dir, split string, insts []*v2Inst) (SplitSummary, error) {
 		ss.DBs = append(ss.DBs, ds)
 	}
 	ss.Questions = len(recs)
-	for name, v := range map[string]any{split + ".json": recs, split + "_tables.json": entries} {
-		data, err := marshal(v)
-		if err != nil {
-			return ss, fmt.Errorf("write %s: %w", name, err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return ss, err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, split+"_gold.sql"), []byte(gold.String()), 0o644); err != nil {
-		return ss, err
-	}
-	return ss, nil
+	return ss, dataset.WriteSplit(dir, split, recs, entries)
 }

@@ -1,61 +1,35 @@
 package bench
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/dataset"
 )
-
-// record is one question in BIRD's question-file format, fields in BIRD's
-// order.
-type record struct {
-	QuestionID int    `json:"question_id"`
-	DBID       string `json:"db_id"`
-	Question   string `json:"question"`
-	Evidence   string `json:"evidence"`
-	SQL        string `json:"SQL"`
-	Difficulty string `json:"difficulty"`
-}
-
-// marshal writes JSON the way BIRD's files look: indented, and with <, >
-// and & left as they are (they occur in SQL).
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "    ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
 
 // writeSplit writes <split>.json, <split>_tables.json and <split>_gold.sql.
 // Question ids run from 0 in database order, as BIRD's dev file does.
 func writeSplit(dir, split string, insts []*instance) (SplitSummary, error) {
 	ss := SplitSummary{Name: split}
-	recs := []record{}
-	entries := []*tablesEntry{}
-	var gold strings.Builder
+	recs := []dataset.Record{}
+	entries := []*dataset.TablesEntry{}
 	for _, inst := range insts {
 		e, err := schemaEntry(inst.id, inst.dom.tables, inst.names)
 		if err != nil {
 			return ss, err
 		}
-		entries = append(entries, e)
+		entries = append(entries, &e.TablesEntry)
 		ds := DBSummary{ID: inst.id, Domain: inst.dom.name, Tables: len(inst.dom.tables), Rows: inst.rows}
 		for _, d := range inst.drafts {
 			if strings.ContainsAny(d.sql, "\t\n\r") || strings.ContainsAny(d.question, "\t\n\r") {
 				return ss, fmt.Errorf("%s: family %s: tab or newline in question or SQL", inst.id, d.family)
 			}
-			recs = append(recs, record{
+			recs = append(recs, dataset.Record{
 				QuestionID: len(recs), DBID: inst.id, Question: d.question,
 				Evidence: d.evidence, SQL: d.sql, Difficulty: d.tier.String(),
 			})
-			fmt.Fprintf(&gold, "%s\t%s\n", d.sql, inst.id)
 			ds.ByTier[d.tier]++
 			ss.ByTier[d.tier]++
 		}
@@ -63,20 +37,7 @@ func writeSplit(dir, split string, insts []*instance) (SplitSummary, error) {
 		ss.DBs = append(ss.DBs, ds)
 	}
 	ss.Questions = len(recs)
-	files := map[string]any{split + ".json": recs, split + "_tables.json": entries}
-	for _, name := range []string{split + ".json", split + "_tables.json"} {
-		data, err := marshal(files[name])
-		if err != nil {
-			return ss, fmt.Errorf("write %s: %w", name, err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return ss, err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, split+"_gold.sql"), []byte(gold.String()), 0o644); err != nil {
-		return ss, err
-	}
-	return ss, nil
+	return ss, dataset.WriteSplit(dir, split, recs, entries)
 }
 
 // licenseText states the licence of the generated files.

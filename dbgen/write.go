@@ -1,8 +1,6 @@
 package dbgen
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,28 +15,6 @@ import (
 // ErrExists is returned by Write when the output folder exists and force
 // is off.
 var ErrExists = errors.New("output exists")
-
-// record is one question in BIRD's question-file format, in BIRD's order.
-type record struct {
-	QuestionID int    `json:"question_id"`
-	DBID       string `json:"db_id"`
-	Question   string `json:"question"`
-	Evidence   string `json:"evidence"`
-	SQL        string `json:"SQL"`
-	Difficulty string `json:"difficulty"`
-}
-
-// tablesEntry is one database in <split>_tables.json (BIRD's fields).
-type tablesEntry struct {
-	DBID            string   `json:"db_id"`
-	TableNamesOrig  []string `json:"table_names_original"`
-	TableNames      []string `json:"table_names"`
-	ColumnNamesOrig [][2]any `json:"column_names_original"`
-	ColumnNames     [][2]any `json:"column_names"`
-	ColumnTypes     []string `json:"column_types"`
-	PrimaryKeys     []any    `json:"primary_keys"`
-	ForeignKeys     [][2]int `json:"foreign_keys"`
-}
 
 // Summary is what Write records in generation.json beside the splits.
 type Summary struct {
@@ -85,7 +61,7 @@ func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, e
 			return nil, fmt.Errorf("replace %s: %w", dir, err)
 		}
 	}
-	var entries []*tablesEntry
+	var entries []*dataset.TablesEntry
 	for _, g := range gens {
 		entries = append(entries, tablesFor(g.DB))
 	}
@@ -131,7 +107,7 @@ func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, e
 		}
 		sums = append(sums, sum)
 	}
-	data, err := marshal(sums)
+	data, err := dataset.MarshalBIRD(sums)
 	if err != nil {
 		return nil, err
 	}
@@ -141,43 +117,18 @@ func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, e
 	return sums, nil
 }
 
-// marshal writes JSON as BIRD's files look: indented, <, > and & kept.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "    ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-func writeSplit(dir, split string, qs []Question, entries []*tablesEntry) error {
-	recs := make([]record, 0, len(qs))
-	var gold strings.Builder
+// writeSplit writes one split's questions in BIRD's layout.
+func writeSplit(dir, split string, qs []Question, entries []*dataset.TablesEntry) error {
+	recs := make([]dataset.Record, 0, len(qs))
 	for i, q := range qs {
-		if strings.ContainsAny(q.SQL, "\t\n\r") || strings.ContainsAny(q.Question, "\t\n\r") {
-			return fmt.Errorf("write %s: question %d: tab or newline in question or SQL", split, i)
-		}
-		recs = append(recs, record{i, q.DBID, q.Question, q.Evidence, q.SQL, q.Difficulty})
-		fmt.Fprintf(&gold, "%s\t%s\n", q.SQL, q.DBID)
+		recs = append(recs, dataset.Record{QuestionID: i, DBID: q.DBID, Question: q.Question, Evidence: q.Evidence, SQL: q.SQL, Difficulty: q.Difficulty})
 	}
-	for name, v := range map[string]any{split + ".json": recs, split + "_tables.json": entries} {
-		data, err := marshal(v)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
-		}
-		if err := atomicfile.WriteFile(filepath.Join(dir, name), data); err != nil {
-			return err
-		}
-	}
-	return atomicfile.WriteFile(filepath.Join(dir, split+"_gold.sql"), []byte(gold.String()))
+	return dataset.WriteSplit(dir, split, recs, entries)
 }
 
 // tablesFor describes d in BIRD's tables-file form.
-func tablesFor(d *Database) *tablesEntry {
-	e := &tablesEntry{DBID: d.ID, TableNamesOrig: []string{}, TableNames: []string{}, ColumnNamesOrig: [][2]any{{-1, "*"}},
+func tablesFor(d *Database) *dataset.TablesEntry {
+	e := &dataset.TablesEntry{DBID: d.ID, TableNamesOrig: []string{}, TableNames: []string{}, ColumnNamesOrig: [][2]any{{-1, "*"}},
 		ColumnNames: [][2]any{{-1, "*"}}, ColumnTypes: []string{"text"}, PrimaryKeys: []any{}, ForeignKeys: [][2]int{}}
 	idx := map[string]int{}
 	for ti, t := range d.Tables {
