@@ -383,7 +383,7 @@ func TestGoldTables(t *testing.T) {
 }
 
 func TestPreferencePairs(t *testing.T) {
-	rec := &Record{QuestionID: 1, SQL: "SELECT gold"}
+	rec := &Record{Record: dataset.Record{QuestionID: 1, SQL: "SELECT gold"}}
 	prompts := map[promptKey]*Record{{1, 0}: rec}
 	f := func(v float64) *float64 { return &v }
 	b := func(v bool) *bool { return &v }

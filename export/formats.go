@@ -25,12 +25,7 @@ import (
 // shows. These are sqlrl's own files; the trainer files below derive from
 // them.
 type Record struct {
-	QuestionID int    `json:"question_id"`
-	DBID       string `json:"db_id"`
-	Question   string `json:"question"`
-	Evidence   string `json:"evidence"`
-	SQL        string `json:"SQL"`
-	Difficulty string `json:"difficulty"`
+	dataset.Record
 	// Prompt is the plain form; Messages the chat form with the gold SQL as
 	// the assistant's answer.
 	Prompt   string           `json:"prompt"`
@@ -53,8 +48,8 @@ type Record struct {
 // holds block references, not gigabytes of strings.
 func newRecord(ex dataset.Example, p *prompt.Prompt) Record {
 	return Record{
-		QuestionID: ex.QuestionID, DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence,
-		SQL: ex.SQL, Difficulty: ex.Difficulty,
+		Record: dataset.Record{QuestionID: ex.QuestionID, DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence,
+			SQL: ex.SQL, Difficulty: ex.Difficulty},
 		Tables: p.Tables(), Pruned: p.Pruned, PromptTokens: p.Tokens,
 		p: p,
 	}
