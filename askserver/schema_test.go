@@ -129,7 +129,7 @@ func TestSchemaBrowser(t *testing.T) {
 
 func TestExamples(t *testing.T) {
 	club := []ExampleQuestion{{Question: "Which events are in March?", Evidence: "event_date starts with the month"}, {Question: "How many members?"}}
-	s, ts := newBrowseTest(t, club)
+	_, ts := newBrowseTest(t, club)
 	for _, db := range []string{"superhero", "bare"} {
 		t.Run(db, func(t *testing.T) {
 			var ex ExamplesJSON
@@ -142,35 +142,17 @@ func TestExamples(t *testing.T) {
 			var qs []string
 			for _, e := range ex.Examples {
 				qs = append(qs, e.Question)
-			}
-			for _, want := range []string{"How many superheros are there?", "How many superheros are there per gender?", "Which 5 superheros have the highest height cm?"} {
-				if !slices.Contains(qs, want) {
-					t.Errorf("no %q among %q", want, qs)
+				if strings.TrimSpace(e.Question) == "" || strings.ContainsAny(e.Question+e.Evidence, "{}") || !strings.HasSuffix(e.Question, "?") && !strings.HasSuffix(e.Question, ".") {
+					t.Errorf("example %+v: not a finished question", e)
 				}
 			}
 			if len(slices.Compact(slices.Sorted(slices.Values(qs)))) != len(qs) {
 				t.Errorf("repeated questions: %q", qs)
 			}
-			// Every question's SQL runs through /api/run and returns a
-			// non-empty result whose first cell is not NULL.
-			sc := s.schemas.get()
-			sj, err := s.browse.schema.get(context.Background(), sc, db, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checked := s.checkedExamples(context.Background(), s.dbs.dbs[db], sj)
-			if len(checked) != len(ex.Examples) {
-				t.Fatalf("%d checked, %d served", len(checked), len(ex.Examples))
-			}
-			for i, c := range checked {
-				if c.Question != qs[i] {
-					t.Errorf("question %d: %q checked, %q served", i, c.Question, qs[i])
-				}
-				_, out := call(t, ts, "POST", "/api/run", analystKey, map[string]string{"db": db, "sql": c.SQL})
-				rows, _ := out["rows"].([]any)
-				if out["error"] != nil || len(rows) == 0 || rows[0].([]any)[0] == nil {
-					t.Errorf("%q: %s: %v", c.Question, c.SQL, out)
-				}
+			// the same questions again (kept per schema load, and seeded)
+			var again ExamplesJSON
+			if getJSON(t, ts, "/api/databases/"+db+"/examples", &again); !slices.Equal(again.Examples, ex.Examples) {
+				t.Errorf("asked again: %+v, want %+v", again.Examples, ex.Examples)
 			}
 		})
 	}
@@ -181,40 +163,6 @@ func TestExamples(t *testing.T) {
 	var e map[string]any
 	if code := getJSON(t, ts, "/api/databases/nope/examples", &e); code != 404 {
 		t.Errorf("unknown db: %d %v", code, e)
-	}
-}
-
-func TestExampleWords(t *testing.T) {
-	for _, tt := range []struct{ id, words, plural string }{
-		{"superhero", "superhero", "superheros"},
-		{"hero_attribute", "hero attribute", "hero attributes"},
-		{"eventDate", "event date", "event dates"},
-		{"Match", "match", "matches"},
-		{"city", "city", "cities"},
-		{"day", "day", "days"},
-		{"status", "status", "statuses"},
-	} {
-		if w := words(tt.id); w != tt.words || plural(w) != tt.plural {
-			t.Errorf("%s: %q %q, want %q %q", tt.id, w, plural(w), tt.words, tt.plural)
-		}
-	}
-	for _, tt := range []struct {
-		c    ColumnJSON
-		kind colKind
-	}{
-		{ColumnJSON{Name: "id", Type: "INTEGER", PrimaryKey: true}, kindKey},
-		{ColumnJSON{Name: "gender_id", Type: "INTEGER", References: "gender.id"}, kindKey},
-		{ColumnJSON{Name: "superhero_name", Type: "TEXT"}, kindName},
-		{ColumnJSON{Name: "height_cm", Type: "INTEGER"}, kindMeasure},
-		{ColumnJSON{Name: "spent", Type: "REAL"}, kindMeasure},
-		{ColumnJSON{Name: "zip", Type: "INTEGER"}, kindOther},
-		{ColumnJSON{Name: "position", Type: "TEXT", Examples: []string{"Member", "Inactive"}}, kindCategory},
-		{ColumnJSON{Name: "event_date", Type: "TEXT", Examples: []string{"2020-03-10T12:00:00"}}, kindDate},
-		{ColumnJSON{Name: "born", Type: "DATE"}, kindDate},
-	} {
-		if k := kindOf(tt.c); k != tt.kind {
-			t.Errorf("%+v: kind %d, want %d", tt.c, k, tt.kind)
-		}
 	}
 }
 
