@@ -85,6 +85,30 @@ func TestRoles(t *testing.T) {
 	}
 }
 
+// TestDeclaredForeignKeys: references come in declaration order; one that
+// names no target column joins on the target's key (never on ""); a
+// composite one is skipped.
+func TestDeclaredForeignKeys(t *testing.T) {
+	path := fixture(t, "fk", `
+CREATE TABLE team (id INTEGER PRIMARY KEY, team_name TEXT);
+CREATE TABLE league (code TEXT, season INTEGER, league_name TEXT, PRIMARY KEY (code, season));
+CREATE TABLE player (id INTEGER PRIMARY KEY, player_name TEXT, code TEXT, season INTEGER, team INTEGER, rival INTEGER,
+  FOREIGN KEY (team) REFERENCES team,
+  FOREIGN KEY (code, season) REFERENCES league,
+  FOREIGN KEY (rival) REFERENCES team (id));
+INSERT INTO team VALUES (1, 'Reds'), (2, 'Blues');
+INSERT INTO league VALUES ('N', 2020, 'North');
+INSERT INTO player VALUES (1, 'Ann', 'N', 2020, 1, 2), (2, 'Bob', 'N', 2020, 2, 1);`)
+	d := introspect(t, path, IntrospectOptions{})
+	var got []string
+	for _, fk := range d.Table("player").ForeignKeys {
+		got = append(got, fmt.Sprintf("%s->%s.%s", fk.Column, fk.RefTable, fk.RefColumn))
+	}
+	if want := []string{"team->team.id", "rival->team.id"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("foreign keys %v, want %v", got, want)
+	}
+}
+
 func TestInferForeignKeys(t *testing.T) {
 	path := fixture(t, "nofk", `
 CREATE TABLE team (id INTEGER PRIMARY KEY, team_name TEXT);
