@@ -360,8 +360,8 @@ func (c *cand) lookup() bool {
 		c.say(c.pick(frames...), "{pp}", plural(p), "{v}", v.S, "{N}", N, "{K}", K)
 	} else {
 		c.sql = c.q.finish("SELECT " + sel + " " + c.q.from() + " WHERE " + where)
-		frames := []string{"What is the {p} of {v}?", "Give the {p} of {v}.", "State the {p} of the {N} {v}.", "What {p} does {v} have?",
-			"Provide the {p} of {v}.", "Tell me the {p} of {v}.", "{v}'s {p} is what?", "Which {p} is {v}'s?"}
+		frames := []string{"What is the {p} of {v}?", "Please provide the {p} of {v}.", "State the {p} of the {N} {v}.", "What {p} does {v} have?",
+			"What is {v}'s {p}?", "Give the {p} of {v}.", "What is the {p} of the {N} {v}?", "Which {p} is {v}'s?"}
 		c.say(c.pick(frames...), "{p}", p, "{v}", v.S, "{N}", N)
 	}
 	c.entityEvidence(v)
@@ -397,7 +397,7 @@ func (c *cand) lookupMulti() bool {
 	c.sql = c.q.finish("SELECT " + strings.Join(sel, ", ") + " " + c.q.from() + " WHERE " + c.q.self(c.b.name) + " = " + lit(v))
 	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 	c.say(c.pick("What are the {l} of {v}?", "Give the {l} of {v}.", "List the {l} of the {N} {v}.", "Provide {v}'s {l}.",
-		"State the {l} of {v}.", "Tell the {l} of {v}."), "{l}", list, "{v}", v.S, "{N}", c.b.t.Noun)
+		"State the {l} of {v}.", "Please list the {l} of the {N} {v}."), "{l}", list, "{v}", v.S, "{N}", c.b.t.Noun)
 	c.entityEvidence(v)
 	return true
 }
@@ -493,7 +493,7 @@ func (c *cand) count() bool {
 	c.notTotal = c.b.t.Rows
 	c.sql = c.q.finish("SELECT " + e + " " + c.q.from() + " WHERE " + cond)
 	c.say(c.pick("How many {np} are there?", "Count the {np}.", "What is the number of {np}?", "How many {np} does the database hold?",
-		"Give the number of {np}.", "State the number of {np}.", "Among the {P}, how many are {rest}?", "Find how many {np} there are."),
+		"How many {np} are recorded?", "Please count the {np}.", "Among the {P}, how many are {rest}?", "Find how many {np} there are."),
 		"{np}", np, "{P}", c.b.t.Plural, "{rest}", strings.TrimPrefix(np, c.b.t.Plural+" "))
 	if strings.Contains(c.text, "how many are "+c.b.t.Plural) {
 		return false
@@ -566,7 +566,7 @@ func (c *cand) aggregate() bool {
 		f = fns[0]
 	}
 	c.sql = c.q.finish("SELECT " + f.fn + "(" + ref + ") " + c.q.from() + " WHERE " + cond)
-	c.say(c.pick("What is the {w} {p} of {np}?", "Calculate the {w} {p} of {np}.", "Give the {w} {p} of the {np}.", "What is the {w} {p} among {np}?",
+	c.say(c.pick("What is the {w} {p} of {np}?", "Calculate the {w} {p} of {np}.", "Please calculate the {w} {p} of the {np}.", "What is the {w} {p} among {np}?",
 		"Among the {np}, what is the {w} {p}?", "Find the {w} {p} of {np}."), "{w}", f.word, "{p}", p, "{np}", np)
 	if f.fn == "AVG" && c.r.IntN(2) == 0 {
 		c.ev("%s %s = AVG(%s)", f.word, p, ident(m.col.Name))
