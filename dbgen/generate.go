@@ -28,7 +28,8 @@ type Question struct {
 	Frame   int    `json:"frame"`
 	HeldOut bool   `json:"held_out_frame,omitempty"`
 	// Columns counts the gold's non-key columns the question refers to;
-	// Verbatim how many of them it names by their label word for word.
+	// Verbatim how many of them it names by their label word for word
+	// (outside the values it quotes).
 	Columns  int `json:"-"`
 	Verbatim int `json:"-"`
 	// Filters counts the gold's WHERE conditions; Lookups those that are
