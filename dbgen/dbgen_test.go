@@ -400,5 +400,10 @@ func TestFilterKinds(t *testing.T) {
 				t.Errorf("no gold matches %s", tc.sql)
 			}
 		})
+	} // Families that name a value never use a flag's raw values.
+	for _, q := range s.Train {
+		if strings.Contains(q.SQL, "vip IN") || strings.Contains(q.SQL, "WHEN vip") || strings.Contains(q.SQL, ".vip IN") || strings.Contains(q.SQL, "WHEN T2.vip") {
+			t.Errorf("flag used as a named value: %s / %s", q.Question, q.SQL)
+		}
 	}
 }

@@ -105,8 +105,6 @@ func filterable(a attr) bool {
 	switch a.col.Role {
 	case RoleCategory:
 		return true
-	case RoleFlag:
-		return !a.many()
 	case RoleName:
 		return len(a.path) > 0
 	}
@@ -150,7 +148,11 @@ func (c *cand) value(a attr, avoid ...string) (sqlexec.Value, bool) {
 // base's plural as the filter narrows it ("superheroes from Marvel
 // Comics"); evidence maps the words to the condition.
 func (c *cand) filter() (cond, np string, ok bool) {
-	a, ok := c.pickAttr(filterable)
+	// Flags only here: the families that name a value ("Y customers",
+	// "the ratio of 1 to 0") would read badly with a flag's raw values.
+	a, ok := c.pickAttr(func(a attr) bool {
+		return filterable(a) || a.col.Role == RoleFlag && !a.many() && len(a.col.Stats.Top) == 2
+	})
 	if !ok {
 		return "", "", false
 	}
