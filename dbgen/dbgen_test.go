@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -82,6 +83,30 @@ func TestRoles(t *testing.T) {
 	}
 	if hero.Descriptions == "" || shopDB.Descriptions != "" {
 		t.Errorf("descriptions: hero %q, shop %q", hero.Descriptions, shopDB.Descriptions)
+	}
+}
+
+// TestDeclaredForeignKeys: references come in declaration order; one that
+// names no target column joins on the target's key (never on ""); a
+// composite one is skipped.
+func TestDeclaredForeignKeys(t *testing.T) {
+	path := fixture(t, "fk", `
+CREATE TABLE team (id INTEGER PRIMARY KEY, team_name TEXT);
+CREATE TABLE league (code TEXT, season INTEGER, league_name TEXT, PRIMARY KEY (code, season));
+CREATE TABLE player (id INTEGER PRIMARY KEY, player_name TEXT, code TEXT, season INTEGER, team INTEGER, rival INTEGER,
+  FOREIGN KEY (team) REFERENCES team,
+  FOREIGN KEY (code, season) REFERENCES league,
+  FOREIGN KEY (rival) REFERENCES team (id));
+INSERT INTO team VALUES (1, 'Reds'), (2, 'Blues');
+INSERT INTO league VALUES ('N', 2020, 'North');
+INSERT INTO player VALUES (1, 'Ann', 'N', 2020, 1, 2), (2, 'Bob', 'N', 2020, 2, 1);`)
+	d := introspect(t, path, IntrospectOptions{})
+	var got []string
+	for _, fk := range d.Table("player").ForeignKeys {
+		got = append(got, fmt.Sprintf("%s->%s.%s", fk.Column, fk.RefTable, fk.RefColumn))
+	}
+	if want := []string{"team->team.id", "rival->team.id"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("foreign keys %v, want %v", got, want)
 	}
 }
 
@@ -334,5 +359,51 @@ func BenchmarkSuperhero(b *testing.B) {
 			b.Fatal(err)
 		}
 		eng.Close()
+	}
+}
+
+// TestFilterKinds: over the shop fixture, flags are filtered on by their
+// label alone and dates by year, by month (the question saying the month's
+// name) and by a range of days, each with evidence giving the SQL.
+func TestFilterKinds(t *testing.T) {
+	path := fixture(t, "shop", shop)
+	d := introspect(t, path, IntrospectOptions{})
+	s, err := Generate(context.Background(), engine(t), d, Options{N: 1500, Seed: 3, DevShare: 0.05, TestShare: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		sql      *regexp.Regexp
+		evidence string
+		question *regexp.Regexp
+	}{
+		{"flag yes", regexp.MustCompile(`(WHERE|AND) (T\d\.)?vip = 'Y'`), "vip refers to vip = 'Y'", regexp.MustCompile(`(?i)vip`)},
+		{"flag no", regexp.MustCompile(`(WHERE|AND) (T\d\.)?vip = 'N'`), "not vip refers to vip = 'N'", regexp.MustCompile(`(?i)not (marked )?vip|non-vip`)},
+		{"year", regexp.MustCompile(`strftime\('%Y', `), "refers to strftime('%Y', order_date) = '20", regexp.MustCompile(`(?i)in 20\d\d`)},
+		{"month", regexp.MustCompile(`strftime\('%Y-%m', `), "refers to strftime('%Y-%m', order_date) = '20",
+			regexp.MustCompile(`(?i)in (January|February|March|April|May|June|July|August|September|October|November|December) 20\d\d`)},
+		{"range", regexp.MustCompile(`date\((T\d\.)?order_date\) BETWEEN '`), "refers to date(order_date) BETWEEN '", regexp.MustCompile(`(?i)between 20\d\d-\d\d-\d\d and 20\d\d-\d\d-\d\d`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := 0
+			for _, q := range append(append(s.Train, s.Dev...), s.Test...) {
+				if !tc.sql.MatchString(q.SQL) {
+					continue
+				}
+				n++
+				if !strings.Contains(q.Evidence, tc.evidence) || !tc.question.MatchString(q.Question) {
+					t.Errorf("question %q evidence %q for %s", q.Question, q.Evidence, q.SQL)
+				}
+			}
+			if n == 0 {
+				t.Errorf("no gold matches %s", tc.sql)
+			}
+		})
+	} // Families that name a value never use a flag's raw values.
+	for _, q := range s.Train {
+		if strings.Contains(q.SQL, "vip IN") || strings.Contains(q.SQL, "WHEN vip") || strings.Contains(q.SQL, ".vip IN") || strings.Contains(q.SQL, "WHEN T2.vip") {
+			t.Errorf("flag used as a named value: %s / %s", q.Question, q.SQL)
+		}
 	}
 }

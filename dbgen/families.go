@@ -3,6 +3,7 @@ package dbgen
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -43,7 +44,7 @@ var families = []family{
 	{"above_average", 7, (*cand).aboveAverage},
 	{"not_exists", 1, (*cand).notExists},
 	{"left_join", 1, (*cand).leftJoin},
-	{"year", 3, (*cand).year},
+	{"date", 3, (*cand).date},
 	{"distinct", 1, (*cand).distinct},
 }
 
@@ -136,6 +137,7 @@ func (c *cand) value(a attr, avoid ...string) (sqlexec.Value, bool) {
 			dup = dup || x == v.Value.S
 		}
 		if !dup {
+			c.values = append(c.values, v.Value.S)
 			return v.Value, true
 		}
 	}
@@ -146,9 +148,16 @@ func (c *cand) value(a attr, avoid ...string) (sqlexec.Value, bool) {
 // base's plural as the filter narrows it ("superheroes from Marvel
 // Comics"); evidence maps the words to the condition.
 func (c *cand) filter() (cond, np string, ok bool) {
-	a, ok := c.pickAttr(filterable)
+	// Flags only here: the families that name a value ("Y customers",
+	// "the ratio of 1 to 0") would read badly with a flag's raw values.
+	a, ok := c.pickAttr(func(a attr) bool {
+		return filterable(a) || a.col.Role == RoleFlag && !a.many() && len(a.col.Stats.Top) == 2
+	})
 	if !ok {
 		return "", "", false
+	}
+	if a.col.Role == RoleFlag {
+		return c.flagFilter(a)
 	}
 	v, ok := c.value(a)
 	if !ok {
@@ -189,6 +198,48 @@ func (c *cand) filter() (cond, np string, ok bool) {
 		c.ev("%s refers to %s = %s", v.S, ident(a.col.Name), lit(v))
 	}
 	return cond, np, true
+}
+
+// flagFilter keeps the rows a yes/no column marks or does not mark,
+// named by the column's label alone ("active members", "members that are
+// not active"), with evidence giving the value that means yes or no.
+func (c *cand) flagFilter(a attr) (cond, np string, ok bool) {
+	top := a.col.Stats.Top
+	if len(top) != 2 {
+		return "", "", false
+	}
+	v := top[c.r.IntN(2)].Value
+	cond = c.q.ref(a) + " = " + lit(v)
+	c.filters++
+	c.use(a.col)
+	w := flagWord(c.phrase(a))
+	forms := []string{"{P} that are {w}", "{w} {P}", "{P} marked {w}"}
+	said := w
+	if !truthy(v) {
+		forms = []string{"{P} that are not {w}", "{P} not marked {w}", "non-{w} {P}"}
+		said = "not " + w
+	}
+	np = strings.NewReplacer("{P}", c.b.t.Plural, "{w}", w).Replace(forms[c.r.IntN(len(forms))])
+	c.ev("%s refers to %s = %s", said, ident(a.col.Name), lit(v))
+	return cond, np, true
+}
+
+// flagWord turns a flag's label into the word that describes a marked row
+// ("is active" -> "active", "vip flag" -> "vip").
+func flagWord(label string) string {
+	for _, p := range []string{"is ", "has ", "flag "} {
+		label = strings.TrimPrefix(label, p)
+	}
+	return strings.TrimSuffix(label, " flag")
+}
+
+// truthy reports whether a flag's value means yes.
+func truthy(v sqlexec.Value) bool {
+	switch strings.ToLower(v.Display()) {
+	case "1", "y", "yes", "true", "t":
+		return true
+	}
+	return false
 }
 
 // threshold adds a comparison of a measure with one of its quantiles.
@@ -262,6 +313,7 @@ func (c *cand) lookupName() (sqlexec.Value, bool) {
 	for range 6 {
 		v := top[c.r.IntN(len(top))]
 		if v.Count == 1 && wordValued(v.Value) {
+			c.values = append(c.values, v.Value.S)
 			return v.Value, true
 		}
 	}
@@ -310,8 +362,8 @@ func (c *cand) lookup() bool {
 		c.say(c.pick(frames...), "{pp}", plural(p), "{v}", v.S, "{N}", N, "{K}", K)
 	} else {
 		c.sql = c.q.finish("SELECT " + sel + " " + c.q.from() + " WHERE " + where)
-		frames := []string{"What is the {p} of {v}?", "Give the {p} of {v}.", "State the {p} of the {N} {v}.", "What {p} does {v} have?",
-			"Provide the {p} of {v}.", "Tell me the {p} of {v}.", "{v}'s {p} is what?", "Which {p} is {v}'s?"}
+		frames := []string{"What is the {p} of {v}?", "Please provide the {p} of {v}.", "State the {p} of the {N} {v}.", "What {p} does {v} have?",
+			"What is {v}'s {p}?", "Give the {p} of {v}.", "What is the {p} of the {N} {v}?", "Which {p} is {v}'s?"}
 		c.say(c.pick(frames...), "{p}", p, "{v}", v.S, "{N}", N)
 	}
 	c.entityEvidence(v)
@@ -347,7 +399,7 @@ func (c *cand) lookupMulti() bool {
 	c.sql = c.q.finish("SELECT " + strings.Join(sel, ", ") + " " + c.q.from() + " WHERE " + c.q.self(c.b.name) + " = " + lit(v))
 	list := strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 	c.say(c.pick("What are the {l} of {v}?", "Give the {l} of {v}.", "List the {l} of the {N} {v}.", "Provide {v}'s {l}.",
-		"State the {l} of {v}.", "Tell the {l} of {v}."), "{l}", list, "{v}", v.S, "{N}", c.b.t.Noun)
+		"State the {l} of {v}.", "Please list the {l} of the {N} {v}."), "{l}", list, "{v}", v.S, "{N}", c.b.t.Noun)
 	c.entityEvidence(v)
 	return true
 }
@@ -384,9 +436,16 @@ func (c *cand) list() bool {
 	}
 	c.use(c.b.name)
 	c.maxRows, c.minRows = 40, 1
-	c.sql = c.q.finish(c.listNames() + " " + c.q.from() + " WHERE " + cond)
+	extra, more := "", ""
+	if !c.q.fanout {
+		extra, more, _ = c.also(len(c.q.joins), false, true)
+	}
+	c.sql = c.q.finish(c.listNames() + extra + " " + c.q.from() + " WHERE " + cond)
 	c.say(c.pick("List the {n} of {np}.", "Name the {np}.", "Which {np} are there? Give their {n}.", "Please list the {n} of all {np}.",
 		"What are the {n} of the {np}?", "Give the {n} of {np}.", "Show the {np}.", "Who are the {np}?"), "{n}", plural(shortLabel(c.b.name)), "{np}", np)
+	if more != "" {
+		c.text += " " + more
+	}
 	return true
 }
 
@@ -436,7 +495,7 @@ func (c *cand) count() bool {
 	c.notTotal = c.b.t.Rows
 	c.sql = c.q.finish("SELECT " + e + " " + c.q.from() + " WHERE " + cond)
 	c.say(c.pick("How many {np} are there?", "Count the {np}.", "What is the number of {np}?", "How many {np} does the database hold?",
-		"Give the number of {np}.", "State the number of {np}.", "Among the {P}, how many are {rest}?", "Find how many {np} there are."),
+		"How many {np} are recorded?", "Please count the {np}.", "Among the {P}, how many are {rest}?", "Find how many {np} there are."),
 		"{np}", np, "{P}", c.b.t.Plural, "{rest}", strings.TrimPrefix(np, c.b.t.Plural+" "))
 	if strings.Contains(c.text, "how many are "+c.b.t.Plural) {
 		return false
@@ -509,7 +568,7 @@ func (c *cand) aggregate() bool {
 		f = fns[0]
 	}
 	c.sql = c.q.finish("SELECT " + f.fn + "(" + ref + ") " + c.q.from() + " WHERE " + cond)
-	c.say(c.pick("What is the {w} {p} of {np}?", "Calculate the {w} {p} of {np}.", "Give the {w} {p} of the {np}.", "What is the {w} {p} among {np}?",
+	c.say(c.pick("What is the {w} {p} of {np}?", "Calculate the {w} {p} of {np}.", "Please calculate the {w} {p} of the {np}.", "What is the {w} {p} among {np}?",
 		"Among the {np}, what is the {w} {p}?", "Find the {w} {p} of {np}."), "{w}", f.word, "{p}", p, "{np}", np)
 	if f.fn == "AVG" && c.r.IntN(2) == 0 {
 		c.ev("%s %s = AVG(%s)", f.word, p, ident(m.col.Name))
@@ -566,7 +625,8 @@ func (c *cand) top() bool {
 		sel, label, shown = c.q.ref(a), c.phrase(a), a.col
 	}
 	c.use(m.col, shown)
-	c.sql = c.q.finish("SELECT " + sel + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 1")
+	extra, more, _ := c.also(len(c.q.joins), false, false)
+	c.sql = c.q.finish("SELECT " + sel + extra + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 1")
 	c.tie = c.q.finish("SELECT " + ref + " " + c.q.from() + where + " ORDER BY " + ref + " " + dir + " LIMIT 2")
 	N := c.b.t.Noun
 	if np == "" {
@@ -590,6 +650,9 @@ func (c *cand) top() bool {
 		if c.r.IntN(2) == 0 {
 			c.ev("%s %s refers to %s(%s)", strings.Fields(word)[2], c.phrase(m), fn, ident(m.col.Name))
 		}
+	}
+	if more != "" {
+		c.text += " " + more
 	}
 	return true
 }
@@ -795,11 +858,15 @@ func (c *cand) aboveAverage() bool {
 	ref := c.q.ref(m)
 	c.use(m.col, shown)
 	c.maxRows, c.minRows = 40, 1
-	c.sql = c.q.finish("SELECT " + c.q.self(shown) + " " + c.q.from() + " WHERE " + cond + " AND " + ref + " " + op + " (SELECT AVG(" + ident(m.col.Name) + ") FROM " + ident(c.b.t.Name) + ")")
+	extra, more, _ := c.also(len(c.q.joins), true, true)
+	c.sql = c.q.finish("SELECT " + c.q.self(shown) + extra + " " + c.q.from() + " WHERE " + cond + " AND " + ref + " " + op + " (SELECT AVG(" + ident(m.col.Name) + ") FROM " + ident(c.b.t.Name) + ")")
 	c.say(c.pick("Among the {np}, which have a {p} {w} the average of all {P}? Give their {n}.", "List the {n} of the {np} whose {p} is {more} than the average {p}.",
 		"Name the {np} with a {p} {w} the average {N}'s.", "Which {np} have a {p} {w} the average of the {P}? List their {n}."),
 		"{np}", np, "{p}", c.phrase(m), "{P}", c.b.t.Plural, "{N}", c.b.t.Noun, "{w}", word, "{more}", more, "{n}", plural(shortLabel(shown)))
 	c.ev("%s the average refers to %s %s AVG(%s)", word, ident(m.col.Name), op, ident(m.col.Name))
+	if more != "" {
+		c.text += " " + more
+	}
 	return true
 }
 
@@ -868,19 +935,46 @@ func (c *cand) leftJoin() bool {
 	return true
 }
 
-// year: rows in one year of a date column (strftime).
-func (c *cand) year() bool {
+// date: rows in one year, one month or a range of days of a date column
+// (strftime, BETWEEN), years half the time as in human questions.
+func (c *cand) date() bool {
 	a, ok := c.pickAttr(func(a attr) bool { return a.col.Role == RoleDate && !a.many() && len(a.col.Stats.Top) > 0 })
 	if !ok {
 		return false
 	}
-	v := a.col.Stats.Top[c.r.IntN(len(a.col.Stats.Top))].Value
-	if v.Kind != sqlexec.KindText || len(v.S) < 4 {
+	top := a.col.Stats.Top
+	v := top[c.r.IntN(len(top))].Value
+	if v.Kind != sqlexec.KindText || !isoDate.MatchString(v.S) {
 		return false
 	}
-	y := v.S[:4]
-	ref := c.q.ref(a)
-	cond := "strftime('%Y', " + ref + ") = '" + y + "'"
+	ref, name := c.q.ref(a), ident(a.col.Name)
+	var cond, when, evidence string
+	switch mode := c.r.IntN(4); {
+	case mode < 2:
+		y := v.S[:4]
+		cond, when = "strftime('%Y', "+ref+") = '"+y+"'", "in "+y
+		evidence = fmt.Sprintf("%s refers to strftime('%%Y', %s) = '%s'", when, name, y)
+	case mode == 2:
+		ym := v.S[:7]
+		m := int(ym[5]-'0')*10 + int(ym[6]-'0')
+		if m < 1 || m > 12 {
+			return false
+		}
+		cond, when = "strftime('%Y-%m', "+ref+") = '"+ym+"'", "in "+monthNames[m-1]+" "+ym[:4]
+		c.spoken = map[string]string{ym: monthNames[m-1] + " " + ym[:4]}
+		evidence = fmt.Sprintf("%s refers to strftime('%%Y-%%m', %s) = '%s'", when, name, ym)
+	default:
+		w := top[c.r.IntN(len(top))].Value
+		if w.Kind != sqlexec.KindText || !isoDate.MatchString(w.S) || w.S[:10] == v.S[:10] {
+			return false
+		}
+		lo, hi := v.S[:10], w.S[:10]
+		if hi < lo {
+			lo, hi = hi, lo
+		}
+		cond, when = "date("+ref+") BETWEEN '"+lo+"' AND '"+hi+"'", "between "+lo+" and "+hi
+		evidence = fmt.Sprintf("%s refers to date(%s) BETWEEN '%s' AND '%s'", when, name, lo, hi)
+	}
 	c.filters++
 	c.use(a.col)
 	P := c.b.t.Plural
@@ -888,8 +982,8 @@ func (c *cand) year() bool {
 		c.use(c.b.name)
 		c.maxRows, c.minRows = 40, 1
 		c.sql = c.q.finish(c.listNames() + " " + c.q.from() + " WHERE " + cond)
-		c.say(c.pick("List the {P} with a {p} in {y}.", "Which {P} have their {p} in {y}?", "Name the {P} of {y}.", "Give the {n} of the {P} dated {y}."),
-			"{P}", P, "{p}", c.phrase(a), "{y}", y, "{n}", plural(shortLabel(c.b.name)))
+		c.say(c.pick("List the {P} with a {p} {when}.", "Which {P} have their {p} {when}?", "Name the {P} dated {when}.", "Give the {n} of the {P} dated {when}."),
+			"{P}", P, "{p}", c.phrase(a), "{when}", when, "{n}", plural(shortLabel(c.b.name)))
 	} else {
 		e := c.countExpr()
 		if e == "" {
@@ -897,12 +991,16 @@ func (c *cand) year() bool {
 		}
 		c.notTotal = c.b.t.Rows
 		c.sql = c.q.finish("SELECT " + e + " " + c.q.from() + " WHERE " + cond)
-		c.say(c.pick("How many {P} have a {p} in {y}?", "Count the {P} of {y}.", "How many {P} were there in {y}?", "In {y}, how many {P} were recorded?"),
-			"{P}", P, "{p}", c.phrase(a), "{y}", y)
+		c.say(c.pick("How many {P} have a {p} {when}?", "Count the {P} dated {when}.", "How many {P} were there {when}?", "{when}, how many {P} were recorded?"),
+			"{P}", P, "{p}", c.phrase(a), "{when}", when)
 	}
-	c.ev("in %s refers to strftime('%%Y', %s) = '%s'", y, ident(a.col.Name), y)
+	c.ev("%s", evidence)
 	return true
 }
+
+var isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}`)
+
+var monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
 
 // distinct: the different values of a category among filtered rows.
 func (c *cand) distinct() bool {
@@ -1020,6 +1118,41 @@ func (c *cand) difference() bool {
 	return true
 }
 
+// also adds a second answer column to a question that joins three tables
+// beyond its base, or two and nests a query: BIRD's train questions ask
+// for more than one column more often the more tables they join
+// (docs/dbgen.md). It draws one of the base's own columns not yet used
+// and returns its SELECT item and a sentence asking for it, or ok false
+// a quarter of the time and when there is none. joins counts the gold's
+// joins, subqueries' included.
+func (c *cand) also(joins int, nested, their bool) (sel, sentence string, ok bool) {
+	if joins < 3 && !(nested && joins >= 2) || c.r.IntN(4) == 0 {
+		return "", "", false
+	}
+	used := map[*Column]bool{}
+	for _, col := range c.cols {
+		used[col] = true
+	}
+	var own []attr
+	for _, a := range c.b.attrs {
+		r := a.col.Role
+		if len(a.path) == 0 && !used[a.col] && a.col.Stats.NullShare() < 0.2 && (r == RoleCategory || r == RoleMeasure || r == RoleDate || r == RoleName) {
+			own = append(own, a)
+		}
+	}
+	if len(own) == 0 {
+		return "", "", false
+	}
+	a := own[c.r.IntN(len(own))]
+	c.use(a.col)
+	its := "its"
+	if their {
+		its = "their"
+	}
+	sentence = strings.NewReplacer("{its}", its, "{p}", c.phrase(a)).Replace(c.pickWord("Also give {its} {p}.", "State {its} {p} as well.", "Indicate {its} {p} too.", "Include {its} {p}."))
+	return ", " + c.q.self(a.col), sentence, true
+}
+
 // phrase names an attribute in a question, with a synonym for some of its
 // words half the time: people say "surname" as often as "last name".
 func (c *cand) phrase(a attr) string {
@@ -1069,13 +1202,17 @@ func (c *cand) maxSubquery() bool {
 	}
 	c.use(m.col, shown)
 	c.maxRows, c.minRows = 10, 1
-	c.sql = c.q.finish("SELECT " + c.q.self(shown) + " " + c.q.from() + " WHERE " + cond + " AND " + ref + " = (SELECT " + fn + "(" + ref + ") " + c.q.from() + " WHERE " + cond + ")")
+	extra, more, _ := c.also(2*len(c.q.joins), true, false)
+	c.sql = c.q.finish("SELECT " + c.q.self(shown) + extra + " " + c.q.from() + " WHERE " + cond + " AND " + ref + " = (SELECT " + fn + "(" + ref + ") " + c.q.from() + " WHERE " + cond + ")")
 	c.say(c.pick("Which of the {np} is the {w}? Give the {n}.", "Among the {np}, name the {w} one.", "List the {n} of the {w} of the {np}.", "What is the {n} of the {np} {w}?"),
 		"{np}", np, "{w}", strings.TrimPrefix(w, "with the "), "{n}", shortLabel(shown))
 	if strings.Contains(c.text, "the with") {
 		return false
 	}
 	c.ev("%s refers to %s(%s)", strings.TrimPrefix(w, "with the "), fn, ident(m.col.Name))
+	if more != "" {
+		c.text += " " + more
+	}
 	return true
 }
 

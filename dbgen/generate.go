@@ -28,7 +28,8 @@ type Question struct {
 	Frame   int    `json:"frame"`
 	HeldOut bool   `json:"held_out_frame,omitempty"`
 	// Columns counts the gold's non-key columns the question refers to;
-	// Verbatim how many of them it names by their label word for word.
+	// Verbatim how many of them it names by their label word for word
+	// (outside the values it quotes).
 	Columns  int `json:"-"`
 	Verbatim int `json:"-"`
 	// Filters counts the gold's WHERE conditions; Lookups those that are
@@ -282,7 +283,7 @@ func (g *gen) attempt(ctx context.Context, eng sqlexec.Engine, seed uint64, i in
 	if !f.build(c) {
 		return attempt{reject: "no " + f.name + " over " + b.t.Name}, nil
 	}
-	if v := missingValue(c.sql, c.text); v != "" {
+	if v := missingValue(c.sql, c.text, c.spoken); v != "" {
 		// A frame that drops a filter's words would ask another question.
 		return attempt{reject: f.name + ": value " + v + " not in the question"}, nil
 	}
@@ -311,8 +312,14 @@ type cand struct {
 	heldOut  bool
 	evidence []string
 	cols     []*Column
-	filters  int
-	lookups  int
+	// values are the literals the question quotes; a label inside one
+	// ("Orange County" for county) names the value, not the column.
+	values []string
+	// spoken maps a literal of the gold to the words the question says it
+	// with when they differ ('2019-10' is "October 2019").
+	spoken  map[string]string
+	filters int
+	lookups int
 
 	minRows, maxRows int
 	// tie is a query whose two rows are equal when a tie under LIMIT
@@ -464,6 +471,9 @@ func (c *cand) question() *Question {
 	}
 	q.Difficulty = [...]string{"simple", "moderate", "challenging"}[tier]
 	lower := strings.ToLower(c.text)
+	for _, v := range c.values {
+		lower = strings.ReplaceAll(lower, strings.ToLower(v), "\x00")
+	}
 	seen := map[*Column]bool{}
 	for _, col := range c.cols {
 		if seen[col] {
@@ -522,7 +532,7 @@ func sortedFamilies(m map[string]int) []string {
 
 // missingValue returns the first string literal of sql (strftime formats
 // aside) that the question does not hold, any case; "" when all are there.
-func missingValue(sql, question string) string {
+func missingValue(sql, question string, spoken map[string]string) string {
 	q := strings.ToLower(question)
 	for i := 0; i < len(sql); i++ {
 		if sql[i] != '\'' {
@@ -542,6 +552,9 @@ func missingValue(sql, question string) string {
 			b.WriteByte(sql[j])
 		}
 		v := b.String()
+		if w, ok := spoken[v]; ok {
+			v = w
+		}
 		if !strings.HasPrefix(v, "%") && !strings.Contains(q, strings.ToLower(v)) {
 			return v
 		}

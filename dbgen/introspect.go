@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/sqlrl/sqlrl/dataset"
@@ -159,7 +158,7 @@ func Introspect(ctx context.Context, eng sqlexec.Engine, path string, o Introspe
 		return nil, fmt.Errorf("introspect %s: %d tables, more than the generator reads (%d)", path, len(names), o.MaxTables)
 	}
 	for _, n := range names {
-		t, err := readTable(ctx, q, n, o.TopValues)
+		t, err := readTable(ctx, eng, path, q, n, o.TopValues)
 		if err != nil {
 			return nil, fmt.Errorf("introspect %s: table %s: %w", path, n, err)
 		}
@@ -259,45 +258,23 @@ func init() {
 }
 
 // readTable reads one table's columns, keys and statistics.
-func readTable(ctx context.Context, q func(string) (*sqlexec.Result, error), name string, top int) (*Table, error) {
+func readTable(ctx context.Context, eng sqlexec.Engine, path string, q func(string) (*sqlexec.Result, error), name string, top int) (*Table, error) {
 	t := &Table{Name: name}
-	info, err := q("PRAGMA table_info(" + quote(name) + ")")
+	info, err := sqlexec.ReadTableInfo(ctx, eng, path, name)
 	if err != nil {
-		return nil, fmt.Errorf("columns: %w", err)
+		return nil, err
 	}
-	type pkCol struct {
-		pos  int64
-		name string
+	for _, ci := range info.Columns {
+		t.Columns = append(t.Columns, &Column{Table: t, Name: ci.Name, Type: strings.ToUpper(ci.Type), PK: ci.PKPos > 0})
 	}
-	var pk []pkCol
-	for _, r := range info.Rows {
-		if len(r) < 6 {
-			return nil, fmt.Errorf("columns: PRAGMA table_info returned %d fields, want 6", len(r))
+	t.PrimaryKey = info.PrimaryKey
+	for _, fk := range info.ForeignKeys {
+		if len(fk.Columns) != 1 {
+			continue // composite reference: questions never join on one
 		}
-		c := &Column{Table: t, Name: r[1].S, Type: strings.ToUpper(strings.TrimSpace(r[2].S))}
-		if r[5].I > 0 {
-			c.PK = true
-			pk = append(pk, pkCol{r[5].I, c.Name})
-		}
-		t.Columns = append(t.Columns, c)
-	}
-	sort.Slice(pk, func(i, j int) bool { return pk[i].pos < pk[j].pos })
-	for _, p := range pk {
-		t.PrimaryKey = append(t.PrimaryKey, p.name)
-	}
-	fks, err := q("PRAGMA foreign_key_list(" + quote(name) + ")")
-	if err != nil {
-		return nil, fmt.Errorf("foreign keys: %w", err)
-	}
-	perID := map[int64]int{}
-	for _, r := range fks.Rows {
-		perID[r[0].I]++
-	}
-	for _, r := range fks.Rows {
-		if len(r) < 5 || perID[r[0].I] != 1 {
-			continue // composite reference
-		}
-		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Column: r[3].S, RefTable: r[2].S, RefColumn: r[4].S})
+		// RefColumn "" (no target column declared) is the target's key,
+		// resolved by linkColumns.
+		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Column: fk.Columns[0], RefTable: fk.RefTable, RefColumn: fk.RefColumns[0]})
 	}
 	cnt, err := q("SELECT COUNT(*) FROM " + quote(name))
 	if err != nil {

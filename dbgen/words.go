@@ -118,4 +118,5 @@ var synonyms = map[string][]string{
 	"zip": {"postal code"}, "zip code": {"postal code"}, "race": {"species"}, "alignment": {"moral alignment", "side"},
 	"publisher": {"publishing house", "comic publisher"}, "attribute": {"trait"}, "power": {"ability", "superpower"},
 	"description": {"details"}, "major": {"field of study", "study programme"}, "size": {"dimension"},
+	"amount": {"value", "sum of money"}, "short state": {"state code", "state abbreviation"},
 }

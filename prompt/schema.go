@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -226,55 +225,16 @@ func (c *Catalog) read(ctx context.Context, db string) (*Schema, error) {
 }
 
 func (c *Catalog) readTable(ctx context.Context, db string, t *Table) error {
-	q := SQLite.quoteAlways(t.Name)
-	info, err := c.eng.Query(ctx, db, "PRAGMA table_info("+q+")")
+	info, err := sqlexec.ReadTableInfo(ctx, c.eng, db, t.Name)
 	if err != nil {
-		return fmt.Errorf("columns: %w", err)
+		return err
 	}
-	type pkCol struct {
-		pos  int64
-		name string
+	for _, col := range info.Columns {
+		t.Columns = append(t.Columns, Column{Name: col.Name, Type: col.Type, NotNull: col.NotNull})
 	}
-	var pk []pkCol
-	for _, r := range info.Rows {
-		if len(r) < 6 {
-			return fmt.Errorf("columns: PRAGMA table_info returned %d fields, want 6", len(r))
-		}
-		col := Column{Name: r[1].S, Type: strings.TrimSpace(r[2].S), NotNull: r[3].I != 0}
-		t.Columns = append(t.Columns, col)
-		if r[5].I > 0 {
-			pk = append(pk, pkCol{r[5].I, col.Name})
-		}
-	}
-	sort.Slice(pk, func(i, j int) bool { return pk[i].pos < pk[j].pos })
-	for _, p := range pk {
-		t.PrimaryKey = append(t.PrimaryKey, p.name)
-	}
-
-	fks, err := c.eng.Query(ctx, db, "PRAGMA foreign_key_list("+q+")")
-	if err != nil {
-		return fmt.Errorf("foreign keys: %w", err)
-	}
-	// SQLite numbers constraints from the last declared one; list them in
-	// declaration order.
-	byID := map[int64]*ForeignKey{}
-	var ids []int64
-	for _, r := range fks.Rows {
-		if len(r) < 5 {
-			return fmt.Errorf("foreign keys: PRAGMA foreign_key_list returned %d fields, want 8", len(r))
-		}
-		fk := byID[r[0].I]
-		if fk == nil {
-			fk = &ForeignKey{RefTable: r[2].S}
-			byID[r[0].I] = fk
-			ids = append(ids, r[0].I)
-		}
-		fk.Columns = append(fk.Columns, r[3].S)
-		fk.RefColumns = append(fk.RefColumns, r[4].S) // "" (NULL): the target's key
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] > ids[j] })
-	for _, id := range ids {
-		t.ForeignKeys = append(t.ForeignKeys, *byID[id])
+	t.PrimaryKey = info.PrimaryKey
+	for _, fk := range info.ForeignKeys {
+		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Columns: fk.Columns, RefTable: fk.RefTable, RefColumns: fk.RefColumns})
 	}
 
 	if c.opts.Examples > 0 {
