@@ -14,6 +14,7 @@ import (
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/experiment"
+	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -44,7 +45,7 @@ type HumanTest struct {
 // humanTest scores the SFT and KTO models on o.Questions, or returns the
 // record of a read of the same file by the same models.
 func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto string) (*HumanTest, bool, error) {
-	sum, err := fileSHA256(o.Questions)
+	sum, err := export.FileSHA256(o.Questions)
 	if err != nil {
 		return nil, false, fmt.Errorf("-questions %s: %w", o.Questions, err)
 	}

@@ -10,8 +10,6 @@ package specialise
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +24,7 @@ import (
 	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/dbgen"
 	"github.com/sqlrl/sqlrl/experiment"
+	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -260,14 +259,14 @@ func generate(ctx context.Context, o Options) (*Stamp, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		sum, err := fileSHA256(a)
+		sum, err := export.FileSHA256(a)
 		if err != nil {
 			return nil, false, fmt.Errorf("-db %s: %w", db, err)
 		}
 		want.Databases = append(want.Databases, StampDB{Path: a, SHA256: sum})
 	}
 	if o.Descriptions != "" {
-		sum, err := fileSHA256(o.Descriptions)
+		sum, err := export.FileSHA256(o.Descriptions)
 		if err != nil {
 			return nil, false, fmt.Errorf("-descriptions %s: %w", o.Descriptions, err)
 		}
@@ -343,19 +342,6 @@ func generate(ctx context.Context, o Options) (*Stamp, bool, error) {
 
 func counts(c map[string]int) string {
 	return fmt.Sprintf("%d train, %d dev, %d sealed test", c["train"], c["dev"], c["test"])
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // stage prints a stage's line.
