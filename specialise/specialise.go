@@ -180,7 +180,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("specialise: train: %w", err)
 	}
 	res.Trained = done.Ran > 0
-	sft, kto, err := models(done.Plan, fo.Out)
+	sft, kto, err := models(done.Plan, fo.Out, o.Preset.Rounds)
 	if err != nil {
 		return nil, err
 	}
@@ -210,15 +210,20 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
-// models is the SFT and KTO checkpoints' run directories of the
-// flywheel's plan (one seed).
-func models(pl *experiment.Plan, out string) (sft, kto string, err error) {
+// models is the run directories of the flywheel's SFT model and of its
+// last KTO round's (one seed): the model before KTO and the one served.
+func models(pl *experiment.Plan, out string, rounds int) (sft, kto string, err error) {
+	dir := func(r *experiment.Run) string { return filepath.Join(out, "runs", r.ID, experiment.OutDir) }
 	for _, s := range pl.Studies {
-		if s.Name != experiment.StudyFlywheel || len(s.Arms) < 2 || len(s.Arms[0].Models) == 0 || len(s.Arms[1].Models) == 0 {
+		if s.Name != experiment.StudyFlywheel || len(s.Arms) == 0 || len(s.Arms[0].Models) == 0 {
 			continue
 		}
-		dir := func(r *experiment.Run) string { return filepath.Join(out, "runs", r.ID, experiment.OutDir) }
-		return dir(s.Arms[0].Models[0]), dir(s.Arms[1].Models[0]), nil
+		sft = dir(s.Arms[0].Models[0])
+		for _, a := range s.Arms {
+			if a.Key == experiment.RoundKey(rounds) && len(a.Models) > 0 {
+				return sft, dir(a.Models[0]), nil
+			}
+		}
 	}
 	return "", "", errors.New("specialise: the flywheel's plan has no SFT and KTO models")
 }

@@ -37,12 +37,14 @@ func quickOptions(t *testing.T, dbs ...string) Options {
 // models, a serve.json that `sqlrl serve` accepts, the report's tables.
 func TestRunStages(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		human bool
-	}{{"without questions", false}, {"with questions", true}} {
+		name   string
+		human  bool
+		rounds int
+	}{{"without questions", false, 0}, {"with questions", true, 0}, {"two KTO rounds", false, 2}} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := database(t, "league", league)
 			o := quickOptions(t, db)
+			o.Preset.Rounds = tc.rounds
 			if tc.human {
 				// The user's questions: any BIRD-layout file over the
 				// database; here another generation's dev split.
@@ -72,6 +74,13 @@ func TestRunStages(t *testing.T) {
 			}
 			if cfg.Generator.Native != res.Report.Model || !strings.Contains(res.Report.Model, "/rl-") {
 				t.Errorf("serve.json's model %q, report's %q: want the KTO run", cfg.Generator.Native, res.Report.Model)
+			}
+			var served experiment.RunConfig
+			if b, err := os.ReadFile(filepath.Join(filepath.Dir(res.Report.Model), experiment.ConfigFile)); err != nil || json.Unmarshal(b, &served) != nil {
+				t.Fatalf("served run's config: %v", err)
+			}
+			if parentKind := strings.SplitN(served.Parent, "-", 2)[0]; (tc.rounds > 1) != (parentKind == experiment.KindRL) {
+				t.Errorf("served model starts from %s: want the last KTO round's model (%d rounds)", served.Parent, tc.rounds)
 			}
 			if _, ok := cfg.Databases["league"]; !ok {
 				t.Errorf("serve.json's databases %v: want league", cfg.Databases)
