@@ -37,16 +37,12 @@ type Stage struct {
 func newReport(o Options, stamp *Stamp, fr *experiment.FlywheelReport, human *HumanTest) *Report {
 	r := &Report{Command: o.Command, Databases: stamp.Databases, Questions: stamp.Counts, Preset: fr.Preset,
 		Serve: filepath.Join(o.Out, ServeFile), Human: human}
-	r.Stages = append(r.Stages, Stage{Name: "generate", Seconds: stamp.Seconds})
-	byKind := map[string]*Stage{}
-	for _, k := range []struct{ kind, name string }{{experiment.KindSFT, "SFT"}, {experiment.KindRL, "KTO"}, {experiment.KindEval, "evaluate (dev)"}} {
-		r.Stages = append(r.Stages, Stage{Name: k.name})
-		byKind[k.kind] = &r.Stages[len(r.Stages)-1]
-	}
+	r.Stages = []Stage{{Name: "generate", Seconds: stamp.Seconds}, {Name: "SFT"}, {Name: "KTO"}, {Name: "evaluate (dev)"}}
+	index := map[string]int{experiment.KindSFT: 1, experiment.KindRL: 2, experiment.KindEval: 3}
 	for _, s := range fr.Stages {
-		if st := byKind[s.Kind]; st != nil {
-			st.Seconds += s.Seconds
-			st.Steps += s.Steps
+		if i, ok := index[s.Kind]; ok {
+			r.Stages[i].Seconds += s.Seconds
+			r.Stages[i].Steps += s.Steps
 		}
 	}
 	if human != nil {

@@ -92,6 +92,9 @@ func TestRunStages(t *testing.T) {
 			var names []string
 			for _, s := range rep.Stages {
 				names = append(names, s.Name)
+				if (s.Name == "SFT" || s.Name == "KTO") && (s.Steps == 0 || s.Seconds <= 0) {
+					t.Errorf("stage %s: %d steps in %g s: want the run's", s.Name, s.Steps, s.Seconds)
+				}
 			}
 			want := "generate,SFT,KTO,evaluate (dev)"
 			if tc.human {
