@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -29,23 +30,7 @@ func introspect(t *testing.T, path string, o IntrospectOptions) *Database {
 }
 
 // fixture builds a database in a temporary folder from a SQL script.
-func fixture(t *testing.T, name, script string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name+".sqlite")
-	w, err := sqlexec.CreateSQLite(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if script != "" {
-		if err := w.Exec(script); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+func fixture(t *testing.T, name, script string) string { return testkit.SQLiteFile(t, name, script) }
 
 func fileSum(t *testing.T, path string) string {
 	t.Helper()

@@ -214,6 +214,14 @@ func register(out, name, path, sum string, raw []byte, now time.Time) (Preregist
 	return p, writeJSON(file, p)
 }
 
+// RecordTestRead appends read to out's TestReadsFile, as a study's final
+// evaluation does, and returns the reads of the same SHA256 and all reads
+// recorded there: for other commands that read a test set (sqlrl
+// specialise's human test), counted as the protocol counts them.
+func RecordTestRead(out string, read TestRead) (forSum, all int, err error) {
+	return testReads(out, read, true)
+}
+
 // testReads counts the reports that showed test figures, for the
 // configuration sum and in all, after recording read when shown.
 func testReads(out string, read TestRead, shown bool) (forConfig, all int, err error) {

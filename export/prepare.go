@@ -161,7 +161,7 @@ func Prepare(ctx context.Context, opts Options) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
-	qsum, err := fileSHA256(bench.Questions)
+	qsum, err := FileSHA256(bench.Questions)
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
@@ -325,7 +325,7 @@ func Prepare(ctx context.Context, opts Options) (*Manifest, error) {
 				return err
 			}
 			st.File = filepath.Clean(opts.Rollouts)
-			if st.SHA256, err = fileSHA256(opts.Rollouts); err != nil {
+			if st.SHA256, err = FileSHA256(opts.Rollouts); err != nil {
 				return err
 			}
 			m.Rollouts = &st
@@ -557,7 +557,9 @@ func writeSynced(path string, data []byte) error {
 	return nil
 }
 
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex SHA-256 of the file at path: what a manifest
+// records of an input, so that a changed input is seen.
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("checksum: %w", err)

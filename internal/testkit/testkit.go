@@ -167,3 +167,23 @@ func HoldConn(t testing.TB, e *sqlexec.SQLite, db string) (release func()) {
 	t.Cleanup(release)
 	return release
 }
+
+// SQLiteFile builds name.sqlite in a temporary folder from a SQL script
+// (none: a database without tables) and returns its path.
+func SQLiteFile(t testing.TB, name, script string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name+".sqlite")
+	w, err := sqlexec.CreateSQLite(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if script != "" {
+		if err := w.Exec(script); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

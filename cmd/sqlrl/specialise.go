@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/sqlrl/sqlrl/specialise"
+)
+
+func init() {
+	register(&command{
+		name:    "specialise",
+		summary: "your database to a served model: generate questions, SFT, online KTO, serve.json and a before/after report",
+		usage:   "-db FILE.sqlite [-db FILE2.sqlite]... [-out DIR] [-questions FILE] [-n N] [-sft-epochs E] [-kto-steps S] [--force]",
+		help: `One resumable command from a SQLite database to a model 'sqlrl serve' loads:
+
+  1. generate: -n verified questions per database over its own schema and
+     values ('sqlrl bench from-db'), split into train, a synthetic dev split
+     (for choosing settings) and a sealed test split, in -out/data;
+  2. SFT: the native model on 75% of train;
+  3. KTO: online KTO from it on the other 25% (the holdout), rewarded by
+     execution against the gold;
+  4. evaluate both models on every synthetic dev question;
+  5. -out/serve.json, ready for 'sqlrl serve -config' with the KTO model;
+  6. with -questions (your own questions with gold SQL in BIRD's layout,
+     over databases named as the -db files' base names): both models' EX on
+     them by difficulty, the report's last table. This is a test: it is
+     read once per run of the models and every read is counted in
+     -out/test-reads.json; do not choose settings on it.
+
+-out/report.md and report.json hold each stage's time and the tables.
+Running the same command again continues where it stopped: finished
+stages are reused and a rerun of a finished run only writes the report.
+The defaults fit a BIRD-sized database in about half an hour on 2 cores
+(docs/dbgen.md). -quick tests the machinery with a micro model.
+
+  sqlrl specialise -db datasets/bird-dev-sample/dev_databases/superhero/superhero.sqlite -out out/superhero`,
+		args:  argsNone,
+		flags: specialiseFlags,
+	})
+}
+
+// specialiseFlags declares `specialise`'s flags; the KTO settings are the
+// flywheel's (experiment.Preset.FlywheelFlags).
+func specialiseFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+	var dbs stringList
+	o := specialise.Options{DevShare: specialise.DefaultShare, TestShare: specialise.DefaultShare, Preset: specialise.Preset()}
+	fs.Var(&dbs, "db", "a SQLite database `file` to specialise to (required; repeat for several)")
+	fs.StringVar(&o.Out, "out", "out/specialise", "`dir` for the questions, runs, serve.json and report; the same -out resumes")
+	fs.StringVar(&o.Questions, "questions", "", "your own questions with gold SQL in BIRD's layout (`file`): the human test, the report's last table")
+	fs.StringVar(&o.Descriptions, "descriptions", "", "a descriptions JSON `file` naming tables and columns (docs/dbgen.md)")
+	fs.IntVar(&o.N, "n", specialise.DefaultN, "questions generated per database over all splits")
+	fs.Float64Var(&o.DevShare, "dev", o.DevShare, "share of -n for the synthetic dev split")
+	fs.Float64Var(&o.TestShare, "test", o.TestShare, "share of -n for the sealed test split")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of generation and training")
+	fs.BoolVar(&o.Force, "force", false, "generate again when -out holds questions from other databases or settings")
+	quick := fs.Bool("quick", false, "micro model, a few steps: tests the machinery, not the model")
+	threads, quiet := threadsFlag(fs), quietFlag(fs)
+	o.Preset.FlywheelFlags(fs)
+	return func(ctx context.Context, _ []string) error {
+		o.DBs, o.Threads, o.Progress, o.Command = dbs, *threads, progressTo(*quiet), commandLine()
+		if *quick {
+			settings := flag.NewFlagSet("", flag.ContinueOnError)
+			o.Preset.FlywheelFlags(settings)
+			fs.Visit(func(f *flag.Flag) {
+				if settings.Lookup(f.Name) != nil {
+					fmt.Fprintf(os.Stderr, "specialise: -%s is ignored with -quick (its own settings)\n", f.Name)
+				}
+			})
+			o.Preset = specialise.QuickPreset()
+		}
+		if err := o.Check(); err != nil {
+			return usagef("%v", err)
+		}
+		res, err := specialise.Run(ctx, o)
+		if err != nil {
+			return err
+		}
+		_, err = os.Stdout.Write(res.Report.Markdown())
+		return err
+	}
+}

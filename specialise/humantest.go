@@ -1,0 +1,138 @@
+package specialise
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/experiment"
+	"github.com/sqlrl/sqlrl/export"
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/train"
+)
+
+// HumanTest is the user's own questions scored once, by the model
+// before KTO (SFT) and the served one (KTO): EX by difficulty. It is a
+// test, as docs/results.md's protocol counts test reads: every read is
+// appended to ReadsFile, and a rerun of the same models on the same file
+// reuses this record instead of reading the file again.
+type HumanTest struct {
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+	// Models are the checkpoints' run directories scored (sft, kto).
+	Models map[string]string `json:"models"`
+	// Scores by model: EX overall and by difficulty, in [0, 1].
+	Scores map[string]*train.Eval `json:"scores"`
+	// Skipped counts the file's questions on databases not trained on.
+	Skipped int       `json:"skipped,omitempty"`
+	Seconds float64   `json:"seconds"`
+	ReadAt  time.Time `json:"read_at"`
+	// Reads is how many times this file was read in Out, this one
+	// included.
+	Reads int `json:"reads"`
+}
+
+// humanTest scores the SFT and KTO models on o.Questions, or returns the
+// record of a read of the same file by the same models.
+func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto string) (*HumanTest, bool, error) {
+	sum, err := export.FileSHA256(o.Questions)
+	if err != nil {
+		return nil, false, fmt.Errorf("-questions %s: %w", o.Questions, err)
+	}
+	models := map[string]string{"sft": sft, "kto": kto}
+	path := filepath.Join(o.Out, HumanFile)
+	var have HumanTest
+	if b, err := os.ReadFile(path); err == nil {
+		if json.Unmarshal(b, &have) == nil && have.SHA256 == sum && have.Models["sft"] == sft && have.Models["kto"] == kto {
+			stage(o.Progress, fmt.Sprintf("human test: read before (%s), not read again", have.ReadAt.Format(time.RFC3339)))
+			return &have, false, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, false, fmt.Errorf("specialise: %w", err)
+	}
+	b, err := dataset.LoadQuestions(o.Questions)
+	if err != nil {
+		return nil, false, fmt.Errorf("-questions %s: %w", o.Questions, err)
+	}
+	var ids []string
+	for _, d := range stamp.Databases {
+		ids = append(ids, d.DBID)
+	}
+	// Only the questions on the databases trained on are scored; the
+	// others are counted as skipped in the report.
+	var exs []dataset.Example
+	for _, ex := range b.Examples {
+		if slices.Contains(ids, ex.DBID) {
+			exs = append(exs, ex)
+		}
+	}
+	if len(exs) == 0 {
+		return nil, false, fmt.Errorf("-questions %s: none of its %d questions is on a database given with -db (%v; a database is named by its file's base name)", o.Questions, len(b.Examples), ids)
+	}
+	stage(o.Progress, fmt.Sprintf("human test: %d questions of %s (%d on other databases skipped), read once", len(exs), o.Questions, len(b.Examples)-len(exs)))
+	start := time.Now()
+	ht := &HumanTest{File: o.Questions, SHA256: sum, Models: models, Skipped: len(b.Examples) - len(exs), Scores: map[string]*train.Eval{}, ReadAt: start.UTC()}
+	// The generated benchmark's copies of the databases, with their
+	// descriptions, are the ones the models were prompted with.
+	root := filepath.Join(o.Out, DataDir, "dev_databases")
+	threads := o.Threads
+	if threads == 0 {
+		threads = 2
+	}
+	nn.SetThreads(threads)
+	for _, name := range []string{"sft", "kto"} {
+		ev, err := evaluate(ctx, models[name], root, exs)
+		if err != nil {
+			return nil, false, fmt.Errorf("human test of the %s model: %w", name, err)
+		}
+		stage(o.Progress, fmt.Sprintf("human test, %s model: %s", name, ev))
+		ht.Scores[name] = ev
+	}
+	ht.Seconds = time.Since(start).Seconds()
+	if ht.Reads, _, err = experiment.RecordTestRead(o.Out, experiment.TestRead{Study: "specialise " + o.Questions, SHA256: sum, Time: ht.ReadAt, Command: o.Command}); err != nil {
+		return nil, false, err
+	}
+	out, err := json.MarshalIndent(ht, "", "  ")
+	if err != nil {
+		return nil, false, err
+	}
+	if err := atomicfile.WriteFile(path, append(out, '\n')); err != nil {
+		return nil, false, fmt.Errorf("specialise: %w", err)
+	}
+	return ht, true, nil
+}
+
+// evaluate decodes exs greedily under the schema guide with the
+// checkpoint of run directory dir, as every dev evaluation does, and
+// scores them by execution over the databases under root.
+func evaluate(ctx context.Context, dir, root string, exs []dataset.Example) (*train.Eval, error) {
+	ck, err := policy.Resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	pol, err := policy.Load(ck)
+	if err != nil {
+		return nil, err
+	}
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: root, Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}})
+	defer eng.Close()
+	pr, err := policy.NewPrompter(eng, root, pol.Info.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	d := &train.Data{DevEngine: eng, DevPrompter: pr}
+	for _, ex := range exs {
+		d.Dev = append(d.Dev, train.Example{Example: ex})
+	}
+	return train.EvalDev(ctx, pol, d, 0, 1, true)
+}

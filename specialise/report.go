@@ -1,0 +1,141 @@
+package specialise
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/experiment"
+)
+
+// Report is report.json: what was trained on what, each stage's time, the
+// synthetic dev split's EX by difficulty before and after KTO and, last,
+// the human test's.
+type Report struct {
+	Command   string              `json:"command"`
+	Databases []StampDB           `json:"databases"`
+	Questions map[string]int      `json:"questions"`
+	Preset    experiment.Preset   `json:"preset"`
+	Stages    []Stage             `json:"stages"`
+	Dev       []experiment.Change `json:"dev"`
+	// Model is the served checkpoint's run directory; Serve the config.
+	Model string     `json:"model"`
+	Serve string     `json:"serve"`
+	Human *HumanTest `json:"human_test,omitempty"`
+}
+
+// Stage is one stage's time, summed over its runs.
+type Stage struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	Steps   int64   `json:"steps,omitempty"`
+}
+
+func newReport(o Options, stamp *Stamp, fr *experiment.FlywheelReport, human *HumanTest) *Report {
+	r := &Report{Command: o.Command, Databases: stamp.Databases, Questions: stamp.Counts, Preset: fr.Preset,
+		Serve: filepath.Join(o.Out, ServeFile), Human: human}
+	r.Stages = []Stage{{Name: "generate", Seconds: stamp.Seconds}, {Name: "SFT"}, {Name: "KTO"}, {Name: "evaluate (dev)"}}
+	index := map[string]int{experiment.KindSFT: 1, experiment.KindRL: 2, experiment.KindEval: 3}
+	for _, s := range fr.Stages {
+		if i, ok := index[s.Kind]; ok {
+			r.Stages[i].Seconds += s.Seconds
+			r.Stages[i].Steps += s.Steps
+		}
+	}
+	if human != nil {
+		r.Stages = append(r.Stages, Stage{Name: "human test", Seconds: human.Seconds})
+	}
+	for _, t := range fr.Tables {
+		if t.Split == "dev" {
+			r.Dev = t.Rows
+		}
+	}
+	return r
+}
+
+func (r *Report) write(dir string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, ReportJSON), append(b, '\n')); err != nil {
+		return fmt.Errorf("specialise: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, ReportMD), r.Markdown()); err != nil {
+		return fmt.Errorf("specialise: %w", err)
+	}
+	return nil
+}
+
+// Markdown is report.md.
+func (r *Report) Markdown() []byte {
+	var b bytes.Buffer
+	var ids []string
+	for _, d := range r.Databases {
+		ids = append(ids, d.DBID)
+	}
+	fmt.Fprintf(&b, "# A model specialised to %s\n\n", strings.Join(ids, ", "))
+	fmt.Fprintf(&b, "Command: `%s`\n\n", r.Command)
+	for _, d := range r.Databases {
+		fmt.Fprintf(&b, "- database `%s`: %s (sha256 %s)\n", d.DBID, d.Path, d.SHA256[:12])
+	}
+	fmt.Fprintf(&b, "- generated questions: %s\n", counts(r.Questions))
+	p := r.Preset
+	fmt.Fprintf(&b, "- SFT: model %s, %d epochs on 75%% of train; online KTO on the other 25%%: %d steps of %d prompts x K=%d, reward %s\n\n",
+		p.SFT.Preset, p.SFT.Epochs, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Reward.Kind)
+	b.WriteString("## Stages\n\n| stage | steps | time |\n|---|---|---|\n")
+	total := 0.0
+	for _, s := range r.Stages {
+		steps := ""
+		if s.Steps > 0 {
+			steps = fmt.Sprint(s.Steps)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", s.Name, steps, minutes(s.Seconds))
+		total += s.Seconds
+	}
+	fmt.Fprintf(&b, "| total | | %s |\n\n", minutes(total))
+	b.WriteString("## Synthetic dev: EX by difficulty, before and after KTO\n\n")
+	b.WriteString("Generated questions over the same databases, never trained on; the split settings are chosen on.\n\n")
+	b.WriteString("| difficulty | questions | SFT | SFT + KTO | change |\n|---|---|---|---|---|\n")
+	for _, c := range r.Dev {
+		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %+.1f |\n", c.Level, c.Questions, c.Before.Mean, c.After.Mean, c.Delta)
+	}
+	fmt.Fprintf(&b, "\nServe it: `SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config %s`\n", r.Serve)
+	if h := r.Human; h != nil {
+		b.WriteString("\n## Human test: your questions, EX by difficulty\n\n")
+		fmt.Fprintf(&b, "%s (sha256 %s), read %s in this folder (%s), never trained on", h.File, h.SHA256[:12], times(h.Reads), ReadsFile)
+		if h.Skipped > 0 {
+			fmt.Fprintf(&b, "; %d of its questions on other databases skipped", h.Skipped)
+		}
+		b.WriteString(".\n\n")
+		b.WriteString("| difficulty | questions | SFT | SFT + KTO (served) |\n|---|---|---|---|\n")
+		sft, kto := h.Scores["sft"], h.Scores["kto"]
+		for _, l := range experiment.Levels {
+			if l == "total" {
+				fmt.Fprintf(&b, "| total | %d | %.1f | %.1f |\n", kto.N, 100*sft.EX, 100*kto.EX)
+				continue
+			}
+			if n := kto.Counts[l]; n > 0 {
+				fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f |\n", l, n, 100*sft.Levels[l], 100*kto.Levels[l])
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+func minutes(s float64) string {
+	if s < 60 {
+		return fmt.Sprintf("%.0f s", s)
+	}
+	return fmt.Sprintf("%.1f min", s/60)
+}

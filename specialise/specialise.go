@@ -1,0 +1,357 @@
+// Package specialise takes a user's SQLite databases to a model that
+// `sqlrl serve` loads, in one resumable run: questions generated over the
+// databases (package dbgen), SFT on 75% of their train split, online KTO
+// with the execution reward on the other 25% (package experiment's
+// flywheel, whose runs are cached by config), a ready serve.json
+// (askserver.StarterConfig) and a before/after report on the synthetic
+// dev split; with a file of the user's own questions, EX on those too,
+// read once per run and counted.
+package specialise
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sqlrl/sqlrl/askserver"
+	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/dbgen"
+	"github.com/sqlrl/sqlrl/experiment"
+	"github.com/sqlrl/sqlrl/export"
+	"github.com/sqlrl/sqlrl/progress"
+	"github.com/sqlrl/sqlrl/reward"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// Files and folders under Options.Out.
+const (
+	DataDir      = "data"          // the generated benchmark (BIRD layout)
+	StampFile    = "generate.json" // what DataDir was generated from
+	FlywheelDir  = "flywheel"      // experiment runs (SFT, KTO, evaluations)
+	ServeFile    = "serve.json"    // `sqlrl serve -config` loads it
+	HumanFile    = "human-test.json"
+	ReadsFile    = experiment.TestReadsFile
+	ReportMD     = "report.md"
+	ReportJSON   = "report.json"
+	DefaultN     = 3000
+	DefaultShare = 0.05
+)
+
+// Options configure Run.
+type Options struct {
+	// DBs are the SQLite files to specialise to (at least one).
+	DBs []string
+	// Out holds everything the run writes; running again with the same
+	// Out continues where it stopped.
+	Out string
+	// Descriptions is an optional dbgen descriptions file.
+	Descriptions string
+	// Questions is an optional file of the user's own questions with
+	// gold SQL in BIRD's layout (the human test), over databases named as
+	// the -db files' base names.
+	Questions string
+	// N questions are generated per database (DevShare and TestShare of
+	// them for dev and the sealed test split); Seed drives generation
+	// and training.
+	N                   int
+	DevShare, TestShare float64
+	Seed                uint64
+	// Preset is the flywheel's settings (Preset()).
+	Preset experiment.Preset
+	// Force regenerates the questions when Out holds ones generated from
+	// other databases or settings.
+	Force   bool
+	Threads int
+	// Progress receives progress bars and stage lines (nil: none).
+	Progress io.Writer
+	Command  string
+	// Trainer runs the flywheel's runs (default experiment.InProcess).
+	Trainer experiment.Trainer
+}
+
+// Preset is the command's default settings: the flywheel's small model
+// and KTO, sized for a BIRD-sized database on 2 cores (docs/dbgen.md):
+// SFT without renaming (the served schema is the one trained on), KTO
+// on all of the holdout with the execution reward and without renamed
+// prompts, one seed, every dev question evaluated.
+func Preset() experiment.Preset {
+	p := experiment.Flywheel()
+	p.Name = "specialise"
+	p.SFT.Epochs = 8
+	p.SFT.Rename = -1 // none (0 means train's default, all renamed)
+	p.RL.Pool = 0     // KTO on all of the holdout: no "heldout" split
+	p.RL.Steps = 100
+	p.RL.Rename = 0
+	p.RL.Reward = reward.Config{Kind: "ex"}
+	p.RL.EvalEvery, p.RL.EvalN = 50, 50
+	p.Budget = "sized for a BIRD-sized database on 2 cores (docs/dbgen.md)"
+	return p
+}
+
+// QuickPreset is the flywheel's micro model and few steps with the
+// command's KTO: the machinery end to end in seconds; the numbers mean
+// nothing.
+func QuickPreset() experiment.Preset {
+	p := experiment.FlywheelQuick()
+	p.Name = "specialise-quick"
+	p.SFT.Rename = -1
+	p.RL.Pool, p.RL.Rename = 0, 0
+	p.RL.Reward = reward.Config{Kind: "ex"}
+	return p
+}
+
+// Check refuses options that cannot run, before any work, naming the
+// flag that fixes them.
+func (o *Options) Check() error {
+	switch {
+	case len(o.DBs) == 0:
+		return errors.New("-db is required: the SQLite file to specialise to (repeat -db for several)")
+	case o.Out == "":
+		return errors.New("-out is required: the folder for the run")
+	case o.N <= 0:
+		return fmt.Errorf("-n must be positive, got %d", o.N)
+	case o.DevShare <= 0 || o.TestShare < 0 || o.DevShare+o.TestShare >= 1:
+		return fmt.Errorf("-dev must be positive, -test non-negative, and both leave a share for train (got %g and %g)", o.DevShare, o.TestShare)
+	}
+	for _, db := range o.DBs {
+		st, err := os.Stat(db)
+		switch {
+		case err != nil:
+			return fmt.Errorf("-db %s: %w", db, err)
+		case !st.Mode().IsRegular():
+			return fmt.Errorf("-db %s: not a file", db)
+		case st.Size() == 0:
+			return fmt.Errorf("-db %s: an empty file, not a SQLite database", db)
+		}
+	}
+	if o.Questions != "" {
+		if _, err := os.Stat(o.Questions); err != nil {
+			return fmt.Errorf("-questions %s: %w", o.Questions, err)
+		}
+	}
+	if o.Descriptions != "" {
+		if _, err := os.Stat(o.Descriptions); err != nil {
+			return fmt.Errorf("-descriptions %s: %w", o.Descriptions, err)
+		}
+	}
+	return o.Preset.CheckFlywheel()
+}
+
+// Result is what Run did and found.
+type Result struct {
+	Report *Report
+	// Generated, Trained and HumanRead say whether this invocation
+	// generated the questions, ran any training or evaluation run, and
+	// read the human test (false: found done before).
+	Generated, Trained, HumanRead bool
+}
+
+// Run takes o.DBs to a served model in o.Out: generate, SFT, KTO,
+// evaluate, serve.json, the human test when o.Questions, and the report.
+// Every stage already done in o.Out is reused.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	if o.Trainer == nil {
+		o.Trainer = experiment.InProcess{}
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("specialise: %w", err)
+	}
+	res := &Result{}
+	stamp, generated, err := generate(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Generated = generated
+	stage(o.Progress, "train and evaluate: SFT, then online KTO on the holdout, then every dev question")
+	fo := experiment.Options{Out: filepath.Join(o.Out, FlywheelDir), Bench: filepath.Join(o.Out, DataDir), Preset: o.Preset,
+		Seeds: []uint64{o.Seed}, Trainer: o.Trainer, Threads: o.Threads, Progress: o.Progress, Command: o.Command}
+	done, err := experiment.ExecuteFlywheel(ctx, fo)
+	if err != nil {
+		return nil, fmt.Errorf("specialise: train: %w", err)
+	}
+	res.Trained = done.Ran > 0
+	sft, kto, err := models(done.Plan, fo.Out, o.Preset.Rounds)
+	if err != nil {
+		return nil, err
+	}
+	dbs := map[string]string{}
+	for _, d := range stamp.Databases {
+		dbs[d.DBID] = d.Path
+	}
+	serve, err := askserver.StarterConfig(dbs, kto)
+	if err != nil {
+		return nil, fmt.Errorf("specialise: write %s: %w", ServeFile, err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(o.Out, ServeFile), serve); err != nil {
+		return nil, fmt.Errorf("specialise: write %s: %w", ServeFile, err)
+	}
+	var human *HumanTest
+	if o.Questions != "" {
+		if human, res.HumanRead, err = humanTest(ctx, o, stamp, sft, kto); err != nil {
+			return nil, err
+		}
+	}
+	rep := newReport(o, stamp, done.Flywheel, human)
+	rep.Model = kto
+	if err := rep.write(o.Out); err != nil {
+		return nil, err
+	}
+	res.Report = rep
+	return res, nil
+}
+
+// models is the run directories of the flywheel's SFT model and of its
+// last KTO round's (one seed): the model before KTO and the one served.
+func models(pl *experiment.Plan, out string, rounds int) (sft, kto string, err error) {
+	dir := func(r *experiment.Run) string { return filepath.Join(out, "runs", r.ID, experiment.OutDir) }
+	for _, s := range pl.Studies {
+		if s.Name != experiment.StudyFlywheel || len(s.Arms) == 0 || len(s.Arms[0].Models) == 0 {
+			continue
+		}
+		sft = dir(s.Arms[0].Models[0])
+		for _, a := range s.Arms {
+			if a.Key == experiment.RoundKey(rounds) && len(a.Models) > 0 {
+				return sft, dir(a.Models[0]), nil
+			}
+		}
+	}
+	return "", "", errors.New("specialise: the flywheel's plan has no SFT and KTO models")
+}
+
+// Stamp records what the generated questions came from, so that a rerun
+// reuses them only when nothing changed.
+type Stamp struct {
+	Databases    []StampDB `json:"databases"`
+	Descriptions string    `json:"descriptions,omitempty"` // the file's sha256
+	N            int       `json:"n"`
+	DevShare     float64   `json:"dev"`
+	TestShare    float64   `json:"test"`
+	Seed         uint64    `json:"seed"`
+	// Seconds generation took, and the questions per split.
+	Seconds float64        `json:"seconds"`
+	Counts  map[string]int `json:"counts"`
+}
+
+// StampDB is one database: its file (absolute), its sha256, its db_id.
+type StampDB struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	DBID   string `json:"db_id"`
+}
+
+// same says whether s and t describe the same generation.
+func (s *Stamp) same(t *Stamp) bool {
+	return slices.Equal(s.Databases, t.Databases) && s.Descriptions == t.Descriptions && s.N == t.N &&
+		s.DevShare == t.DevShare && s.TestShare == t.TestShare && s.Seed == t.Seed
+}
+
+// generate writes the questions into Out/data unless the stamp there says
+// they were generated from the same databases and settings.
+func generate(ctx context.Context, o Options) (*Stamp, bool, error) {
+	want := &Stamp{N: o.N, DevShare: o.DevShare, TestShare: o.TestShare, Seed: o.Seed}
+	for _, db := range o.DBs {
+		a, err := filepath.Abs(db)
+		if err != nil {
+			return nil, false, err
+		}
+		sum, err := export.FileSHA256(a)
+		if err != nil {
+			return nil, false, fmt.Errorf("-db %s: %w", db, err)
+		}
+		want.Databases = append(want.Databases, StampDB{Path: a, SHA256: sum})
+	}
+	if o.Descriptions != "" {
+		sum, err := export.FileSHA256(o.Descriptions)
+		if err != nil {
+			return nil, false, fmt.Errorf("-descriptions %s: %w", o.Descriptions, err)
+		}
+		want.Descriptions = sum
+	}
+	stampPath, data := filepath.Join(o.Out, StampFile), filepath.Join(o.Out, DataDir)
+	var have Stamp
+	if b, err := os.ReadFile(stampPath); err == nil {
+		if err := json.Unmarshal(b, &have); err != nil {
+			return nil, false, fmt.Errorf("specialise: %s: %w (delete it, or pass --force, to generate again)", stampPath, err)
+		}
+		ids := have.Databases
+		have.Databases = nil
+		for _, d := range ids {
+			have.Databases = append(have.Databases, StampDB{Path: d.Path, SHA256: d.SHA256})
+		}
+		if want.same(&have) {
+			have.Databases = ids
+			stage(o.Progress, fmt.Sprintf("generate: done before (%s)", counts(have.Counts)))
+			return &have, false, nil
+		}
+		if !o.Force {
+			return nil, false, fmt.Errorf("%s holds questions generated from other databases or settings (%s): use another -out, or pass --force to generate them again", o.Out, stampPath)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, false, fmt.Errorf("specialise: %w", err)
+	}
+	stage(o.Progress, fmt.Sprintf("generate: %d verified questions per database", o.N))
+	start := time.Now()
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Limits: sqlexec.Limits{Timeout: 10 * time.Second, MaxRows: 10000}})
+	defer eng.Close()
+	var gens []dbgen.Generated
+	for i, db := range o.DBs {
+		d, err := dbgen.Introspect(ctx, eng, db, dbgen.IntrospectOptions{DescriptionsFile: o.Descriptions})
+		if err != nil {
+			return nil, false, fmt.Errorf("-db %s: %w", db, err)
+		}
+		var bar *progress.Bar
+		if o.Progress != nil {
+			bar = progress.New(o.Progress, d.ID, o.N)
+		}
+		s, err := dbgen.Generate(ctx, eng, d, dbgen.Options{N: o.N, Seed: o.Seed, DevShare: o.DevShare, TestShare: o.TestShare, Progress: bar.Func()})
+		bar.Finish()
+		if err != nil {
+			return nil, false, err // it names the database
+		}
+		if len(s.Train) == 0 || len(s.Dev) == 0 {
+			return nil, false, fmt.Errorf("-db %s: no questions could be generated (%d train, %d dev): the database needs a table with rows and columns to ask about (docs/dbgen.md, Column roles)", db, len(s.Train), len(s.Dev))
+		}
+		want.Databases[i].DBID = d.ID
+		gens = append(gens, dbgen.Generated{DB: d, Splits: s})
+	}
+	sums, err := dbgen.Write(data, gens, o.Seed, true)
+	if err != nil {
+		return nil, false, fmt.Errorf("specialise: write %s: %w", data, err)
+	}
+	want.Counts = map[string]int{}
+	for _, s := range sums {
+		want.Counts["train"] += s.Train
+		want.Counts["dev"] += s.Dev
+		want.Counts["test"] += s.Test
+	}
+	want.Seconds = time.Since(start).Seconds()
+	b, err := json.MarshalIndent(want, "", "  ")
+	if err != nil {
+		return nil, false, err
+	}
+	if err := atomicfile.WriteFile(stampPath, append(b, '\n')); err != nil {
+		return nil, false, fmt.Errorf("specialise: %w", err)
+	}
+	return want, true, nil
+}
+
+func counts(c map[string]int) string {
+	return fmt.Sprintf("%d train, %d dev, %d sealed test", c["train"], c["dev"], c["test"])
+}
+
+// stage prints a stage's line.
+func stage(w io.Writer, s string) {
+	if w != nil {
+		fmt.Fprintf(w, "specialise: %s\n", strings.TrimSpace(s))
+	}
+}

@@ -1,0 +1,198 @@
+package specialise
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/askserver"
+	"github.com/sqlrl/sqlrl/experiment"
+	"github.com/sqlrl/sqlrl/internal/testkit"
+)
+
+// league is a small database with a foreign key, built in each test.
+const league = `
+CREATE TABLE team (id INTEGER PRIMARY KEY, team_name TEXT, city TEXT, founded INTEGER);
+CREATE TABLE player (id INTEGER PRIMARY KEY, player_name TEXT, team_id INTEGER REFERENCES team(id), position TEXT, height REAL, goals INTEGER);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30)
+INSERT INTO team SELECT i, 'Team ' || char(65 + i % 26) || char(65 + i / 26), CASE i % 3 WHEN 0 THEN 'Oslo' WHEN 1 THEN 'Bergen' ELSE 'Tromso' END, 1900 + (i * 7) % 100 FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 600)
+INSERT INTO player SELECT i, 'Player ' || char(65 + i % 26) || char(65 + (i / 26) % 26) || i, 1 + (i * 7) % 30,
+	CASE i % 4 WHEN 0 THEN 'Keeper' WHEN 1 THEN 'Defender' WHEN 2 THEN 'Midfielder' ELSE 'Forward' END, 160 + (i * 13) % 40, (i * 11) % 25 FROM n;
+`
+
+// database writes script into a new SQLite file named name.sqlite.
+func database(t *testing.T, name, script string) string { return testkit.SQLiteFile(t, name, script) }
+
+func quickOptions(t *testing.T, dbs ...string) Options {
+	return Options{DBs: dbs, Out: filepath.Join(t.TempDir(), "out"), N: 300, DevShare: 0.1, TestShare: 0.05, Seed: 1,
+		Preset: QuickPreset(), Command: "sqlrl specialise -quick"}
+}
+
+// TestRunStages runs every stage over a tiny database, with and without
+// a human test, and checks what each one leaves: the benchmark, the two
+// models, a serve.json that `sqlrl serve` accepts, the report's tables.
+func TestRunStages(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		human  bool
+		rounds int
+	}{{"without questions", false, 0}, {"with questions", true, 0}, {"two KTO rounds", false, 2}} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := database(t, "league", league)
+			o := quickOptions(t, db)
+			o.Preset.Rounds = tc.rounds
+			if tc.human {
+				// The user's questions: any BIRD-layout file over the
+				// database; here another generation's dev split.
+				g := quickOptions(t, db)
+				g.Seed = 7
+				if _, _, err := generate(context.Background(), g); err != nil {
+					t.Fatal(err)
+				}
+				o.Questions = filepath.Join(g.Out, DataDir, "dev.json")
+			}
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Generated || !res.Trained || res.HumanRead != tc.human {
+				t.Errorf("first run: generated %v, trained %v, human read %v", res.Generated, res.Trained, res.HumanRead)
+			}
+			for _, f := range []string{StampFile, ServeFile, ReportMD, ReportJSON, filepath.Join(DataDir, "train.json"), filepath.Join(DataDir, "dev.json")} {
+				if _, err := os.Stat(filepath.Join(o.Out, f)); err != nil {
+					t.Errorf("missing %s: %v", f, err)
+				}
+			}
+			t.Setenv("SQLRL_SERVE_KEY", "a-key-of-16-chars-or-more")
+			cfg, err := askserver.LoadConfig(filepath.Join(o.Out, ServeFile))
+			if err != nil {
+				t.Fatalf("serve.json: %v", err)
+			}
+			if cfg.Generator.Native != res.Report.Model || !strings.Contains(res.Report.Model, "/rl-") {
+				t.Errorf("serve.json's model %q, report's %q: want the KTO run", cfg.Generator.Native, res.Report.Model)
+			}
+			var served experiment.RunConfig
+			if b, err := os.ReadFile(filepath.Join(filepath.Dir(res.Report.Model), experiment.ConfigFile)); err != nil || json.Unmarshal(b, &served) != nil {
+				t.Fatalf("served run's config: %v", err)
+			}
+			if parentKind := strings.SplitN(served.Parent, "-", 2)[0]; (tc.rounds > 1) != (parentKind == experiment.KindRL) {
+				t.Errorf("served model starts from %s: want the last KTO round's model (%d rounds)", served.Parent, tc.rounds)
+			}
+			if _, ok := cfg.Databases["league"]; !ok {
+				t.Errorf("serve.json's databases %v: want league", cfg.Databases)
+			}
+			rep := res.Report
+			if len(rep.Dev) == 0 || rep.Dev[len(rep.Dev)-1].Level != "total" || rep.Dev[len(rep.Dev)-1].Questions != rep.Questions["dev"] {
+				t.Errorf("dev table %+v: want levels ending in total over %d questions", rep.Dev, rep.Questions["dev"])
+			}
+			var names []string
+			for _, s := range rep.Stages {
+				names = append(names, s.Name)
+				if (s.Name == "SFT" || s.Name == "KTO") && (s.Steps == 0 || s.Seconds <= 0) {
+					t.Errorf("stage %s: %d steps in %g s: want the run's", s.Name, s.Steps, s.Seconds)
+				}
+			}
+			want := "generate,SFT,KTO,evaluate (dev)"
+			if tc.human {
+				want += ",human test"
+			}
+			if strings.Join(names, ",") != want {
+				t.Errorf("stages %v, want %s", names, want)
+			}
+			md := string(rep.Markdown())
+			human := strings.Index(md, "## Human test")
+			if tc.human != (human >= 0) || (tc.human && human < strings.Index(md, "## Synthetic dev")) {
+				t.Errorf("report.md: the human test table should be there (%v) and last:\n%s", tc.human, md)
+			}
+			if tc.human && (rep.Human.Reads != 1 || rep.Human.Scores["kto"].N != rep.Human.Scores["sft"].N || rep.Human.Scores["kto"].N == 0) {
+				t.Errorf("human test %+v: want one read, both models on every question", rep.Human)
+			}
+		})
+	}
+}
+
+// TestResume runs the command twice: the second run generates, trains
+// and reads the human test nothing, and writes the same tables.
+func TestResume(t *testing.T) {
+	db := database(t, "league", league)
+	o := quickOptions(t, db)
+	o.Questions = filepath.Join(t.TempDir(), "mine.json")
+	first, err := Run(context.Background(), quickOptions(t, db)) // any generation's dev split
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(first.Report.Serve), DataDir, "dev.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(o.Questions, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Generated || again.Trained || again.HumanRead {
+		t.Errorf("second run: generated %v, trained %v, human read %v: want only the report", again.Generated, again.Trained, again.HumanRead)
+	}
+	if string(a.Report.Markdown()) != string(again.Report.Markdown()) {
+		t.Errorf("report changed on a rerun:\n%s\n---\n%s", a.Report.Markdown(), again.Report.Markdown())
+	}
+	var reads struct{ Reads []experiment.TestRead }
+	raw, err := os.ReadFile(filepath.Join(o.Out, ReadsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &reads); err != nil || len(reads.Reads) != 1 {
+		t.Errorf("%s: %d reads (%v), want 1", ReadsFile, len(reads.Reads), err)
+	}
+}
+
+// TestBadInput: each mistake stops before any work with a message naming
+// what to fix.
+func TestBadInput(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.sqlite")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noTables := database(t, "none", "")
+	good := database(t, "league", league)
+	used := quickOptions(t, good)
+	used.Preset.SFT.MaxSteps = 1
+	if _, _, err := generate(context.Background(), used); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(o *Options)
+		want string
+	}{
+		{"no -db", func(o *Options) { o.DBs = nil }, "-db is required"},
+		{"missing file", func(o *Options) { o.DBs = []string{filepath.Join(t.TempDir(), "gone.sqlite")} }, "gone.sqlite: stat"},
+		{"empty file", func(o *Options) { o.DBs = []string{empty} }, "an empty file, not a SQLite database"},
+		{"database without tables", func(o *Options) { o.DBs = []string{noTables} }, "none.sqlite"},
+		{"missing questions", func(o *Options) { o.Questions = "nope.json" }, "-questions nope.json"},
+		{"no -n", func(o *Options) { o.N = 0 }, "-n must be positive"},
+		{"other settings in -out", func(o *Options) { o.Out, o.Seed = used.Out, 2 }, "pass --force"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := quickOptions(t, good)
+			tc.edit(&o)
+			_, err := Run(context.Background(), o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(o.Out, FlywheelDir)); err == nil {
+				t.Errorf("%s: training started", o.Out)
+			}
+		})
+	}
+}
