@@ -70,6 +70,7 @@ func TestCheckpointLabel(t *testing.T) {
 		{"sft", "sft/step-000002"},
 		{"sft/step-000002", "step-000002"},
 		{"rl-1", "rl-1/train/step-000004"},
+		{"rl-1/train", "rl-1/train/step-000004"},
 		{"missing", "missing"},
 	} {
 		if got := checkpointLabel(filepath.Join(root, tt.dir)); got != tt.want {

@@ -172,7 +172,11 @@ func checkpointLabel(dir string) string {
 	if err != nil {
 		return filepath.Base(dir)
 	}
-	rel, err := filepath.Rel(filepath.Dir(filepath.Clean(dir)), ck)
+	from := filepath.Dir(filepath.Clean(dir))
+	if filepath.Base(filepath.Clean(dir)) == policy.RunTrainDir {
+		from = filepath.Dir(from) // an experiment run's train/: name the run
+	}
+	rel, err := filepath.Rel(from, ck)
 	if err != nil || strings.HasPrefix(rel, "..") {
 		return filepath.Base(ck)
 	}
