@@ -54,15 +54,7 @@ func (s *Server) judge(ctx context.Context, d *database, sql string, samples []s
 		return s.rule.Judge(sig), sig
 	}
 	sig.SetResult(len(res.Columns), res.Rows)
-	if schema := s.schemas.get().byDB[d.name]; schema != nil {
-		tables := make([]confidence.Table, 0, len(schema.Tables))
-		for _, t := range schema.Tables {
-			ct := confidence.Table{Name: t.Name}
-			for _, c := range t.Columns {
-				ct.Columns = append(ct.Columns, c.Name)
-			}
-			tables = append(tables, ct)
-		}
+	if tables := s.schemas.get().tables[d.name]; tables != nil {
 		sig.Literals = confidence.CheckLiterals(ctx, s.dbs, d.name, sql, tables, confidence.CheckOptions{Postgres: d.kind == "postgres"})
 	}
 	switch n := s.cfg.Generator.SampleCount(); {
