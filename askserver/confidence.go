@@ -47,22 +47,14 @@ func (s *Server) generateSampled(ctx context.Context, q Question) (string, []str
 // judge gathers the answer's confidence signals (the error in plain words;
 // the result's shape, its filter literals looked up in the tables read,
 // the samples' agreement with it) and combines them with the server's rule.
-func (s *Server) judge(ctx context.Context, d *database, sql string, samples []string, res *sqlexec.Result, ei *ErrorInfo) (confidence.Judgement, confidence.Signals) {
+func (s *Server) judge(ctx context.Context, d *database, sql string, samples []string, res *sqlexec.Result, truncated bool, ei *ErrorInfo) (confidence.Judgement, confidence.Signals) {
 	var sig confidence.Signals
 	if ei != nil {
 		sig.ErrorClass, sig.ErrorText = ei.Class, confidence.Explain(ei.Class, ei.Message, sql)
 		return s.rule.Judge(sig), sig
 	}
 	sig.SetResult(len(res.Columns), res.Rows)
-	if schema := s.schemas.get().byDB[d.name]; schema != nil {
-		tables := make([]confidence.Table, 0, len(schema.Tables))
-		for _, t := range schema.Tables {
-			ct := confidence.Table{Name: t.Name}
-			for _, c := range t.Columns {
-				ct.Columns = append(ct.Columns, c.Name)
-			}
-			tables = append(tables, ct)
-		}
+	if tables := s.schemas.get().tables[d.name]; tables != nil {
 		sig.Literals = confidence.CheckLiterals(ctx, s.dbs, d.name, sql, tables, confidence.CheckOptions{Postgres: d.kind == "postgres"})
 	}
 	switch n := s.cfg.Generator.SampleCount(); {
@@ -71,9 +63,13 @@ func (s *Server) judge(ctx context.Context, d *database, sql string, samples []s
 		// agreeing is no evidence the rule was tuned on.
 		sig.SamplesNote = fmt.Sprintf("only %d of the %d samples asked for came back to cross-check it", len(samples), n)
 	case len(samples) > 0:
+		o := consensus.Options{Timeout: time.Duration(s.cfg.Limits.StatementTimeout)}
+		if !truncated {
+			// The answer ran already: only its samples run again.
+			o.Results = map[string]*sqlexec.Result{sql: res}
+		}
 		vctx, cancel := context.WithTimeout(ctx, voteBudget)
-		v, err := consensus.Count(vctx, s.dbs, d.name, append([]string{sql}, samples...),
-			consensus.Options{Timeout: time.Duration(s.cfg.Limits.StatementTimeout)})
+		v, err := consensus.Count(vctx, s.dbs, d.name, append([]string{sql}, samples...), o)
 		cancel()
 		if err != nil {
 			sig.SamplesNote = "the samples could not be checked in time"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sqlrl/sqlrl/confidence"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -156,6 +157,9 @@ type schemas struct {
 	builder *prompt.Builder
 	byDB    map[string]*prompt.Schema
 	errs    map[string]error
+	// tables is each schema's tables and columns as the literal check
+	// reads them, derived once per load rather than per ask.
+	tables map[string][]confidence.Table
 }
 
 // schemaCache reads schemas and swaps them whole on reload.
@@ -180,11 +184,11 @@ func (s *schemaCache) load(ctx context.Context, only string) (*schemas, error) {
 	if err != nil {
 		return nil, err
 	}
-	next := &schemas{builder: b, byDB: map[string]*prompt.Schema{}, errs: map[string]error{}}
+	next := &schemas{builder: b, byDB: map[string]*prompt.Schema{}, errs: map[string]error{}, tables: map[string][]confidence.Table{}}
 	old := s.get()
 	for name, d := range s.r.dbs {
 		if only != "" && name != only && old != nil {
-			next.byDB[name], next.errs[name] = old.byDB[name], old.errs[name]
+			next.byDB[name], next.errs[name], next.tables[name] = old.byDB[name], old.errs[name], old.tables[name]
 			continue
 		}
 		var sc *prompt.Schema
@@ -201,12 +205,26 @@ func (s *schemaCache) load(ctx context.Context, only string) (*schemas, error) {
 			next.errs[name] = err
 			continue
 		}
-		next.byDB[name] = sc
+		next.byDB[name], next.tables[name] = sc, literalTables(sc)
 	}
 	s.mu.Lock()
 	s.cur = next
 	s.mu.Unlock()
 	return next, nil
+}
+
+// literalTables is schema's tables and their columns for
+// confidence.CheckLiterals.
+func literalTables(schema *prompt.Schema) []confidence.Table {
+	tables := make([]confidence.Table, 0, len(schema.Tables))
+	for _, t := range schema.Tables {
+		ct := confidence.Table{Name: t.Name}
+		for _, c := range t.Columns {
+			ct.Columns = append(ct.Columns, c.Name)
+		}
+		tables = append(tables, ct)
+	}
+	return tables
 }
 
 // postgresSchema reads a PostgreSQL schema's tables and columns from

@@ -358,7 +358,7 @@ func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 			out.Error = s.execError(err)
 		}
 	}
-	j, sig := s.judge(ctx, d, sql, samples, res, out.Error)
+	j, sig := s.judge(ctx, d, sql, samples, res, truncated, out.Error)
 	out.Confidence, out.signals, a.Confidence = &j, sig, storedConfidence(j)
 	if ctx.Err() != nil {
 		// The request's deadline passed: nothing is recorded for an

@@ -30,6 +30,9 @@ type Options struct {
 	// candidate that ran returned nothing: questions are asked about data
 	// that exists, so "no rows" is more often a wrong filter than an answer.
 	KeepEmpty bool
+	// Results are complete results the caller already has, by candidate
+	// text: such a candidate is not executed again.
+	Results map[string]*sqlexec.Result
 }
 
 // Choice is what Pick decided.
@@ -91,9 +94,12 @@ func Count(ctx context.Context, eng sqlexec.Engine, db string, candidates []stri
 		if !seen {
 			g = -1
 			if strings.TrimSpace(sql) != "" {
-				qctx, cancel := context.WithTimeout(ctx, o.Timeout)
-				res, err := eng.Query(qctx, db, sql)
-				cancel()
+				res, err := o.Results[sql], error(nil)
+				if res == nil {
+					qctx, cancel := context.WithTimeout(ctx, o.Timeout)
+					res, err = eng.Query(qctx, db, sql)
+					cancel()
+				}
 				if err == nil {
 					g = slices.IndexFunc(rows, func(r [][]sqlexec.Value) bool { return eval.BirdEX(res.Rows, r) })
 					if g < 0 {

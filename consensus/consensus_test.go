@@ -103,3 +103,22 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+// A candidate whose result the caller already has is not executed again:
+// here its text would fail, yet it votes with the result given.
+func TestCountKnownResults(t *testing.T) {
+	eng := testEngine(t)
+	const (
+		known = "SELECT specie FROM animal"
+		two   = "SELECT species FROM animal WHERE legs = 2"
+	)
+	res := &sqlexec.Result{Columns: []string{"species"}, Rows: [][]sqlexec.Value{{sqlexec.Text("owl")}}}
+	got, err := Count(context.Background(), eng, "zoo", []string{known, two}, Options{Results: map[string]*sqlexec.Result{known: res}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Votes{Of: []int{0, 0}, Size: []int{2}, First: []int{0}, Empty: []bool{false}, Ran: 2}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
