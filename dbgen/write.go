@@ -68,19 +68,15 @@ func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, e
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	for _, sp := range []struct {
-		name string
-		qs   func(*Splits) []Question
-	}{{"train", func(s *Splits) []Question { return s.Train }}, {"dev", func(s *Splits) []Question { return s.Dev }},
-		{dataset.SplitTest, func(s *Splits) []Question { return s.Test }}} {
+	for i, name := range []string{"train", "dev", dataset.SplitTest} { // splitOf's order
 		var qs []Question
 		for _, g := range gens {
-			qs = append(qs, sp.qs(g.Splits)...)
-			if err := copyDatabase(g.DB, filepath.Join(dir, sp.name+"_databases", g.DB.ID)); err != nil {
+			qs = append(qs, splitOf(g.Splits, i)...)
+			if err := copyDatabase(g.DB, filepath.Join(dir, name+"_databases", g.DB.ID)); err != nil {
 				return nil, err
 			}
 		}
-		if err := writeSplit(dir, sp.name, qs, entries); err != nil {
+		if err := writeSplit(dir, name, qs, entries); err != nil {
 			return nil, err
 		}
 	}
