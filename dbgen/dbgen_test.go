@@ -323,23 +323,33 @@ func TestWrite(t *testing.T) {
 	if _, err := Write(out, []Generated{{d, s}}, 1, false); err != nil {
 		t.Fatal(err)
 	}
-	for split, n := range map[string]int{"train": 80, "dev": 10} {
-		b, err := dataset.LoadBIRD(out, split)
+	// Each split holds its own questions (dev and test are the same size,
+	// so a count alone would not tell them apart) and its database copy.
+	for split, want := range map[string][]Question{"train": s.Train, "dev": s.Dev, dataset.SplitTest: s.Test} {
+		var b *dataset.Benchmark
+		if split == dataset.SplitTest {
+			if _, err := dataset.LoadBIRD(out, split); !errors.Is(err, dataset.ErrSealed) {
+				t.Errorf("the test split is not sealed: %v", err)
+			}
+			b, err = dataset.LoadTest(out)
+		} else {
+			b, err = dataset.LoadBIRD(out, split)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b.Examples) != n || b.Schemas["shop"] == nil {
-			t.Errorf("%s: %d questions, schema %v", split, len(b.Examples), b.Schemas["shop"] != nil)
+		if len(b.Examples) != len(want) || len(want) == 0 || b.Schemas["shop"] == nil {
+			t.Fatalf("%s: %d questions, want %d; schema %v", split, len(b.Examples), len(want), b.Schemas["shop"] != nil)
+		}
+		for i, e := range b.Examples {
+			if e.Question != want[i].Question || e.SQL != want[i].SQL {
+				t.Errorf("%s question %d: %q, want %q", split, i, e.Question, want[i].Question)
+				break
+			}
 		}
 		if _, err := os.Stat(filepath.Join(out, split+"_databases", "shop", "shop.sqlite")); err != nil {
 			t.Error(err)
 		}
-	}
-	if _, err := dataset.LoadBIRD(out, dataset.SplitTest); !errors.Is(err, dataset.ErrSealed) {
-		t.Errorf("the test split is not sealed: %v", err)
-	}
-	if b, err := dataset.LoadTest(out); err != nil || len(b.Examples) != 10 {
-		t.Errorf("test split: %v", err)
 	}
 	if _, err := Write(out, []Generated{{d, s}}, 1, false); !errors.Is(err, ErrExists) {
 		t.Errorf("second write: %v, want ErrExists", err)

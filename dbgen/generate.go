@@ -141,6 +141,7 @@ func Generate(ctx context.Context, eng sqlexec.Engine, d *Database, o Options) (
 	return out, nil
 }
 
+// splitOf is split i of s: 0 train, 1 dev, 2 test.
 func splitOf(s *Splits, i int) []Question {
 	switch i {
 	case 0:

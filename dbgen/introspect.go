@@ -177,27 +177,8 @@ func Introspect(ctx context.Context, eng sqlexec.Engine, path string, o Introspe
 		}
 	}
 	linkColumns(d)
-	dir := o.DescriptionDir
-	if dir == "" {
-		dir = filepath.Dir(path)
-	}
-	descs, err := dataset.ReadDescriptions(dir)
-	if err != nil {
-		return nil, fmt.Errorf("introspect %s: %w", path, err)
-	}
-	if len(descs) > 0 {
-		d.Descriptions = filepath.Join(dir, "database_description")
-	}
-	applyBIRD(d, descs)
-	if o.DescriptionsFile != "" {
-		f, err := ReadDescriptionsFile(o.DescriptionsFile)
-		if err != nil {
-			return nil, err
-		}
-		if err := f.apply(d); err != nil {
-			return nil, fmt.Errorf("%s: %w", o.DescriptionsFile, err)
-		}
-		d.Descriptions = strings.TrimPrefix(d.Descriptions+", "+o.DescriptionsFile, ", ")
+	if err := describe(d, o); err != nil {
+		return nil, err
 	}
 	for _, t := range d.Tables {
 		if t.Noun == "" {
@@ -457,6 +438,34 @@ func inferForeignKeys(ctx context.Context, q func(string) (*sqlexec.Result, erro
 		}
 	}
 	return ctx.Err()
+}
+
+// describe takes names and notes from BIRD's CSVs beside the database (or in
+// o.DescriptionDir), then from o.DescriptionsFile, and records which were read.
+func describe(d *Database, o IntrospectOptions) error {
+	dir := o.DescriptionDir
+	if dir == "" {
+		dir = filepath.Dir(d.Path)
+	}
+	descs, err := dataset.ReadDescriptions(dir)
+	if err != nil {
+		return fmt.Errorf("introspect %s: %w", d.Path, err)
+	}
+	if len(descs) > 0 {
+		d.Descriptions = filepath.Join(dir, "database_description")
+	}
+	applyBIRD(d, descs)
+	if o.DescriptionsFile != "" {
+		f, err := ReadDescriptionsFile(o.DescriptionsFile)
+		if err != nil {
+			return err
+		}
+		if err := f.apply(d); err != nil {
+			return fmt.Errorf("%s: %w", o.DescriptionsFile, err)
+		}
+		d.Descriptions = strings.TrimPrefix(d.Descriptions+", "+o.DescriptionsFile, ", ")
+	}
+	return nil
 }
 
 // applyBIRD takes labels, descriptions and value notes from BIRD's CSVs.

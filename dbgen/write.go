@@ -65,27 +65,18 @@ func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, e
 	for _, g := range gens {
 		entries = append(entries, tablesFor(g.DB))
 	}
-	for _, sp := range []struct {
-		name string
-		qs   func(*Splits) []Question
-		db   bool
-		sub  string
-	}{{"train", func(s *Splits) []Question { return s.Train }, true, ""}, {"dev", func(s *Splits) []Question { return s.Dev }, true, ""},
-		{dataset.SplitTest, func(s *Splits) []Question { return s.Test }, true, ""}} {
-		out := filepath.Join(dir, sp.sub)
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return nil, err
-		}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for i, name := range []string{"train", "dev", dataset.SplitTest} { // splitOf's order
 		var qs []Question
 		for _, g := range gens {
-			qs = append(qs, sp.qs(g.Splits)...)
-			if sp.db {
-				if err := copyDatabase(g.DB, filepath.Join(out, sp.name+"_databases", g.DB.ID)); err != nil {
-					return nil, err
-				}
+			qs = append(qs, splitOf(g.Splits, i)...)
+			if err := copyDatabase(g.DB, filepath.Join(dir, name+"_databases", g.DB.ID)); err != nil {
+				return nil, err
 			}
 		}
-		if err := writeSplit(out, sp.name, qs, entries); err != nil {
+		if err := writeSplit(dir, name, qs, entries); err != nil {
 			return nil, err
 		}
 	}
