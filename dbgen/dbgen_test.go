@@ -301,13 +301,6 @@ INSERT INTO reading SELECT i, 'Station ' || (i %% 7), (i * 13) %% 1000 FROM n;`,
 	}
 }
 
-func TestPostgresNotYet(t *testing.T) {
-	_, err := Introspect(context.Background(), engine(t), "postgres://u@h/db", IntrospectOptions{})
-	if !errors.Is(err, ErrPostgres) {
-		t.Fatalf("error %v, want ErrPostgres", err)
-	}
-}
-
 // TestWrite checks the layout: train and dev load as BIRD benchmarks, test
 // only through dataset.LoadTest, and an existing folder is refused without
 // force.
