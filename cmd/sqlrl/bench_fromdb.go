@@ -45,8 +45,7 @@ func benchFromDBFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	var dbs stringList
 	fs.Var(&dbs, "db", "a SQLite database `file` or a postgres:// DSN to generate over (required; repeat for several, -n questions each)")
 	var so dbgen.SnapshotOptions
-	fs.StringVar(&so.Schema, "pg-schema", "public", "the PostgreSQL `schema` holding the tables (for a postgres:// -db)")
-	fs.Int64Var(&so.MaxRows, "pg-rows", dbgen.SnapshotRows, "rows copied at most per PostgreSQL table (the first in primary-key order)")
+	snapshotFlags(fs, &so)
 	out := fs.String("out", "data/from-db", "output `dir`")
 	n := fs.Int("n", 10000, "questions over all splits")
 	seed := fs.Uint64("seed", 1, "random seed: the same database, flags and seed give the same questions")
@@ -106,6 +105,12 @@ func benchFromDBFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		fmt.Printf("took %.1fs\n", time.Since(start).Seconds())
 		return nil
 	}
+}
+
+// snapshotFlags declares the flags of a postgres:// -db's snapshot.
+func snapshotFlags(fs *flag.FlagSet, so *dbgen.SnapshotOptions) {
+	fs.StringVar(&so.Schema, "pg-schema", "public", "the PostgreSQL `schema` holding the tables (for a postgres:// -db)")
+	fs.Int64Var(&so.MaxRows, "pg-rows", dbgen.SnapshotRows, "rows copied at most per PostgreSQL table (the first in primary-key order)")
 }
 
 // stringList is a repeatable string flag.
