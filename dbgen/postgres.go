@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,6 +68,7 @@ type pgTable struct {
 	name     string
 	readable bool
 	cols     []pgColumn
+	hidden   []string // columns the role may not SELECT
 	pk       []string
 	fks      []pgForeignKey
 	comments map[string]string // column name -> COMMENT ON COLUMN
@@ -133,7 +135,7 @@ func SnapshotPostgres(ctx context.Context, dsn string, o SnapshotOptions, dir st
 		return nil, fmt.Errorf("%s: schema %s: %w (%s): GRANT SELECT to the role, or use another DSN", where, o.Schema, ErrNoReadableTables, strings.Join(unreadable, ", "))
 	}
 	for _, n := range unreadable {
-		snap.Skipped = append(snap.Skipped, fmt.Sprintf("table %s: permission denied (the role has no SELECT on the whole table), not copied", n))
+		snap.Skipped = append(snap.Skipped, fmt.Sprintf("table %s: permission denied (the role may SELECT neither it nor any of its columns), not copied", n))
 	}
 	id := o.Schema
 	if id == "public" {
@@ -217,7 +219,8 @@ func readPgCatalog(ctx context.Context, eng *sqlexec.Postgres, schema string) ([
 		tables = append(tables, t)
 		byName[t.name] = t
 	}
-	res, err = q(`SELECT c.relname::text, a.attname::text, pg_catalog.format_type(a.atttypid, a.atttypmod), d.description
+	res, err = q(`SELECT c.relname::text, a.attname::text, pg_catalog.format_type(a.atttypid, a.atttypmod), d.description,
+			has_column_privilege(c.oid, a.attnum, 'SELECT')
 		FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
 		LEFT JOIN pg_catalog.pg_description d ON d.objoid = c.oid AND d.objsubid = a.attnum
 			AND d.classoid = (SELECT oid FROM pg_catalog.pg_class WHERE relname = 'pg_class' AND relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'pg_catalog'))
@@ -227,6 +230,10 @@ func readPgCatalog(ctx context.Context, eng *sqlexec.Postgres, schema string) ([
 	}
 	for _, r := range res.Rows {
 		if t := byName[r[0].S]; t != nil {
+			if r[4].I == 0 {
+				t.hidden = append(t.hidden, r[1].S)
+				continue
+			}
 			t.cols = append(t.cols, pgColumn{name: r[1].S, typ: r[2].S})
 			if r[3].Kind == sqlexec.KindText && strings.TrimSpace(r[3].S) != "" {
 				t.comments[r[1].S] = r[3].S
@@ -269,7 +276,41 @@ func readPgCatalog(ctx context.Context, eng *sqlexec.Postgres, schema string) ([
 		cur.cols = append(cur.cols, r[3].S)
 		cur.refCols = append(cur.refCols, r[6].S)
 	}
-	return tables, skipped, nil
+	return tables, partial(tables, skipped), nil
+}
+
+// partial drops what a table readable only in some columns (column-level
+// GRANT SELECT) cannot have: the other columns, a primary key or foreign
+// key over them, a foreign key into them; each is named in skipped.
+func partial(tables []*pgTable, skipped []string) []string {
+	hidden := map[string]bool{}
+	for _, t := range tables {
+		if len(t.cols) == 0 {
+			continue // no column readable: the table is skipped whole
+		}
+		t.readable = true
+		for _, c := range t.hidden {
+			hidden[t.name+"\x00"+c] = true
+			skipped = append(skipped, fmt.Sprintf("column %s.%s: permission denied (the role has no SELECT on it), not copied", t.name, c))
+		}
+	}
+	anyHidden := func(table string, cols []string) bool {
+		return slices.ContainsFunc(cols, func(c string) bool { return hidden[table+"\x00"+c] })
+	}
+	for _, t := range tables {
+		if anyHidden(t.name, t.pk) {
+			skipped = append(skipped, fmt.Sprintf("primary key of %s: over a column the role may not read", t.name))
+			t.pk = nil
+		}
+		t.fks = slices.DeleteFunc(t.fks, func(fk pgForeignKey) bool {
+			if anyHidden(t.name, fk.cols) || anyHidden(fk.refTable, fk.refCols) {
+				skipped = append(skipped, fmt.Sprintf("foreign key %s.%s: over a column the role may not read", t.name, strings.Join(fk.cols, ", ")))
+				return true
+			}
+			return false
+		})
+	}
+	return skipped
 }
 
 // sqliteType is the declared SQLite type of a PostgreSQL column, chosen so

@@ -229,3 +229,82 @@ func TestPostgresCap(t *testing.T) {
 		t.Errorf("superhero.id from %g to %g: want the first 100 in key order", c.Stats.Min, c.Stats.Max)
 	}
 }
+
+// hostilePG is a schema with names and types the snapshot must carry:
+// non-ASCII and reserved-word names, a quote in a name, booleans, numeric,
+// timestamps, json, uuid, arrays, an enum, bytea, a view, a materialized
+// view, a partitioned table, an empty table and a table readable only in
+// some columns (granted in the test).
+var hostilePG = []string{
+	`CREATE SCHEMA "Wéird schema"`,
+	`CREATE TYPE "Wéird schema".mood AS ENUM ('sad', 'ok', 'happy')`,
+	`CREATE TABLE "Wéird schema"."order" ("select" bigint PRIMARY KEY, "naïve name" text, "quote""d" varchar(20), flag boolean,
+		amount numeric(10,2), placed timestamp, day date, doc jsonb, uid uuid, tags text[], raw bytea, feeling "Wéird schema".mood)`,
+	`INSERT INTO "Wéird schema"."order" SELECT i, 'Ordre ' || chr(192 + i % 20) || i, 'q' || i % 7, i % 3 = 0, (i * 37 % 1000) / 10.0,
+		timestamp '2024-01-01' + i * interval '5 hours', date '2023-01-01' + i, jsonb_build_object('k', i), md5(i::text)::uuid,
+		ARRAY['a', 'b' || i % 4], decode(md5(i::text), 'hex'), (ARRAY['sad', 'ok', 'happy'])[1 + i % 3]::"Wéird schema".mood
+		FROM generate_series(1, 300) i`,
+	`CREATE TABLE "Wéird schema"."group" (id int PRIMARY KEY, "order" bigint REFERENCES "Wéird schema"."order" ("select"), label text, "größe" double precision)`,
+	`INSERT INTO "Wéird schema"."group" SELECT i, 1 + i * 7 % 300, 'Gruppe ' || i % 12, i * 1.5 FROM generate_series(1, 200) i`,
+	`CREATE TABLE "Wéird schema".empty (id int PRIMARY KEY, x text)`,
+	`CREATE TABLE "Wéird schema".part (id int, region text, v int) PARTITION BY LIST (region)`,
+	`CREATE TABLE "Wéird schema".part_n PARTITION OF "Wéird schema".part FOR VALUES IN ('north')`,
+	`CREATE TABLE "Wéird schema".part_s PARTITION OF "Wéird schema".part FOR VALUES IN ('south')`,
+	`INSERT INTO "Wéird schema".part SELECT i, CASE WHEN i % 2 = 0 THEN 'north' ELSE 'south' END, i % 10 FROM generate_series(1, 50) i`,
+	`CREATE TABLE "Wéird schema".person (id int PRIMARY KEY, person_name text, salary int)`,
+	`INSERT INTO "Wéird schema".person SELECT i, 'Person ' || i, 1000 + i FROM generate_series(1, 30) i`,
+	`CREATE VIEW "Wéird schema".v AS SELECT * FROM "Wéird schema"."group"`,
+	`CREATE MATERIALIZED VIEW "Wéird schema".mv AS SELECT * FROM "Wéird schema"."group"`,
+}
+
+// TestPostgresHostileSchema snapshots hostilePG through a role that may
+// read everything but person's salary, and generates over it.
+func TestPostgresHostileSchema(t *testing.T) {
+	db := pgtest.NewDB(t)
+	pgtest.Exec(t, db.Admin, hostilePG...)
+	db.AddReadOnlyRole(t, "Wéird schema")
+	pgtest.Exec(t, db.Admin, `REVOKE SELECT ON "Wéird schema".person FROM `+db.Role, `GRANT SELECT (id, person_name) ON "Wéird schema".person TO `+db.Role)
+	ctx := context.Background()
+	eng := engine(t)
+	d, err := IntrospectSource(ctx, eng, db.ReadOnly, t.TempDir(), SnapshotOptions{Schema: "Wéird schema"}, IntrospectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tb := range d.Tables {
+		names = append(names, tb.Name)
+	}
+	if want := []string{"order", "group", "empty", "part", "person"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("tables %v, want %v", names, want)
+	}
+	if d.ID != "W_ird_schema" {
+		t.Errorf("db_id %q", d.ID)
+	}
+	for _, want := range []string{"view v: views", "view mv: views", "table empty: empty", "column person.salary: permission denied"} {
+		if !slices.ContainsFunc(d.Skipped, func(s string) bool { return strings.HasPrefix(s, want) }) {
+			t.Errorf("skipped %q: want a line starting %q", d.Skipped, want)
+		}
+	}
+	if p := d.Table("person"); p == nil || len(p.Columns) != 2 || p.Rows != 30 {
+		t.Errorf("person: want its two readable columns and 30 rows, got %+v", p)
+	}
+	if g := d.Table("group"); len(g.ForeignKeys) != 1 || g.ForeignKeys[0].RefTable != "order" || g.ForeignKeys[0].RefColumn != "select" {
+		t.Errorf("group's foreign keys %+v", g.ForeignKeys)
+	}
+	res, err := eng.Query(ctx, d.Path, `SELECT typeof(flag), flag, typeof(amount), amount, placed, day, doc, typeof(uid), tags, typeof(raw), feeling, "naïve name", "quote""d"
+		FROM "order" WHERE "select" = 3`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vals []string
+	for _, v := range res.Rows[0] {
+		vals = append(vals, fmt.Sprint(v.Any()))
+	}
+	got := strings.Join(vals, "|")
+	if want := `integer|1|real|11.1|2024-01-01 15:00:00|2023-01-04|{"k": 3}|text|{a,b3}|blob|sad|Ordre Ã3|q3`; got != want {
+		t.Errorf("order 3 in the snapshot:\n got %s\nwant %s", got, want)
+	}
+	if _, err := Generate(ctx, eng, d, Options{N: 30, Seed: 1, DevShare: 0.1, TestShare: 0.1, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+}
