@@ -75,7 +75,7 @@ func TestPostgresSnapshot(t *testing.T) {
 		if len(qs) != 300 {
 			t.Fatalf("%s: %d questions, want 300", name, len(qs))
 		}
-		same := 0
+		same, asWritten := 0, 0
 		var differ []string
 		for _, q := range qs {
 			onSQLite, err := eng.Query(ctx, got.Path, q.SQL)
@@ -86,6 +86,11 @@ func TestPostgresSnapshot(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// As served: the model writes SQLite's dialect and the server
+			// runs it on PostgreSQL untranslated (logged, docs/dbgen.md).
+			if raw, err := pg.Query(ctx, name, q.SQL); err == nil && eval.BirdEX(raw.Rows, onSQLite.Rows) {
+				asWritten++
+			}
 			onPG, err := pg.Query(ctx, name, pgSQL)
 			if err == nil && eval.BirdEX(onPG.Rows, onSQLite.Rows) {
 				same++
@@ -93,7 +98,7 @@ func TestPostgresSnapshot(t *testing.T) {
 				differ = append(differ, fmt.Sprintf("%v\n  %s\n  %s", err, q.SQL, pgSQL))
 			}
 		}
-		t.Logf("%s: %d of %d golds, translated, return the same rows on PostgreSQL", name, same, len(qs))
+		t.Logf("%s: %d of %d golds, translated, return the same rows on PostgreSQL; %d as written", name, same, len(qs), asWritten)
 		if same < len(qs)*95/100 {
 			t.Errorf("%s: only %d of %d golds return the same rows on PostgreSQL; first:\n%s", name, same, len(qs), strings.Join(differ, "\n"))
 		}
@@ -214,10 +219,11 @@ func TestPostgresPermissions(t *testing.T) {
 }
 
 // TestPostgresCap: a table over MaxRows is cut to its first rows in key
-// order, and named.
+// order, and named; a superuser DSN is accepted.
 func TestPostgresCap(t *testing.T) {
 	db := pgtest.CopySample(t)
-	d, err := IntrospectSource(context.Background(), engine(t), db.ReadOnly, t.TempDir(), SnapshotOptions{Schema: "superhero", MaxRows: 100}, IntrospectOptions{})
+	// As a superuser: accepted, since only the generator's reads run.
+	d, err := IntrospectSource(context.Background(), engine(t), db.Admin, t.TempDir(), SnapshotOptions{Schema: "superhero", MaxRows: 100}, IntrospectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,17 +259,21 @@ var hostilePG = []string{
 	`INSERT INTO "Wéird schema".part SELECT i, CASE WHEN i % 2 = 0 THEN 'north' ELSE 'south' END, i % 10 FROM generate_series(1, 50) i`,
 	`CREATE TABLE "Wéird schema".person (id int PRIMARY KEY, person_name text, salary int)`,
 	`INSERT INTO "Wéird schema".person SELECT i, 'Person ' || i, 1000 + i FROM generate_series(1, 30) i`,
+	`CREATE TABLE "Wéird schema".ticket (id int PRIMARY KEY, person_id int REFERENCES "Wéird schema".person (id), note text)`,
+	`INSERT INTO "Wéird schema".ticket SELECT i, 1 + i % 30, 'note ' || i % 5 FROM generate_series(1, 40) i`,
 	`CREATE VIEW "Wéird schema".v AS SELECT * FROM "Wéird schema"."group"`,
 	`CREATE MATERIALIZED VIEW "Wéird schema".mv AS SELECT * FROM "Wéird schema"."group"`,
 }
 
 // TestPostgresHostileSchema snapshots hostilePG through a role that may
-// read everything but person's salary, and generates over it.
+// read everything but person's salary and ticket's keys, and generates
+// over it.
 func TestPostgresHostileSchema(t *testing.T) {
 	db := pgtest.NewDB(t)
 	pgtest.Exec(t, db.Admin, hostilePG...)
 	db.AddReadOnlyRole(t, "Wéird schema")
-	pgtest.Exec(t, db.Admin, `REVOKE SELECT ON "Wéird schema".person FROM `+db.Role, `GRANT SELECT (id, person_name) ON "Wéird schema".person TO `+db.Role)
+	pgtest.Exec(t, db.Admin, `REVOKE SELECT ON "Wéird schema".person FROM `+db.Role, `GRANT SELECT (id, person_name) ON "Wéird schema".person TO `+db.Role,
+		`REVOKE SELECT ON "Wéird schema".ticket FROM `+db.Role, `GRANT SELECT (note) ON "Wéird schema".ticket TO `+db.Role)
 	ctx := context.Background()
 	eng := engine(t)
 	d, err := IntrospectSource(ctx, eng, db.ReadOnly, t.TempDir(), SnapshotOptions{Schema: "Wéird schema"}, IntrospectOptions{})
@@ -274,13 +284,14 @@ func TestPostgresHostileSchema(t *testing.T) {
 	for _, tb := range d.Tables {
 		names = append(names, tb.Name)
 	}
-	if want := []string{"order", "group", "empty", "part", "person"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"order", "group", "empty", "part", "person", "ticket"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("tables %v, want %v", names, want)
 	}
 	if d.ID != "W_ird_schema" {
 		t.Errorf("db_id %q", d.ID)
 	}
-	for _, want := range []string{"view v: views", "view mv: views", "table empty: empty", "column person.salary: permission denied"} {
+	for _, want := range []string{"view v: views", "view mv: views", "table empty: empty", "column person.salary: permission denied",
+		"column ticket.id: permission denied", "primary key of ticket: over a column the role may not read", "foreign key ticket.person_id: over a column"} {
 		if !slices.ContainsFunc(d.Skipped, func(s string) bool { return strings.HasPrefix(s, want) }) {
 			t.Errorf("skipped %q: want a line starting %q", d.Skipped, want)
 		}
