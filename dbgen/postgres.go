@@ -99,7 +99,7 @@ func SnapshotPostgres(ctx context.Context, dsn string, o SnapshotOptions, dir st
 	}
 	u, err := url.Parse(dsn)
 	if err != nil || !IsPostgres(dsn) {
-		return nil, fmt.Errorf("-db: %q is not a postgres:// URL (postgres://user:password@host:port/database)", redactDSN(dsn))
+		return nil, fmt.Errorf("-db: %q is not a postgres:// URL (postgres://user:password@host:port/database)", RedactDSN(dsn))
 	}
 	snap := &Snapshot{Source: u.Redacted(), Schema: o.Schema, Tables: map[string]int64{}, MaxRows: o.MaxRows}
 	where := fmt.Sprintf("-db %s", snap.Source)
@@ -158,8 +158,9 @@ func SnapshotPostgres(ctx context.Context, dsn string, o SnapshotOptions, dir st
 	return snap, nil
 }
 
-// redactDSN hides a password in a DSN that may not parse.
-func redactDSN(dsn string) string {
+// RedactDSN hides the password of a DSN (one that may not parse too), for
+// messages and files.
+func RedactDSN(dsn string) string {
 	if u, err := url.Parse(dsn); err == nil {
 		return u.Redacted()
 	}

@@ -19,7 +19,9 @@ import (
 func TestRunPostgres(t *testing.T) {
 	db := pgtest.CopySample(t)
 	pgtest.Exec(t, db.Admin, "REVOKE SELECT ON superhero.hero_power FROM "+db.Role)
-	o := quickOptions(t, db.ReadOnly)
+	dsn := strings.Replace(db.ReadOnly, "@", ":hunter2@", 1) // trust authentication ignores it
+	o := quickOptions(t, dsn)
+	o.Command += " -db " + dsn
 	o.Snapshot.Schema = "superhero"
 	res, err := Run(context.Background(), o)
 	if err != nil {
@@ -34,7 +36,7 @@ func TestRunPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := stamp.Databases[0]
-	if d.DBID != "superhero" || !strings.HasSuffix(d.Source, "schema superhero") || strings.Contains(d.Source, "xxxxx") ||
+	if d.DBID != "superhero" || !strings.HasSuffix(d.Source, "schema superhero") || strings.Contains(d.Source, "hunter2") ||
 		!strings.HasPrefix(d.Path, filepath.Join(o.Out, SnapshotDir)+string(filepath.Separator)) || !strings.Contains(d.Path, d.SHA256[:12]) {
 		t.Errorf("stamp database %+v: want the snapshot under %s named by its sha256, and its source", d, SnapshotDir)
 	}
@@ -51,6 +53,13 @@ func TestRunPostgres(t *testing.T) {
 	}
 	if !strings.Contains(string(gen), "table hero_power: permission denied") {
 		t.Errorf("generation.json does not name the table the role cannot read:\n%s", gen)
+	}
+	report, err := os.ReadFile(filepath.Join(o.Out, ReportMD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(report), "hunter2") || !strings.Contains(string(report), ":xxxxx@") {
+		t.Errorf("report.md shows the password or not the DSN:\n%s", report)
 	}
 	if !res.Generated {
 		t.Error("first run: questions not generated")

@@ -177,6 +177,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res := &Result{}
 	o.DBs = slices.Clone(o.DBs)
+	for _, db := range o.DBs {
+		if dbgen.IsPostgres(db) { // the command line goes into the report
+			o.Command = strings.ReplaceAll(o.Command, db, dbgen.RedactDSN(db))
+		}
+	}
 	snaps, err := snapshotAll(ctx, &o)
 	if err != nil {
 		return nil, err
