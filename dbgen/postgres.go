@@ -241,9 +241,20 @@ func readPgCatalog(ctx context.Context, eng *sqlexec.Postgres, schema string) ([
 			}
 		}
 	}
+	skipped, err = readPgKeys(q, byName, schema, skipped)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tables, partial(tables, skipped), nil
+}
+
+// readPgKeys adds the primary and foreign keys of the tables in byName,
+// naming in skipped the foreign keys into other schemas.
+func readPgKeys(q func(string) (*sqlexec.Result, error), byName map[string]*pgTable, schema string, skipped []string) ([]string, error) {
+	const ns = `(SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())`
 	// One row per key column, in key order; a foreign key's target column
 	// is the one at the same position of confkey.
-	res, err = q(`SELECT con.oid::bigint, con.contype::text, c.relname::text, a.attname::text, rn.nspname::text, rc.relname::text, ra.attname::text
+	res, err := q(`SELECT con.oid::bigint, con.contype::text, c.relname::text, a.attname::text, rn.nspname::text, rc.relname::text, ra.attname::text
 		FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class c ON c.oid = con.conrelid
 		CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(num, pos)
 		JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num
@@ -252,10 +263,10 @@ func readPgCatalog(ctx context.Context, eng *sqlexec.Postgres, schema string) ([
 		LEFT JOIN pg_catalog.pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attnum = con.confkey[k.pos::int]
 		WHERE c.relnamespace = ` + ns + ` AND con.contype IN ('p', 'f') ORDER BY c.oid, con.contype DESC, con.oid, k.pos`)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list keys: %w", err)
+		return nil, fmt.Errorf("list keys: %w", err)
 	}
 	var cur *pgForeignKey
-	var curOID int64
+	var curOID int64 // the constraint of the last row; cur is nil when it is skipped
 	for _, r := range res.Rows {
 		t := byName[r[2].S]
 		if t == nil {
@@ -265,7 +276,10 @@ func readPgCatalog(ctx context.Context, eng *sqlexec.Postgres, schema string) ([
 			t.pk = append(t.pk, r[3].S)
 			continue
 		}
-		if r[0].I != curOID || cur == nil {
+		if r[0].I == curOID && cur == nil {
+			continue // a skipped foreign key's next column
+		}
+		if r[0].I != curOID {
 			if r[4].S != schema {
 				skipped = append(skipped, fmt.Sprintf("foreign key %s.%s: references %s.%s in another schema", t.name, r[3].S, r[4].S, r[5].S))
 				cur, curOID = nil, r[0].I
@@ -277,7 +291,7 @@ func readPgCatalog(ctx context.Context, eng *sqlexec.Postgres, schema string) ([
 		cur.cols = append(cur.cols, r[3].S)
 		cur.refCols = append(cur.refCols, r[6].S)
 	}
-	return tables, partial(tables, skipped), nil
+	return skipped, nil
 }
 
 // partial drops what a table readable only in some columns (column-level
