@@ -410,3 +410,16 @@ func TestFilterKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyRowCap: a gold over the engine's row cap (the commands run
+// with MaxRows) is rejected as too many rows, not a failed run; the
+// generator's other queries are bounded below the commands' cap.
+func TestVerifyRowCap(t *testing.T) {
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Limits: sqlexec.Limits{Timeout: 10e9, MaxRows: 100}})
+	t.Cleanup(func() { eng.Close() })
+	d := introspect(t, fixture(t, "shop", shop), IntrospectOptions{})
+	c := &cand{g: &gen{d: d}, family: "distinct", sql: "SELECT DISTINCT id FROM orders", maxRows: 40}
+	if reason, err := c.verify(context.Background(), eng); err != nil || reason != "too many rows" {
+		t.Errorf("verify: %q, %v; want rejected as too many rows", reason, err)
+	}
+}
