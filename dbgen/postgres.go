@@ -29,6 +29,37 @@ func IsPostgres(db string) bool {
 	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 }
 
+// Source is one database a -db argument names: a SQLite file, or a
+// PostgreSQL DSN and one schema.
+type Source struct{ DB, Schema string }
+
+// Sources expands -db arguments into the databases they name: a SQLite file
+// is one; a postgres:// DSN is one per schema of schemas, a comma-separated
+// list ("" is public), since sqlrl db copy puts each database in a schema of
+// its own.
+func Sources(dbs []string, schemas string) []Source {
+	var list []string
+	for _, s := range strings.Split(schemas, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			list = append(list, s)
+		}
+	}
+	if len(list) == 0 {
+		list = []string{"public"}
+	}
+	var out []Source
+	for _, db := range dbs {
+		if !IsPostgres(db) {
+			out = append(out, Source{DB: db})
+			continue
+		}
+		for _, s := range list {
+			out = append(out, Source{DB: db, Schema: s})
+		}
+	}
+	return out
+}
+
 // SnapshotRows is the default bound on the rows copied per table.
 const SnapshotRows = 200000
 

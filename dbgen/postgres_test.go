@@ -38,6 +38,23 @@ func TestPostgresBadSource(t *testing.T) {
 	}
 }
 
+func TestSources(t *testing.T) {
+	pg := "postgres://u@h/db"
+	for _, tc := range []struct {
+		dbs     []string
+		schemas string
+		want    []Source
+	}{
+		{[]string{"a.sqlite"}, "public", []Source{{"a.sqlite", ""}}},
+		{[]string{pg}, "", []Source{{pg, "public"}}},
+		{[]string{"a.sqlite", pg}, "superhero, student_club,", []Source{{"a.sqlite", ""}, {pg, "superhero"}, {pg, "student_club"}}},
+	} {
+		if got := Sources(tc.dbs, tc.schemas); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Sources(%v, %q) = %v, want %v", tc.dbs, tc.schemas, got, tc.want)
+		}
+	}
+}
+
 // TestPostgresSnapshot introspects the bundled sample copied into
 // PostgreSQL (sqlrl db copy) through a read-only role and checks that it
 // reads as the SQLite files do: the same tables, columns, keys, roles and

@@ -14,16 +14,19 @@ import (
 // databases, one folder per snapshot's sha256 (its first 12 hex digits).
 const SnapshotDir = "snapshots"
 
-// snapshotAll replaces every postgres:// DSN in o.DBs with a SQLite
-// snapshot of its readable tables (dbgen.SnapshotPostgres) under
-// Out/snapshots/<sha256>/<db_id>/, and returns the snapshots by that path.
+// snapshotAll replaces every postgres:// DSN in o.DBs with SQLite snapshots
+// of its schemas' readable tables (dbgen.SnapshotPostgres; one per schema
+// of o.Snapshot.Schema, dbgen.Sources) under Out/snapshots/<sha256>/<db_id>/,
+// and returns the snapshots by that path.
 // The same data gives the same file, so a rerun finds its snapshot, and
 // the stamp, done before; changed data gives a new folder, and the old
 // snapshot, which an earlier serve.json may point to, stays.
 func snapshotAll(ctx context.Context, o *Options) (map[string]*dbgen.Snapshot, error) {
 	snaps := map[string]*dbgen.Snapshot{}
-	for i, db := range o.DBs {
-		if !dbgen.IsPostgres(db) {
+	var dbs []string
+	for _, src := range dbgen.Sources(o.DBs, o.Snapshot.Schema) {
+		if src.Schema == "" {
+			dbs = append(dbs, src.DB)
 			continue
 		}
 		root := filepath.Join(o.Out, SnapshotDir)
@@ -34,15 +37,18 @@ func snapshotAll(ctx context.Context, o *Options) (map[string]*dbgen.Snapshot, e
 		if err != nil {
 			return nil, fmt.Errorf("specialise: %w", err)
 		}
-		s, err := placeSnapshot(ctx, db, o.Snapshot, root, tmp)
+		so := o.Snapshot
+		so.Schema = src.Schema
+		s, err := placeSnapshot(ctx, src.DB, so, root, tmp)
 		os.RemoveAll(tmp)
 		if err != nil {
 			return nil, err
 		}
 		stage(o.Progress, fmt.Sprintf("snapshot: %s schema %s, %d tables copied into %s", s.Source, s.Schema, len(s.Tables), s.Path))
-		o.DBs[i] = s.Path
+		dbs = append(dbs, s.Path)
 		snaps[s.Path] = s
 	}
+	o.DBs = dbs
 	return snaps, nil
 }
 

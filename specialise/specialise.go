@@ -176,7 +176,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("specialise: %w", err)
 	}
 	res := &Result{}
-	o.DBs = slices.Clone(o.DBs)
 	for _, db := range o.DBs {
 		if dbgen.IsPostgres(db) { // the command line goes into the report
 			o.Command = strings.ReplaceAll(o.Command, db, dbgen.RedactDSN(db))

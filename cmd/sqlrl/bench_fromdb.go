@@ -28,8 +28,8 @@ written in BIRD's layout under -out; test is sealed (only a pre-registered
 study's final evaluation reads it). generation.json records what was skipped,
 inferred and rejected (docs/dbgen.md).
 
-A postgres:// DSN as -db reads the tables of -pg-schema that its role can
-SELECT (read-only transactions: nothing is written) into a SQLite snapshot,
+A postgres:// DSN as -db reads the tables of -pg-schema (each schema of a
+comma-separated list is a database of its own) that its role can SELECT (read-only transactions: nothing is written) into a SQLite snapshot,
 at most -pg-rows rows a table, and generates over that snapshot, which the
 benchmark then holds as its database file; tables the role cannot read are
 skipped and named (docs/dbgen.md, "PostgreSQL").
@@ -76,8 +76,10 @@ func benchFromDBFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		}
 		defer os.RemoveAll(snaps)
 		var gens []dbgen.Generated
-		for _, db := range dbs {
-			d, err := dbgen.IntrospectSource(ctx, eng, db, snaps, so, dbgen.IntrospectOptions{DescriptionsFile: *desc})
+		for _, src := range dbgen.Sources(dbs, so.Schema) {
+			one := so
+			one.Schema = src.Schema
+			d, err := dbgen.IntrospectSource(ctx, eng, src.DB, snaps, one, dbgen.IntrospectOptions{DescriptionsFile: *desc})
 			if err != nil {
 				return err
 			}
@@ -109,7 +111,7 @@ func benchFromDBFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 
 // snapshotFlags declares the flags of a postgres:// -db's snapshot.
 func snapshotFlags(fs *flag.FlagSet, so *dbgen.SnapshotOptions) {
-	fs.StringVar(&so.Schema, "pg-schema", "public", "the PostgreSQL `schema` holding the tables (for a postgres:// -db)")
+	fs.StringVar(&so.Schema, "pg-schema", "public", "the PostgreSQL `schema` holding the tables, or several, comma-separated: each is a database (for a postgres:// -db)")
 	fs.Int64Var(&so.MaxRows, "pg-rows", dbgen.SnapshotRows, "rows copied at most per PostgreSQL table (the first in primary-key order)")
 }
 

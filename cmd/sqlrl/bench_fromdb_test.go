@@ -42,23 +42,27 @@ func TestBenchFromDB(t *testing.T) {
 }
 
 // TestBenchFromDBPostgres generates over the bundled sample copied into
-// PostgreSQL, read by a role that may not read one table: the benchmark
-// holds the snapshot and generation.json names the skipped table.
+// PostgreSQL (two schemas, two databases), read by a role that may not
+// read one table: the benchmark holds the snapshots and names the skipped
+// table.
 func TestBenchFromDBPostgres(t *testing.T) {
 	db := pgtest.CopySample(t)
 	pgtest.Exec(t, db.Admin, "REVOKE SELECT ON superhero.hero_power FROM "+db.Role)
 	out := filepath.Join(t.TempDir(), "hero")
-	stdout, errs, code := sqlrlOS(t, "bench", "from-db", "-q", "-db", db.ReadOnly, "-pg-schema", "superhero", "-out", out, "-n", "60")
+	stdout, errs, code := sqlrlOS(t, "bench", "from-db", "-q", "-db", db.ReadOnly, "-pg-schema", "superhero,student_club", "-out", out, "-n", "60")
 	if code != 0 {
 		t.Fatalf("code %d; stderr:\n%s", code, errs)
 	}
-	for _, want := range []string{"superhero: 54 train, 3 dev, 3 test", "schema superhero, 9 tables", "skipped: table hero_power: permission denied"} {
+	for _, want := range []string{"superhero: 54 train, 3 dev, 3 test", "schema superhero, 9 tables", "skipped: table hero_power: permission denied",
+		"student_club: 54 train, 3 dev, 3 test", "schema student_club, 8 tables"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "train_databases", "superhero", "superhero.sqlite")); err != nil {
-		t.Error(err)
+	for _, f := range []string{"train_databases/superhero/superhero.sqlite", "train_databases/student_club/student_club.sqlite"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
 	}
 	_, errs, code = sqlrl(t, "bench", "from-db", "-q", "-db", db.ReadOnly, "-pg-schema", "nope", "-out", out+"2")
 	if code != 1 || !strings.Contains(errs, "no schema nope in this database: -pg-schema names") {
