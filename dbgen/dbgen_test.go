@@ -301,13 +301,6 @@ INSERT INTO reading SELECT i, 'Station ' || (i %% 7), (i * 13) %% 1000 FROM n;`,
 	}
 }
 
-func TestPostgresNotYet(t *testing.T) {
-	_, err := Introspect(context.Background(), engine(t), "postgres://u@h/db", IntrospectOptions{})
-	if !errors.Is(err, ErrPostgres) {
-		t.Fatalf("error %v, want ErrPostgres", err)
-	}
-}
-
 // TestWrite checks the layout: train and dev load as BIRD benchmarks, test
 // only through dataset.LoadTest, and an existing folder is refused without
 // force.
@@ -415,5 +408,18 @@ func TestFilterKinds(t *testing.T) {
 		if strings.Contains(q.SQL, "vip IN") || strings.Contains(q.SQL, "WHEN vip") || strings.Contains(q.SQL, ".vip IN") || strings.Contains(q.SQL, "WHEN T2.vip") {
 			t.Errorf("flag used as a named value: %s / %s", q.Question, q.SQL)
 		}
+	}
+}
+
+// TestVerifyRowCap: a gold over the engine's row cap (the commands run
+// with MaxRows) is rejected as too many rows, not a failed run; the
+// generator's other queries are bounded below the commands' cap.
+func TestVerifyRowCap(t *testing.T) {
+	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Limits: sqlexec.Limits{Timeout: 10e9, MaxRows: 100}})
+	t.Cleanup(func() { eng.Close() })
+	d := introspect(t, fixture(t, "shop", shop), IntrospectOptions{})
+	c := &cand{g: &gen{d: d}, family: "distinct", sql: "SELECT DISTINCT id FROM orders", maxRows: 40}
+	if reason, err := c.verify(context.Background(), eng); err != nil || reason != "too many rows" {
+		t.Errorf("verify: %q, %v; want rejected as too many rows", reason, err)
 	}
 }

@@ -390,8 +390,11 @@ func (c *cand) verify(ctx context.Context, eng sqlexec.Engine) (string, error) {
 		if ctx.Err() != nil {
 			return "", err
 		}
-		if sqlexec.ClassOf(err) == sqlexec.ClassTimeout {
+		switch sqlexec.ClassOf(err) {
+		case sqlexec.ClassTimeout:
 			return "slow gold", nil
+		case sqlexec.ClassTooLarge: // over the engine's row cap: over any family's too
+			return "too many rows", nil
 		}
 		return "", fmt.Errorf("family %s: gold does not run: %w: %s", c.family, err, c.sql)
 	}

@@ -25,6 +25,11 @@ type Database struct {
 	Skipped []string
 	// Descriptions says where column descriptions came from ("" when none).
 	Descriptions string
+	// Source and Snapshot are set for a PostgreSQL database: its DSN
+	// (without password) and schema, and what was copied into the SQLite
+	// snapshot at Path (SnapshotPostgres).
+	Source   string
+	Snapshot *Snapshot
 }
 
 // Table is one table.
@@ -111,15 +116,35 @@ type IntrospectOptions struct {
 	MaxTables int
 }
 
-// ErrPostgres is returned for a PostgreSQL DSN: introspection reads SQLite
-// files only for now.
-var ErrPostgres = errors.New("PostgreSQL databases are not yet supported by the generator: copy the tables into a SQLite file (sqlite3 or any ETL tool) and pass that")
+// ErrPostgres is Introspect's error for a PostgreSQL DSN: IntrospectSource
+// snapshots its tables into a SQLite file first.
+var ErrPostgres = errors.New("introspect: a PostgreSQL DSN is read through IntrospectSource, which snapshots its tables into a SQLite file")
+
+// IntrospectSource introspects a -db argument: a SQLite file as Introspect
+// does, or a postgres:// DSN, whose readable tables SnapshotPostgres first
+// copies into a SQLite file under snapDir/<db_id>/ (what the returned
+// Database's Path names and everything after generation reads).
+func IntrospectSource(ctx context.Context, eng sqlexec.Engine, db, snapDir string, so SnapshotOptions, o IntrospectOptions) (*Database, error) {
+	if !IsPostgres(db) {
+		return Introspect(ctx, eng, db, o)
+	}
+	snap, err := SnapshotPostgres(ctx, db, so, snapDir)
+	if err != nil {
+		return nil, err
+	}
+	d, err := Introspect(ctx, eng, snap.Path, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s schema %s: %w", snap.Source, snap.Schema, err)
+	}
+	snap.Apply(d)
+	return d, nil
+}
 
 // Introspect reads the schema, descriptions and value statistics of the
 // SQLite database at path through eng (read-only: sqlexec's SQLite engine
 // opens it with SQLITE_OPEN_READONLY).
 func Introspect(ctx context.Context, eng sqlexec.Engine, path string, o IntrospectOptions) (*Database, error) {
-	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
+	if IsPostgres(path) {
 		return nil, ErrPostgres
 	}
 	if o.TopValues <= 0 {

@@ -9,6 +9,13 @@ import (
 func (s *Summary) WriteText(w io.Writer, dir string) {
 	fmt.Fprintf(w, "%s: %d train, %d dev, %d test (sealed) questions in %s (%d candidates)\n",
 		s.DBID, s.Train, s.Dev, s.Test, dir, s.Attempts)
+	if sn := s.Snapshot; sn != nil {
+		var rows int64
+		for _, n := range sn.Tables {
+			rows += n
+		}
+		fmt.Fprintf(w, "PostgreSQL: %s schema %s, %d tables (%d rows) copied into the SQLite snapshot generated over\n", sn.Source, sn.Schema, len(sn.Tables), rows)
+	}
 	if s.Descriptions != "" {
 		fmt.Fprintf(w, "descriptions: %s\n", s.Descriptions)
 	} else {

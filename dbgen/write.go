@@ -32,6 +32,8 @@ type Summary struct {
 	Skipped      []string       `json:"skipped,omitempty"`
 	Realism      Realism        `json:"realism"`
 	Seed         uint64         `json:"seed"`
+	// Snapshot is set for a PostgreSQL database: what was copied from it.
+	Snapshot *Snapshot `json:"snapshot,omitempty"`
 }
 
 // Generated is one database with the questions generated over it.
@@ -83,7 +85,11 @@ func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, e
 	var sums []*Summary
 	for _, g := range gens {
 		d, s := g.DB, g.Splits
-		sum := &Summary{Database: d.Path, DBID: d.ID, Descriptions: d.Descriptions, Train: len(s.Train), Dev: len(s.Dev), Test: len(s.Test),
+		src := d.Path
+		if d.Source != "" {
+			src = d.Source
+		}
+		sum := &Summary{Database: src, Snapshot: d.Snapshot, DBID: d.ID, Descriptions: d.Descriptions, Train: len(s.Train), Dev: len(s.Dev), Test: len(s.Test),
 			Attempts: s.Attempts, Rejected: s.Rejected, Families: s.Families, Roles: map[string]int{}, Skipped: d.Skipped, Seed: seed,
 			Realism: MeasureRealism(append(append(append([]Question(nil), s.Train...), s.Dev...), s.Test...))}
 		for _, t := range d.Tables {

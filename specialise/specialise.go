@@ -46,8 +46,12 @@ const (
 
 // Options configure Run.
 type Options struct {
-	// DBs are the SQLite files to specialise to (at least one).
-	DBs []string
+	// DBs are the SQLite files or postgres:// DSNs to specialise to (at
+	// least one). A DSN's readable tables are snapshotted into a SQLite
+	// file under Out/snapshots (Snapshot says which schema and how many
+	// rows), which is then generated over, trained on and served.
+	DBs      []string
+	Snapshot dbgen.SnapshotOptions
 	// Out holds everything the run writes; running again with the same
 	// Out continues where it stopped.
 	Out string
@@ -112,7 +116,9 @@ func QuickPreset() experiment.Preset {
 func (o *Options) Check() error {
 	switch {
 	case len(o.DBs) == 0:
-		return errors.New("-db is required: the SQLite file to specialise to (repeat -db for several)")
+		return errors.New("-db is required: the SQLite file or postgres:// DSN to specialise to (repeat -db for several)")
+	case o.Snapshot.MaxRows < 0:
+		return fmt.Errorf("-pg-rows must be positive, got %d", o.Snapshot.MaxRows)
 	case o.Out == "":
 		return errors.New("-out is required: the folder for the run")
 	case o.N <= 0:
@@ -121,6 +127,9 @@ func (o *Options) Check() error {
 		return fmt.Errorf("-dev must be positive, -test non-negative, and both leave a share for train (got %g and %g)", o.DevShare, o.TestShare)
 	}
 	for _, db := range o.DBs {
+		if dbgen.IsPostgres(db) {
+			continue // reached when snapshotted, with a message naming -db
+		}
 		st, err := os.Stat(db)
 		switch {
 		case err != nil:
@@ -167,7 +176,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("specialise: %w", err)
 	}
 	res := &Result{}
-	stamp, generated, err := generate(ctx, o)
+	for _, db := range o.DBs {
+		if dbgen.IsPostgres(db) { // the command line goes into the report
+			o.Command = strings.ReplaceAll(o.Command, db, dbgen.RedactDSN(db))
+		}
+	}
+	snaps, err := snapshotAll(ctx, &o)
+	if err != nil {
+		return nil, err
+	}
+	stamp, generated, err := generate(ctx, o, snaps)
 	if err != nil {
 		return nil, err
 	}
@@ -242,11 +260,13 @@ type Stamp struct {
 	Counts  map[string]int `json:"counts"`
 }
 
-// StampDB is one database: its file (absolute), its sha256, its db_id.
+// StampDB is one database: its file (absolute), its sha256, its db_id,
+// and for a PostgreSQL snapshot the DSN (without password) and schema.
 type StampDB struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	DBID   string `json:"db_id"`
+	Source string `json:"source,omitempty"`
 }
 
 // same says whether s and t describe the same generation.
@@ -257,7 +277,7 @@ func (s *Stamp) same(t *Stamp) bool {
 
 // generate writes the questions into Out/data unless the stamp there says
 // they were generated from the same databases and settings.
-func generate(ctx context.Context, o Options) (*Stamp, bool, error) {
+func generate(ctx context.Context, o Options, snaps map[string]*dbgen.Snapshot) (*Stamp, bool, error) {
 	want := &Stamp{N: o.N, DevShare: o.DevShare, TestShare: o.TestShare, Seed: o.Seed}
 	for _, db := range o.DBs {
 		a, err := filepath.Abs(db)
@@ -268,7 +288,11 @@ func generate(ctx context.Context, o Options) (*Stamp, bool, error) {
 		if err != nil {
 			return nil, false, fmt.Errorf("-db %s: %w", db, err)
 		}
-		want.Databases = append(want.Databases, StampDB{Path: a, SHA256: sum})
+		sd := StampDB{Path: a, SHA256: sum}
+		if s := snaps[db]; s != nil {
+			sd.Source = s.Source + " schema " + s.Schema
+		}
+		want.Databases = append(want.Databases, sd)
 	}
 	if o.Descriptions != "" {
 		sum, err := export.FileSHA256(o.Descriptions)
@@ -286,7 +310,7 @@ func generate(ctx context.Context, o Options) (*Stamp, bool, error) {
 		ids := have.Databases
 		have.Databases = nil
 		for _, d := range ids {
-			have.Databases = append(have.Databases, StampDB{Path: d.Path, SHA256: d.SHA256})
+			have.Databases = append(have.Databases, StampDB{Path: d.Path, SHA256: d.SHA256, Source: d.Source})
 		}
 		if want.same(&have) {
 			have.Databases = ids
@@ -308,6 +332,9 @@ func generate(ctx context.Context, o Options) (*Stamp, bool, error) {
 		d, err := dbgen.Introspect(ctx, eng, db, dbgen.IntrospectOptions{DescriptionsFile: o.Descriptions})
 		if err != nil {
 			return nil, false, fmt.Errorf("-db %s: %w", db, err)
+		}
+		if s := snaps[db]; s != nil {
+			s.Apply(d)
 		}
 		var bar *progress.Bar
 		if o.Progress != nil {

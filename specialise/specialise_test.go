@@ -50,7 +50,7 @@ func TestRunStages(t *testing.T) {
 				// database; here another generation's dev split.
 				g := quickOptions(t, db)
 				g.Seed = 7
-				if _, _, err := generate(context.Background(), g); err != nil {
+				if _, _, err := generate(context.Background(), g, nil); err != nil {
 					t.Fatal(err)
 				}
 				o.Questions = filepath.Join(g.Out, DataDir, "dev.json")
@@ -167,7 +167,7 @@ func TestBadInput(t *testing.T) {
 	good := database(t, "league", league)
 	used := quickOptions(t, good)
 	used.Preset.SFT.MaxSteps = 1
-	if _, _, err := generate(context.Background(), used); err != nil {
+	if _, _, err := generate(context.Background(), used, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -181,6 +181,7 @@ func TestBadInput(t *testing.T) {
 		{"database without tables", func(o *Options) { o.DBs = []string{noTables} }, "none.sqlite"},
 		{"missing questions", func(o *Options) { o.Questions = "nope.json" }, "-questions nope.json"},
 		{"no -n", func(o *Options) { o.N = 0 }, "-n must be positive"},
+		{"unreachable PostgreSQL", func(o *Options) { o.DBs = []string{"postgres://u:pw@127.0.0.1:1/db?sslmode=disable"} }, "-db postgres://u:xxxxx@127.0.0.1:1/db?sslmode=disable: cannot connect"},
 		{"other settings in -out", func(o *Options) { o.Out, o.Seed = used.Out, 2 }, "pass --force"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

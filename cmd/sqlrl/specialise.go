@@ -13,8 +13,9 @@ func init() {
 	register(&command{
 		name:    "specialise",
 		summary: "your database to a served model: generate questions, SFT, online KTO, serve.json and a before/after report",
-		usage:   "-db FILE.sqlite [-db FILE2.sqlite]... [-out DIR] [-questions FILE] [-n N] [-sft-epochs E] [-kto-steps S] [--force]",
-		help: `One resumable command from a SQLite database to a model 'sqlrl serve' loads:
+		usage:   "-db FILE.sqlite|postgres://... [-db ...]... [-pg-schema S] [-out DIR] [-questions FILE] [-n N] [-sft-epochs E] [-kto-steps S] [--force]",
+		help: `One resumable command from a SQLite or PostgreSQL database to a model
+'sqlrl serve' loads:
 
   1. generate: -n verified questions per database over its own schema and
      values ('sqlrl bench from-db'), split into train, a synthetic dev split
@@ -36,6 +37,11 @@ stages are reused and a rerun of a finished run only writes the report.
 The defaults fit a BIRD-sized database in about half an hour on 2 cores
 (docs/dbgen.md). -quick tests the machinery with a micro model.
 
+A postgres:// DSN as -db is read as 'bench from-db' reads it: the tables of
+-pg-schema its role can SELECT are copied (read-only) into a SQLite
+snapshot under -out/snapshots, which is generated over, trained on and
+served; tables it cannot read are skipped and named.
+
   sqlrl specialise -db datasets/bird-dev-sample/dev_databases/superhero/superhero.sqlite -out out/superhero`,
 		args:  argsNone,
 		flags: specialiseFlags,
@@ -47,7 +53,8 @@ The defaults fit a BIRD-sized database in about half an hour on 2 cores
 func specialiseFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	var dbs stringList
 	o := specialise.Options{DevShare: specialise.DefaultShare, TestShare: specialise.DefaultShare, Preset: specialise.Preset()}
-	fs.Var(&dbs, "db", "a SQLite database `file` to specialise to (required; repeat for several)")
+	fs.Var(&dbs, "db", "a SQLite database `file` or a postgres:// DSN to specialise to (required; repeat for several)")
+	snapshotFlags(fs, &o.Snapshot)
 	fs.StringVar(&o.Out, "out", "out/specialise", "`dir` for the questions, runs, serve.json and report; the same -out resumes")
 	fs.StringVar(&o.Questions, "questions", "", "your own questions with gold SQL in BIRD's layout (`file`): the human test, the report's last table")
 	fs.StringVar(&o.Descriptions, "descriptions", "", "a descriptions JSON `file` naming tables and columns (docs/dbgen.md)")
@@ -70,6 +77,9 @@ func specialiseFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 				}
 			})
 			o.Preset = specialise.QuickPreset()
+		}
+		if o.Snapshot.MaxRows <= 0 {
+			return usagef("-pg-rows must be positive, got %d", o.Snapshot.MaxRows)
 		}
 		if err := o.Check(); err != nil {
 			return usagef("%v", err)
