@@ -100,6 +100,7 @@ type flywheelSetting struct {
 
 var flywheelSettings = []flywheelSetting{
 	{name: "sft-epochs", usage: "SFT-75's (and SFT-100's) epochs; a changed value trains SFT and everything after it anew", field: func(p *Preset) any { return &p.SFT.Epochs }},
+	{name: "values", usage: "link the stored values a question quotes in its prompt (train sft -values); a changed value trains SFT and everything after it anew", field: func(p *Preset) any { return &p.SFT.Values }},
 	{name: "kto-steps", usage: "KTO optimizer steps", field: func(p *Preset) any { return &p.RL.Steps }},
 	{name: "kto-lr", usage: "KTO peak learning rate", field: func(p *Preset) any { return &p.RL.LR }},
 	{name: "kto-beta", usage: "KTO beta", field: func(p *Preset) any { return &p.RL.Beta }},

@@ -75,6 +75,8 @@ func (d SFTData) Load(o *SFTOptions, path string) (*Data, error) {
 			return nil, fmt.Errorf("-init: %w", err)
 		}
 		format = p.Info.Prompt
+	} else {
+		format.Values = o.Values
 	}
 	review := d.Task == policy.TaskReview
 	if st, err := os.Stat(path); err != nil || !st.IsDir() {
