@@ -115,6 +115,12 @@ func TestRunStages(t *testing.T) {
 			if tc.human != (human >= 0) || (tc.human && human < strings.Index(md, "## Synthetic dev")) {
 				t.Errorf("report.md: the human test table should be there (%v) and last:\n%s", tc.human, md)
 			}
+			if rep.PeakRSS <= 0 || !strings.Contains(md, "Peak resident memory: ") {
+				t.Errorf("peak memory %d bytes, not in report.md", rep.PeakRSS)
+			}
+			if tc.values != strings.Contains(md, "values linked in prompts") {
+				t.Errorf("report.md does not say whether values are linked (%v):\n%s", tc.values, md)
+			}
 			if tc.human && (rep.Human.Reads != 1 || rep.Human.Scores["kto"].N != rep.Human.Scores["sft"].N || rep.Human.Scores["kto"].N == 0) {
 				t.Errorf("human test %+v: want one read, both models on every question", rep.Human)
 			}
