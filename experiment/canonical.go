@@ -57,6 +57,7 @@ type sftJSON struct {
 	Renaming   train.SFTRenaming `json:"renaming,omitzero"`
 	PromptLoss float64           `json:"prompt_loss,omitempty"`
 	Group      int               `json:"group,omitempty"`
+	Values     bool              `json:"values,omitempty"`
 }
 
 type rlJSON struct {
@@ -120,7 +121,7 @@ func toSFTJSON(s *SFTConfig) *sftJSON {
 	return &sftJSON{Fraction: s.Fraction, Preset: s.Preset, Model: s.Model, Vocab: s.VocabSize, Epochs: s.Epochs, MaxSteps: s.MaxSteps,
 		Batch: s.BatchSize, LR: s.LR, EvalEvery: s.EvalEvery, EvalN: s.EvalN, DevSplit: s.DevSplit,
 		loopJSON: toLoopJSON(s.LoopConfig), On: s.On, Pool: s.Pool, Augment: s.Augment, Renaming: s.SFTRenaming,
-		PromptLoss: s.PromptLoss, Group: s.Group}
+		PromptLoss: s.PromptLoss, Group: s.Group, Values: s.Values}
 }
 
 func (w *sftJSON) config() *SFTConfig {
@@ -130,7 +131,7 @@ func (w *sftJSON) config() *SFTConfig {
 	return &SFTConfig{LoopConfig: w.loopJSON.config(w.LR, w.EvalEvery, w.EvalN),
 		Split:  train.Split{On: w.On, Fraction: w.Fraction, Pool: w.Pool, Augment: w.Augment, DevSplit: w.DevSplit},
 		Preset: w.Preset, Model: w.Model, VocabSize: w.Vocab, Epochs: w.Epochs, MaxSteps: w.MaxSteps, BatchSize: w.Batch,
-		SFTRenaming: w.Renaming, PromptLoss: w.PromptLoss, Group: w.Group}
+		SFTRenaming: w.Renaming, PromptLoss: w.PromptLoss, Group: w.Group, Values: w.Values}
 }
 
 func toRLJSON(r *RLConfig) *rlJSON {

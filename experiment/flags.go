@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/sqlrl/sqlrl/nn"
 )
 
 // Flags declares -out and -seeds, bound to o: the experiment directory
@@ -100,6 +102,14 @@ type flywheelSetting struct {
 
 var flywheelSettings = []flywheelSetting{
 	{name: "sft-epochs", usage: "SFT-75's (and SFT-100's) epochs; a changed value trains SFT and everything after it anew", field: func(p *Preset) any { return &p.SFT.Epochs }},
+	{name: "values", usage: "link the stored values a question quotes in its prompt (train sft -values); a changed value trains SFT and everything after it anew", field: func(p *Preset) any { return &p.SFT.Values }},
+	{name: "ctx", usage: "the model's context in `tokens`, prompt and completion (0: the preset's); a changed value trains SFT and everything after it anew",
+		value: func(p *Preset) flag.Value { return contextValue{p} },
+		copy: func(dst, src *Preset) {
+			if src.SFT.Model != nil {
+				_ = contextValue{dst}.Set(strconv.Itoa(src.SFT.Model.MaxSeq))
+			}
+		}},
 	{name: "kto-steps", usage: "KTO optimizer steps", field: func(p *Preset) any { return &p.RL.Steps }},
 	{name: "kto-lr", usage: "KTO peak learning rate", field: func(p *Preset) any { return &p.RL.LR }},
 	{name: "kto-beta", usage: "KTO beta", field: func(p *Preset) any { return &p.RL.Beta }},
@@ -194,6 +204,42 @@ func (v heldOutValue) Set(s string) error {
 		return fmt.Errorf("%q: want a share in [0, 1)", s)
 	}
 	v.p.RL.Pool = PoolFor(v.p.RL.Fraction, h)
+	return nil
+}
+
+// minContext is the shortest context -ctx takes: a compact prompt of a
+// few tables and a completion.
+const minContext = 256
+
+// contextValue is -ctx: the SFT model's context, the preset's shape
+// otherwise (SFTConfig.Model, left unset at the preset's own context so
+// that the runs' IDs stay those of the preset).
+type contextValue struct{ p *Preset }
+
+func (v contextValue) String() string {
+	if v.p == nil || v.p.SFT.Model == nil {
+		return "0"
+	}
+	return strconv.Itoa(v.p.SFT.Model.MaxSeq)
+}
+
+func (v contextValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 0 && n < minContext {
+		return fmt.Errorf("%q: want a number of tokens, at least %d (0: the preset's)", s, minContext)
+	}
+	cfg, err := nn.Preset(v.p.SFT.Preset, 0)
+	if err != nil {
+		return err
+	}
+	if v.p.SFT.Model != nil {
+		cfg = *v.p.SFT.Model
+	}
+	if n == 0 || n == cfg.MaxSeq && v.p.SFT.Model == nil {
+		return nil
+	}
+	cfg.MaxSeq = n
+	v.p.SFT.Model = &cfg
 	return nil
 }
 

@@ -3,7 +3,10 @@ package experiment
 import (
 	"flag"
 	"io"
+	"strconv"
 	"testing"
+
+	"github.com/sqlrl/sqlrl/nn"
 )
 
 // TestFlywheelPreset: the flywheel's flags given on the command line override
@@ -28,6 +31,10 @@ func TestFlywheelPreset(t *testing.T) {
 			return p.RL.Pool == PoolFor(FlywheelQuick().RL.Fraction, 0.2)
 		}, false},
 		{"rounds", []string{"-kto-rounds", "3", "-merge", "0.5"}, func(p Preset) bool { return p.Rounds == 3 && p.Merge == 0.5 }, false},
+		{"ctx", []string{"-ctx", "512"}, func(p Preset) bool {
+			return p.SFT.Model != nil && p.SFT.Model.MaxSeq == 512 && p.SFT.Model.Dim == MicroModel.Dim
+		}, false},
+		{"ctx too short", []string{"-ctx", "100"}, nil, true},
 		{"heldout 1", []string{"-heldout", "1"}, nil, true},
 		{"rounds 0", []string{"-kto-rounds", "0"}, nil, true},
 	} {
@@ -95,5 +102,30 @@ func TestFlywheelQuickHeldOut(t *testing.T) {
 	}
 	if got := HeldOutShare(p.RL); got < 0.2-1e-9 || got > 0.2+1e-9 {
 		t.Errorf("held-out share %v (pool %v at SFT share %v), want 0.2", got, p.RL.Pool, p.RL.Fraction)
+	}
+}
+
+// TestContextFlag: -ctx keeps the preset's shape but its context, and the
+// preset's own context leaves the model unset, so that runs keep their IDs.
+func TestContextFlag(t *testing.T) {
+	small, err := nn.Preset("small", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		arg  string
+		want int // 0: the model left unset
+	}{{"0", 0}, {strconv.Itoa(small.MaxSeq), 0}, {"1024", 1024}} {
+		p := Flywheel()
+		p.SFT.Preset = "small"
+		if err := (contextValue{&p}).Set(tc.arg); err != nil {
+			t.Fatalf("-ctx %s: %v", tc.arg, err)
+		}
+		switch {
+		case tc.want == 0 && p.SFT.Model != nil:
+			t.Errorf("-ctx %s set the model %+v", tc.arg, *p.SFT.Model)
+		case tc.want > 0 && (p.SFT.Model == nil || p.SFT.Model.MaxSeq != tc.want || p.SFT.Model.Dim != small.Dim || p.SFT.Model.Layers != small.Layers):
+			t.Errorf("-ctx %s: model %+v, want small's shape at %d tokens", tc.arg, p.SFT.Model, tc.want)
+		}
 	}
 }

@@ -28,7 +28,15 @@ type Format struct {
 	// abbreviated names and 60+ columns need the words that explain a
 	// name, not a sentence per column.
 	DescPhrase bool `json:"desc_phrase,omitempty"`
+	// Values adds, after the question and evidence, the stored values they
+	// quote and where they are stored (value linking, prompt.MatchValues):
+	// "values: superhero.superhero_name = '3-D Man'". Humans name entities
+	// by value and leave the column implicit.
+	Values bool `json:"values,omitempty"`
 }
+
+// MaxLinkedValues is the most quoted values a compact prompt links.
+const MaxLinkedValues = 6
 
 // Prompt kinds.
 const (
@@ -124,8 +132,44 @@ func (f Format) Compact(s *prompt.Schema, question, evidence string) string {
 		b.WriteString("\nevidence: ")
 		b.WriteString(e)
 	}
+	if f.Values {
+		writeValues(&b, s, question, evidence)
+	}
 	b.WriteString(CompactCue)
 	return b.String()
+}
+
+// writeValues writes the values line of a compact prompt: the stored
+// values the question quotes, then those only the evidence quotes, as the
+// filters a query would write; nothing when there are none.
+func writeValues(b *strings.Builder, s *prompt.Schema, question, evidence string) {
+	ms := s.MatchValues(question, MaxLinkedValues)
+	type key struct{ t, c, v string }
+	seen := map[key]bool{}
+	for _, m := range ms {
+		seen[key{m.Table, m.Column, m.Value}] = true
+	}
+	for _, m := range s.MatchValues(evidence, MaxLinkedValues) {
+		if len(ms) < MaxLinkedValues && !seen[key{m.Table, m.Column, m.Value}] {
+			seen[key{m.Table, m.Column, m.Value}] = true
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	b.WriteString("\nvalues: ")
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(m.Table)
+		b.WriteString(".")
+		b.WriteString(m.Column)
+		b.WriteString(" = '")
+		b.WriteString(strings.ReplaceAll(oneLine(m.Value), "'", "''"))
+		b.WriteString("'")
+	}
 }
 
 // shortDescription keeps the description proper of a catalog description
@@ -198,6 +242,9 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Validate checks the format.
 func (f Format) Validate() error {
+	if f.Values && f.Kind != FormatCompact {
+		return fmt.Errorf("policy: value linking is a compact prompt's (format %q)", f.Kind)
+	}
 	switch f.Kind {
 	case FormatCompact, FormatText:
 		return nil

@@ -3,6 +3,7 @@ package policy
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/prompt"
@@ -26,6 +27,31 @@ func TestCompact(t *testing.T) {
 	want = "[unique id customer] client_id key, [customer first name] given_name => client\npurchase_id, client_id -> client => purchase\nquestion: q\nevidence: e = 1\nSQL: "
 	if got != want {
 		t.Errorf("compact with descriptions:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestCompactValues: the values line follows the evidence, question's
+// values first, and CompactSchema still reads the tables.
+func TestCompactValues(t *testing.T) {
+	s := &prompt.Schema{Tables: []*prompt.Table{
+		{Name: "hero", Columns: []prompt.Column{{Name: "id"}, {Name: "name", Values: prompt.NewValueSet([]string{"3-D Man", "O'Brien, Jr"})}}},
+		{Name: "colour", Columns: []prompt.Column{{Name: "colour", Values: prompt.NewValueSet([]string{"Blue"})}}},
+	}}
+	f := Format{Kind: FormatCompact, Values: true}
+	got := f.Compact(s, "Is 3-D Man's eye colour blue?", "O'Brien, Jr refers to name")
+	want := "hero: id, name\ncolour: colour\nquestion: Is 3-D Man's eye colour blue?\nevidence: O'Brien, Jr refers to name\n" +
+		"values: hero.name = '3-D Man'; colour.colour = 'Blue'; hero.name = 'O''Brien, Jr'\nSQL: "
+	if got != want {
+		t.Errorf("compact with values:\n%q\nwant\n%q", got, want)
+	}
+	if tables, ok := CompactSchema(got); !ok || len(tables) != 2 || !slices.Equal(tables["hero"], []string{"id", "name"}) {
+		t.Errorf("CompactSchema read %v, %v", tables, ok)
+	}
+	if got := f.Compact(s, "How many heroes?", ""); strings.Contains(got, "values:") {
+		t.Errorf("a values line without quoted values:\n%s", got)
+	}
+	if err := (Format{Kind: FormatText, Values: true}).Validate(); err == nil {
+		t.Error("a text format with values validated")
 	}
 }
 

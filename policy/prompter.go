@@ -50,6 +50,9 @@ func newPrompter(eng sqlexec.Engine, f Format, descriptions func(*prompt.Catalog
 	if f.Kind == FormatText || f.Descriptions {
 		descriptions(&opts)
 	}
+	if f.Values {
+		opts.Values = prompt.DefaultValues
+	}
 	p := &Prompter{Format: f, cat: prompt.NewCatalog(eng, opts)}
 	if f.Kind == FormatText {
 		b, err := prompt.NewBuilder(p.cat, prompt.Options{Budget: 8192})

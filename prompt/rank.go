@@ -12,12 +12,16 @@ import (
 // power_name") and questions quote values ("3-D Man"), so word overlap finds
 // most needed tables without a model. A question word found in a table's
 // name weighs 3, in a column name 2, in an example value or a description 1,
-// each scaled by the word's rarity among the tables (see rankTables).
+// each scaled by the word's rarity among the tables (see rankTables). A
+// stored value the question quotes (value linking) weighs as the table's
+// name, scaled by how many tables store it.
 
 const (
 	weightTable  = 3
 	weightColumn = 2
 	weightValue  = 1
+	// maxLinked bounds the quoted values that ranking counts.
+	maxLinked = 16
 	// weightKeep ranks the tables a caller must keep above any overlap.
 	weightKeep = 1 << 30
 )
@@ -134,10 +138,22 @@ func rankTables(s *Schema, question string, keep []string) ([]int, []int) {
 			}
 		}
 	}
+	// A quoted stored value (Schema.MatchValues) names its table as
+	// surely as the table's own name does.
+	linked := s.MatchValues(question, maxLinked)
+	linkedDF := map[string]int{}
+	for _, m := range linked {
+		linkedDF[m.Value]++
+	}
 	scores := make([]int, len(s.Tables))
 	for i, t := range s.Tables {
 		for w, l := range levels[i] {
 			scores[i] += int(math.Round(100 * levelWeight[l] * math.Log(1+n/float64(df[w][l]))))
+		}
+		for _, m := range linked {
+			if m.Table == t.Name {
+				scores[i] += int(math.Round(100 * weightTable * math.Log(1+n/float64(linkedDF[m.Value]))))
+			}
 		}
 		for _, k := range keep {
 			if strings.EqualFold(k, t.Name) {

@@ -48,6 +48,9 @@ type Column struct {
 	Examples []string
 	// Description is BIRD's column description on one line, "" when none.
 	Description string
+	// Values are the column's distinct text values, for value linking
+	// (CatalogOptions.Values; nil without).
+	Values *ValueSet
 }
 
 // ForeignKey is one FOREIGN KEY constraint of a Table.
@@ -100,6 +103,10 @@ type CatalogOptions struct {
 	MaxValueChars int
 	// MaxDescriptionChars cuts longer descriptions (with "...").
 	MaxDescriptionChars int
+	// Values, when positive, indexes up to this many distinct text values
+	// of each column for Schema.MatchValues; 0 indexes none (the default:
+	// a prompt format asks for it).
+	Values int
 }
 
 func (o CatalogOptions) withDefaults() CatalogOptions {
@@ -237,13 +244,17 @@ func (c *Catalog) readTable(ctx context.Context, db string, t *Table) error {
 		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Columns: fk.Columns, RefTable: fk.RefTable, RefColumns: fk.RefColumns})
 	}
 
-	if c.opts.Examples > 0 {
-		for i := range t.Columns {
-			ex, err := c.examples(ctx, db, t.Name, t.Columns[i].Name)
-			if err != nil {
-				return fmt.Errorf("example values of column %s: %w", t.Columns[i].Name, err)
+	for i := range t.Columns {
+		col := &t.Columns[i]
+		if c.opts.Examples > 0 {
+			if col.Examples, err = c.examples(ctx, db, t.Name, col.Name); err != nil {
+				return fmt.Errorf("example values of column %s: %w", col.Name, err)
 			}
-			t.Columns[i].Examples = ex
+		}
+		if c.opts.Values > 0 {
+			if col.Values, err = c.values(ctx, db, t.Name, col.Name); err != nil {
+				return fmt.Errorf("values of column %s: %w", col.Name, err)
+			}
 		}
 	}
 	return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/sqlrl/sqlrl/loadtest"
 	"github.com/sqlrl/sqlrl/mutate"
 	"github.com/sqlrl/sqlrl/parallel"
+	"github.com/sqlrl/sqlrl/procstat"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/textclip"
@@ -194,23 +195,23 @@ func Bench(ctx context.Context, o BenchOptions) (*BenchReport, error) {
 	defer func() { bs.close() }()
 	for r := range rounds {
 		bs.close()
-		cpu0 := cpuSeconds()
+		cpu0 := procstat.CPUSeconds()
 		floor, err := runFloor(ctx, o.Stack, distinct)
 		if err != nil {
 			return nil, err
 		}
-		floorCPU := cpuSeconds() - cpu0
+		floorCPU := procstat.CPUSeconds() - cpu0
 		fmt.Fprintf(logw, "floor: %d distinct queries in %.3fs\n", rep.Distinct, floor)
 		if bs, err = startBenchServer(o.Stack); err != nil {
 			return nil, err
 		}
-		cpu0 = cpuSeconds()
+		cpu0 = procstat.CPUSeconds()
 		secs, err := speedPass(ctx, client, bs.url, qs, o.Clients)
 		if err != nil {
 			return nil, err
 		}
 		rd := Round{FloorSeconds: floor, ServerSeconds: secs, Ratio: secs / floor, FloorCPUSeconds: floorCPU,
-			ServerCPUSeconds: cpuSeconds() - cpu0, Executions: bs.stack.Scorer.CacheStats().Misses}
+			ServerCPUSeconds: procstat.CPUSeconds() - cpu0, Executions: bs.stack.Scorer.CacheStats().Misses}
 		rep.Rounds = append(rep.Rounds, rd)
 		fmt.Fprintf(logw, "server: %d completions in %d requests in %.3fs (%.2fx the floor) [round %d/%d]\n",
 			rep.Completions, len(qs), secs, rd.Ratio, r+1, rounds)

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/experiment"
+	"github.com/sqlrl/sqlrl/procstat"
 )
 
 // Report is report.json: what was trained on what, each stage's time, the
@@ -25,6 +27,10 @@ type Report struct {
 	Model string     `json:"model"`
 	Serve string     `json:"serve"`
 	Human *HumanTest `json:"human_test,omitempty"`
+	// PeakRSS is the most resident memory any invocation of the command
+	// held on this -out (procstat.PeakRSS; a resumed run keeps the
+	// earlier invocations' peak), in bytes; 0 when unknown.
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // Stage is one stage's time, summed over its runs.
@@ -56,7 +62,14 @@ func newReport(o Options, stamp *Stamp, fr *experiment.FlywheelReport, human *Hu
 	return r
 }
 
+// write writes report.json and report.md into dir, the peak memory the
+// larger of this invocation's and the one an earlier report.json holds.
 func (r *Report) write(dir string) error {
+	r.PeakRSS = procstat.PeakRSS()
+	var before Report
+	if b, err := os.ReadFile(filepath.Join(dir, ReportJSON)); err == nil && json.Unmarshal(b, &before) == nil {
+		r.PeakRSS = max(r.PeakRSS, before.PeakRSS)
+	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -84,8 +97,15 @@ func (r *Report) Markdown() []byte {
 	}
 	fmt.Fprintf(&b, "- generated questions: %s\n", counts(r.Questions))
 	p := r.Preset
+	model := p.SFT.Preset
+	if p.SFT.Model != nil {
+		model = fmt.Sprintf("%s at context %d", p.SFT.Preset, p.SFT.Model.MaxSeq)
+	}
+	if p.SFT.Values {
+		model += ", values linked in prompts"
+	}
 	fmt.Fprintf(&b, "- SFT: model %s, %d epochs on 75%% of train; online KTO on the other 25%%: %d steps of %d prompts x K=%d, reward %s\n\n",
-		p.SFT.Preset, p.SFT.Epochs, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Reward.Kind)
+		model, p.SFT.Epochs, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Reward.Kind)
 	b.WriteString("## Stages\n\n| stage | steps | time |\n|---|---|---|\n")
 	total := 0.0
 	for _, s := range r.Stages {
@@ -97,6 +117,9 @@ func (r *Report) Markdown() []byte {
 		total += s.Seconds
 	}
 	fmt.Fprintf(&b, "| total | | %s |\n\n", minutes(total))
+	if r.PeakRSS > 0 {
+		fmt.Fprintf(&b, "Peak resident memory: %.0f MiB.\n\n", float64(r.PeakRSS)/(1<<20))
+	}
 	b.WriteString("## Synthetic dev: EX by difficulty, before and after KTO\n\n")
 	b.WriteString("Generated questions over the same databases, never trained on; the split settings are chosen on.\n\n")
 	b.WriteString("| difficulty | questions | SFT | SFT + KTO | change |\n|---|---|---|---|---|\n")

@@ -11,6 +11,7 @@ import (
 	"github.com/sqlrl/sqlrl/askserver"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/internal/testkit"
+	"github.com/sqlrl/sqlrl/policy"
 )
 
 // league is a small database with a foreign key, built in each test.
@@ -40,11 +41,13 @@ func TestRunStages(t *testing.T) {
 		name   string
 		human  bool
 		rounds int
-	}{{"without questions", false, 0}, {"with questions", true, 0}, {"two KTO rounds", false, 2}} {
+		values bool
+	}{{"without questions", false, 0, false}, {"with questions", true, 0, false}, {"two KTO rounds", false, 2, false}, {"value linking", true, 0, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := database(t, "league", league)
 			o := quickOptions(t, db)
 			o.Preset.Rounds = tc.rounds
+			o.Preset.SFT.Values = tc.values
 			if tc.human {
 				// The user's questions: any BIRD-layout file over the
 				// database; here another generation's dev split.
@@ -82,6 +85,10 @@ func TestRunStages(t *testing.T) {
 			if parentKind := strings.SplitN(served.Parent, "-", 2)[0]; (tc.rounds > 1) != (parentKind == experiment.KindRL) {
 				t.Errorf("served model starts from %s: want the last KTO round's model (%d rounds)", served.Parent, tc.rounds)
 			}
+			// The format is the SFT run's, and KTO's model keeps it.
+			if info, err := readInfo(res.Report.Model); err != nil || info.Prompt.Values != tc.values {
+				t.Errorf("served model's prompt format %+v (%v): want values %v", info.Prompt, err, tc.values)
+			}
 			if _, ok := cfg.Databases["league"]; !ok {
 				t.Errorf("serve.json's databases %v: want league", cfg.Databases)
 			}
@@ -107,6 +114,12 @@ func TestRunStages(t *testing.T) {
 			human := strings.Index(md, "## Human test")
 			if tc.human != (human >= 0) || (tc.human && human < strings.Index(md, "## Synthetic dev")) {
 				t.Errorf("report.md: the human test table should be there (%v) and last:\n%s", tc.human, md)
+			}
+			if rep.PeakRSS <= 0 || !strings.Contains(md, "Peak resident memory: ") {
+				t.Errorf("peak memory %d bytes, not in report.md", rep.PeakRSS)
+			}
+			if tc.values != strings.Contains(md, "values linked in prompts") {
+				t.Errorf("report.md does not say whether values are linked (%v):\n%s", tc.values, md)
 			}
 			if tc.human && (rep.Human.Reads != 1 || rep.Human.Scores["kto"].N != rep.Human.Scores["sft"].N || rep.Human.Scores["kto"].N == 0) {
 				t.Errorf("human test %+v: want one read, both models on every question", rep.Human)
@@ -196,4 +209,13 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readInfo reads a run's checkpoint info.
+func readInfo(run string) (policy.Info, error) {
+	ck, err := policy.Resolve(run)
+	if err != nil {
+		return policy.Info{}, err
+	}
+	return policy.ReadInfo(ck)
 }

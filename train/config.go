@@ -365,6 +365,10 @@ type SFTConfig struct {
 	// part of their prompts once (nn.Batch.Prefix). 1: each question on
 	// its own draw; default 8.
 	Group int `json:"group,omitempty"`
+	// Values links the stored values a question quotes in its prompt
+	// (policy.Format.Values); the checkpoint keeps the format, so RL,
+	// evaluation and serving read prompts the same way.
+	Values bool `json:"values,omitempty"`
 }
 
 // DefaultSFTConfig is the settings `sqlrl train sft` starts from: the
@@ -388,6 +392,7 @@ func (c *SFTConfig) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.BatchSize, "batch", c.BatchSize, "sequences per step")
 	c.SFTRenaming.Flags(fs)
 	fs.Float64Var(&c.PromptLoss, "prompt-loss", c.PromptLoss, "weight of an auxiliary NLL on prompt tokens (0: completion-only loss)")
+	fs.BoolVar(&c.Values, "values", c.Values, "link the stored values a question quotes in its prompt: \"values: table.column = 'value'\" (compact prompts)")
 	fs.IntVar(&c.Group, "group", c.Group, "questions on one database trained together on one draw of renamed names, sharing the schema's computation (1: none)")
 }
 

@@ -40,8 +40,8 @@ type Job struct {
 	// Run is where the run writes; its Init is RL's start and the
 	// checkpoint an evaluation evaluates.
 	Run Run
-	// Format renders SFT's and RL's prompts (an evaluation uses its
-	// checkpoint's).
+	// Format renders SFT's prompts (with SFTConfig.Values set in it); RL
+	// and an evaluation use their start checkpoint's.
 	Format policy.Format
 	SFT    *SFTConfig
 	RL     *RLConfig
@@ -59,7 +59,9 @@ type Job struct {
 func Do(ctx context.Context, j Job) (*Result, error) {
 	switch {
 	case j.SFT != nil:
-		d, err := LoadBench(j.SFT.Split.Bench(j.Bench, j.SplitSeed, j.Format))
+		f := j.Format
+		f.Values = f.Values || j.SFT.Values
+		d, err := LoadBench(j.SFT.Split.Bench(j.Bench, j.SplitSeed, f))
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +81,19 @@ func Do(ctx context.Context, j Job) (*Result, error) {
 }
 
 func doRL(ctx context.Context, j Job) (*Result, error) {
-	d, err := LoadBench(j.RL.Split.Bench(j.Bench, j.SplitSeed, j.Format))
+	f := j.Format
+	if j.Run.Init != "" {
+		ck, err := policy.Resolve(j.Run.Init)
+		if err != nil {
+			return nil, fmt.Errorf("RL start %s: %w", j.Run.Init, err)
+		}
+		info, err := policy.ReadInfo(ck)
+		if err != nil {
+			return nil, fmt.Errorf("RL start %s: %w", j.Run.Init, err)
+		}
+		f = info.Prompt
+	}
+	d, err := LoadBench(j.RL.Split.Bench(j.Bench, j.SplitSeed, f))
 	if err != nil {
 		return nil, err
 	}

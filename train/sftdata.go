@@ -22,8 +22,8 @@ type SFTData struct {
 	// Types, Descriptions and DescPhrase shape the compact prompts
 	// (policy.Format); a run started from a checkpoint takes its format.
 	Types, Descriptions, DescPhrase bool
-	// Dim, Layers and Heads > 0 override the model preset's.
-	Dim, Layers, Heads int
+	// Dim, Layers, Heads and Context > 0 override the model preset's.
+	Dim, Layers, Heads, Context int
 }
 
 // Flags declares the data's flags and the model shape's, bound to d.
@@ -37,6 +37,7 @@ func (d *SFTData) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&d.Dim, "dim", 0, "model width (overrides the preset's)")
 	fs.IntVar(&d.Layers, "layers", 0, "transformer layers (overrides the preset's)")
 	fs.IntVar(&d.Heads, "heads", 0, "attention heads (overrides the preset's)")
+	fs.IntVar(&d.Context, "ctx", 0, "context in tokens, prompt and completion (overrides the preset's)")
 }
 
 // Model checks o's task and model preset and sets o.Model where Dim,
@@ -49,7 +50,7 @@ func (d SFTData) Model(o *SFTOptions) error {
 	if d.Task != "sql" && d.Task != policy.TaskReview {
 		return usagef("-task %q: want sql or review", d.Task)
 	}
-	if d.Dim <= 0 && d.Layers <= 0 && d.Heads <= 0 {
+	if d.Dim <= 0 && d.Layers <= 0 && d.Heads <= 0 && d.Context <= 0 {
 		return nil
 	}
 	if d.Dim > 0 {
@@ -60,6 +61,9 @@ func (d SFTData) Model(o *SFTOptions) error {
 	}
 	if d.Heads > 0 {
 		cfg.Heads = d.Heads
+	}
+	if d.Context > 0 {
+		cfg.MaxSeq = d.Context
 	}
 	o.Model = &cfg
 	return nil
@@ -75,6 +79,8 @@ func (d SFTData) Load(o *SFTOptions, path string) (*Data, error) {
 			return nil, fmt.Errorf("-init: %w", err)
 		}
 		format = p.Info.Prompt
+	} else {
+		format.Values = o.Values
 	}
 	review := d.Task == policy.TaskReview
 	if st, err := os.Stat(path); err != nil || !st.IsDir() {
