@@ -179,7 +179,9 @@ func (s *schemaCache) get() *schemas {
 // load reads the schema of every database (of only, when set) and
 // publishes them.
 func (s *schemaCache) load(ctx context.Context, only string) (*schemas, error) {
-	cat := prompt.NewCatalog(s.r, prompt.CatalogOptions{})
+	// the descriptions beside each SQLite file, as `data prepare` writes
+	// them into the chat prompts an LLM is trained on
+	cat := prompt.NewCatalog(s.r, prompt.CatalogOptions{DescriptionDir: s.r.descriptionDir})
 	b, err := prompt.NewBuilder(cat, prompt.Options{Budget: s.promptTokens, Counter: estimateTokens{}})
 	if err != nil {
 		return nil, err

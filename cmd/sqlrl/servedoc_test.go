@@ -24,11 +24,25 @@ import (
 // a line (continuation lines joined, comments and blank lines dropped).
 func docBlock(t *testing.T, path string) []string {
 	t.Helper()
+	return docBlockUnder(t, path, "")
+}
+
+// docBlockUnder is docBlock for the first ```sh block after the line
+// heading ("": the file's first).
+func docBlockUnder(t *testing.T, path, heading string) []string {
+	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(raw), "```sh\n")
+	text := string(raw)
+	if heading != "" {
+		var ok bool
+		if _, text, ok = strings.Cut(text, "\n"+heading+"\n"); !ok {
+			t.Fatalf("%s has no line %q", path, heading)
+		}
+	}
+	_, rest, ok := strings.Cut(text, "```sh\n")
 	if !ok {
 		t.Fatalf("%s has no ```sh block", path)
 	}
