@@ -23,10 +23,13 @@ type Report struct {
 	Preset    experiment.Preset   `json:"preset"`
 	Stages    []Stage             `json:"stages"`
 	Dev       []experiment.Change `json:"dev"`
-	// Model is the served checkpoint's run directory; Serve the config.
-	Model string     `json:"model"`
-	Serve string     `json:"serve"`
-	Human *HumanTest `json:"human_test,omitempty"`
+	// Model is the served checkpoint's run directory, Served which model
+	// it is ("kto", or "sft" when KTO lowered dev EX: chooseServed);
+	// Serve the config.
+	Model  string     `json:"model"`
+	Served string     `json:"served,omitempty"`
+	Serve  string     `json:"serve"`
+	Human  *HumanTest `json:"human_test,omitempty"`
 	// PeakRSS is the most resident memory any invocation of the command
 	// held on this -out (procstat.PeakRSS; a resumed run keeps the
 	// earlier invocations' peak), in bytes; 0 when unknown.
@@ -126,6 +129,9 @@ func (r *Report) Markdown() []byte {
 	for _, c := range r.Dev {
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %+.1f |\n", c.Level, c.Questions, c.Before.Mean, c.After.Mean, c.Delta)
 	}
+	if r.Served == "sft" {
+		b.WriteString("\nKTO lowered the synthetic dev EX, so serve.json serves the SFT model.\n")
+	}
 	fmt.Fprintf(&b, "\nServe it: `SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config %s`\n", r.Serve)
 	if h := r.Human; h != nil {
 		b.WriteString("\n## Human test: your questions, EX by difficulty\n\n")
@@ -134,7 +140,11 @@ func (r *Report) Markdown() []byte {
 			fmt.Fprintf(&b, "; %d of its questions on other databases skipped", h.Skipped)
 		}
 		b.WriteString(".\n\n")
-		b.WriteString("| difficulty | questions | SFT | SFT + KTO (served) |\n|---|---|---|---|\n")
+		if r.Served == "sft" {
+			b.WriteString("| difficulty | questions | SFT (served) | SFT + KTO |\n|---|---|---|---|\n")
+		} else {
+			b.WriteString("| difficulty | questions | SFT | SFT + KTO (served) |\n|---|---|---|---|\n")
+		}
 		sft, kto := h.Scores["sft"], h.Scores["kto"]
 		for _, l := range experiment.Levels {
 			if l == "total" {

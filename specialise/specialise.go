@@ -206,7 +206,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	for _, d := range stamp.Databases {
 		dbs[d.DBID] = d.Path
 	}
-	serve, err := askserver.StarterConfig(dbs, kto)
+	served, which := chooseServed(done.Flywheel, sft, kto)
+	serve, err := askserver.StarterConfig(dbs, served)
 	if err != nil {
 		return nil, fmt.Errorf("specialise: write %s: %w", ServeFile, err)
 	}
@@ -220,12 +221,30 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	rep := newReport(o, stamp, done.Flywheel, human)
-	rep.Model = kto
+	rep.Model, rep.Served = served, which
 	if err := rep.write(o.Out); err != nil {
 		return nil, err
 	}
 	res.Report = rep
 	return res, nil
+}
+
+// chooseServed picks the model to serve by the synthetic dev split, the
+// split settings are chosen on: the KTO model unless its dev EX is below
+// the SFT model's, when KTO made the model worse on questions like the
+// user's. It returns the run directory and "kto" or "sft".
+func chooseServed(fr *experiment.FlywheelReport, sft, kto string) (string, string) {
+	for _, t := range fr.Tables {
+		if t.Split != "dev" {
+			continue
+		}
+		for _, c := range t.Rows {
+			if c.Level == "total" && c.After.Mean < c.Before.Mean {
+				return sft, "sft"
+			}
+		}
+	}
+	return kto, "kto"
 }
 
 // models is the run directories of the flywheel's SFT model and of its

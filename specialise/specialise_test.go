@@ -219,3 +219,29 @@ func readInfo(run string) (policy.Info, error) {
 	}
 	return policy.ReadInfo(ck)
 }
+
+// TestChooseServed: the KTO model is served unless it lowered the
+// synthetic dev EX; other splits and levels do not decide.
+func TestChooseServed(t *testing.T) {
+	table := func(split, level string, before, after float64) experiment.BeforeAfter {
+		return experiment.BeforeAfter{Split: split, Rows: []experiment.Change{
+			{Level: "simple", Before: experiment.Stat{Mean: 0}, After: experiment.Stat{Mean: 90}},
+			{Level: level, Before: experiment.Stat{Mean: before}, After: experiment.Stat{Mean: after}}}}
+	}
+	for _, tc := range []struct {
+		name   string
+		tables []experiment.BeforeAfter
+		want   string
+	}{
+		{"KTO better", []experiment.BeforeAfter{table("dev", "total", 40, 42)}, "kto"},
+		{"tie", []experiment.BeforeAfter{table("dev", "total", 40, 40)}, "kto"},
+		{"KTO worse", []experiment.BeforeAfter{table("dev", "total", 42.3, 40.3)}, "sft"},
+		{"worse on another split only", []experiment.BeforeAfter{table("heldout", "total", 50, 40), table("dev", "total", 40, 41)}, "kto"},
+		{"no dev table", nil, "kto"},
+	} {
+		model, which := chooseServed(&experiment.FlywheelReport{Tables: tc.tables}, "runs/sft", "runs/rl")
+		if which != tc.want || model != "runs/"+map[string]string{"kto": "rl", "sft": "sft"}[tc.want] {
+			t.Errorf("%s: served %s (%s), want %s", tc.name, which, model, tc.want)
+		}
+	}
+}
