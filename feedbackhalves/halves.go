@@ -344,11 +344,11 @@ func doRun(ctx context.Context, o Options, in *input, p plannedRun) (*RunResult,
 	}
 	r.Export, r.ExportedIDs = fb.manifest, fb.questionIDs
 	ktoStart := time.Now()
-	steps, err := trainHalf(ctx, o, in, p)
+	steps, left, err := trainHalf(ctx, o, in, p)
 	if err != nil {
 		return nil, err
 	}
-	r.KTOSteps, r.KTOSeconds = steps, time.Since(ktoStart).Seconds()
+	r.KTOSteps, r.KTOLeftOut, r.KTOSeconds = steps, left, time.Since(ktoStart).Seconds()
 	if err := scoreHalf(ctx, o, in, p, r); err != nil {
 		return nil, err
 	}

@@ -222,7 +222,9 @@ func TestBadInput(t *testing.T) {
 		{"missing questions", func(o *Options) { o.Questions = filepath.Join(t.TempDir(), "nope.json") }, "nope.json"},
 		{"not native", func(o *Options) { o.Model = notNative }, "not a native model"},
 		{"not a checkpoint", func(o *Options) { o.Model = t.TempDir() }, "not a checkpoint"},
-		{"no database", func(o *Options) { o.Questions, o.DBRoot = orphan, filepath.Join(filepath.Dir(questions), "dev_databases") }, `db_id "gone" has no database`},
+		{"no database", func(o *Options) {
+			o.Questions, o.DBRoot = orphan, filepath.Join(filepath.Dir(questions), "dev_databases")
+		}, `db_id "gone" has no database`},
 		{"no databases folder", func(o *Options) { o.Questions = orphan }, "set -db-root"},
 		{"seed twice", func(o *Options) { o.Seeds = []uint64{1, 1} }, "seed 1 given twice"},
 		{"no steps", func(o *Options) { o.KTO.Steps = 0 }, "-steps 0"},

@@ -44,7 +44,10 @@ type RunResult struct {
 	Feedback    Tally                    `json:"feedback"`
 	Export      *feedback.ExportManifest `json:"export"`
 	KTOSteps    int                      `json:"kto_steps"`
-	KTOSeconds  float64                  `json:"kto_seconds"`
+	// KTOLeftOut counts the exported questions KTO left out: their
+	// prompts leave no room for a completion in the model's context.
+	KTOLeftOut int     `json:"kto_left_out"`
+	KTOSeconds float64 `json:"kto_seconds"`
 	// Before and After are the held-back half's EX (in [0, 1]) by
 	// difficulty; Verdicts its questions one by one.
 	Before     *train.Eval `json:"before"`
@@ -198,12 +201,19 @@ func check(g experiment.Stat) Check {
 		}
 		return "not met"
 	}
-	c.Text = fmt.Sprintf("Raises EX on the held-back half by more than the seeds' spread: %s (mean gain %+.1f points, spread %.1f points over %d seeds). Goal +%.0f points: %s.",
-		verdict(c.Met), c.Gain, c.Spread, g.N, GoalPoints, verdict(c.GoalMet))
+	c.Text = fmt.Sprintf("Raises EX on the held-back half by more than the seeds' spread: %s (mean gain %+.1f points, spread %.1f points over %s). Goal +%.0f points: %s.",
+		verdict(c.Met), c.Gain, c.Spread, plural(g.N, "seed"), GoalPoints, verdict(c.GoalMet))
 	if g.N < 2 {
 		c.Text += " One seed has no spread: run more seeds (-seeds) before taking the check as met."
 	}
 	return c
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func b2i(b bool) int {
@@ -268,12 +278,17 @@ func (rep *Report) Markdown() []byte {
 		if r.Export != nil {
 			des, undes = r.Export.Desirable, r.Export.Undesirable
 		}
-		fmt.Fprintf(&b, "| %d | %s (%d) | %d / %d | %d / %d | %d steps, %s | %s (%d) | %s |\n", r.Seed, r.Trained, r.Feedback.Questions,
-			r.Feedback.Up, r.Feedback.Down, des, undes, r.KTOSteps, dur(r.KTOSeconds), r.Scored, len(r.ScoredIDs), strings.Join(cells, " | "))
+		fmt.Fprintf(&b, "| %d | %s (%d) | %d / %d | %d / %d | %d steps, %s, %d left out | %s (%d) | %s |\n", r.Seed, r.Trained, r.Feedback.Questions,
+			r.Feedback.Up, r.Feedback.Down, des, undes, r.KTOSteps, dur(r.KTOSeconds), r.KTOLeftOut, r.Scored, len(r.ScoredIDs), strings.Join(cells, " | "))
 	}
-	failed := 0
+	failed, left, exported := 0, 0, 0
 	for _, r := range rep.Runs {
 		failed += r.Feedback.CorrectionsFailed
+		left += r.KTOLeftOut
+		exported += len(r.ExportedIDs)
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "\nKTO left out %d of the %d exported questions over all runs: their prompts leave no room for a completion in the model's context.\n", left, exported)
 	}
 	if failed > 0 {
 		fmt.Fprintf(&b, "\n%d golds sent as corrections did not run on the server (nothing to train towards on those).\n", failed)

@@ -64,16 +64,17 @@ func exportHalf(ctx context.Context, in *input, p plannedRun, s *Served) (*expor
 // trainHalf runs offline KTO from the model on the export, as `sqlrl
 // train kto -online=false -offline rollouts.jsonl -questions feedback.json
 // -db-root DIR` does; an interrupted run resumes from its checkpoint. It
-// returns the steps taken.
-func trainHalf(ctx context.Context, o Options, in *input, p plannedRun) (int, error) {
+// returns the steps taken and the export's questions left out because
+// their prompts do not fit the model's context.
+func trainHalf(ctx context.Context, o Options, in *input, p plannedRun) (steps, left int, err error) {
 	info, err := policy.ReadInfo(in.checkpoint)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	fb := filepath.Join(p.dir, ExportDir)
 	data := &train.Data{Format: info.Prompt, Notes: map[string]string{}}
 	if err := data.UseQuestions(ctx, filepath.Join(fb, feedback.FileQuestions), in.root); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer data.Close()
 	ro := train.DefaultRLOptions(train.AlgoKTO)
@@ -84,9 +85,9 @@ func trainHalf(ctx context.Context, o Options, in *input, p plannedRun) (int, er
 	stage(o.Progress, "%s: offline KTO, %d steps of %d questions at lr %g", p.name, o.KTO.Steps, o.KTO.Prompts, o.KTO.LR)
 	res, err := train.RL(ctx, data, ro)
 	if err != nil {
-		return 0, fmt.Errorf("offline KTO: %w", err)
+		return 0, 0, fmt.Errorf("offline KTO: %w", err)
 	}
-	return int(res.State.Step), nil
+	return int(res.State.Step), res.Skipped, nil
 }
 
 // scoreHalf scores the held-back half greedily under the schema guide

@@ -19,6 +19,7 @@ import (
 type offline struct {
 	rlBase
 	groups [][]sample // per prompt of the file, its samples
+	left   int        // the file's prompts left out by Start (too long)
 }
 
 func newOffline(ctx context.Context, d *Data, o RLOptions, pool []RLPrompt, ref *policy.Policy) (*offline, error) {
@@ -105,7 +106,7 @@ func (t *offline) Start(ctx context.Context, p *policy.Policy) error {
 		}
 		kept = append(kept, g)
 	}
-	t.groups = kept
+	t.groups, t.left = kept, n-len(kept)
 	switch {
 	case len(kept) == 0:
 		return fmt.Errorf("%s: none of its %d questions' prompts fits the model's context of %d tokens with room for a completion", t.o.OfflineFile, n, maxT)

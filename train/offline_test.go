@@ -194,8 +194,8 @@ func TestOfflineOnFeedbackExport(t *testing.T) {
 	var log strings.Builder
 	o = rlOptions(t, AlgoKTO, t.TempDir(), nil)
 	o.Online, o.OfflineFile, o.Progress = false, rollouts, &log
-	if res, err := RL(ctx, dl, o); err != nil || res.State.Step != 3 {
-		t.Fatalf("a file with one question too long: %v, want the run without it", err)
+	if res, err := RL(ctx, dl, o); err != nil || res.State.Step != 3 || res.Skipped != 1 {
+		t.Fatalf("a file with one question too long: %v (%+v), want the run without it, counted as skipped", err, res)
 	}
 	if want := fmt.Sprintf("1 of the %d questions of %s are left out", n, rollouts); !strings.Contains(log.String(), want) {
 		t.Errorf("log %q: want %q", log.String(), want)
