@@ -281,7 +281,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	if rep.TestReads, rep.TestReadsAll, err = countReads(o.Out, in.sum); err != nil {
+	if rep.TestReads, rep.TestReadsAll, err = experiment.CountTestReads(o.Out, in.sum); err != nil {
 		return nil, err
 	}
 	if err := rep.Write(o.Out); err != nil {

@@ -113,8 +113,3 @@ func scoreHalf(ctx context.Context, o Options, in *input, p plannedRun, r *RunRe
 	_, _, err = experiment.RecordTestRead(o.Out, experiment.TestRead{Study: "feedback-halves " + p.name, SHA256: in.sum, Time: readAt, Command: o.Command})
 	return err
 }
-
-// countReads counts the reads of the question file sum in out, and all.
-func countReads(out, sum string) (forFile, all int, err error) {
-	return experiment.CountTestReads(out, sum)
-}
