@@ -265,7 +265,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := os.MkdirAll(filepath.Join(o.Out, RunsDir), 0o755); err != nil {
 		return nil, fmt.Errorf("feedback-halves: %w", err)
 	}
-	start := time.Now()
 	var results []*RunResult
 	for i, p := range plan {
 		stage(o.Progress, "run %d of %d: seed %d, feedback on half %s (%d questions), half %s held back (%d)",
@@ -280,7 +279,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Seconds = time.Since(start).Seconds()
 	if rep.TestReads, rep.TestReadsAll, err = experiment.CountTestReads(o.Out, in.sum); err != nil {
 		return nil, err
 	}

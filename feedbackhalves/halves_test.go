@@ -16,6 +16,7 @@ import (
 	"github.com/sqlrl/sqlrl/internal/policytest"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/significance"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -254,7 +255,7 @@ func TestCheck(t *testing.T) {
 		{[]float64{-1, 3, 7}, false, false},
 		{[]float64{-2, -1, -1.5}, false, false},
 	} {
-		c := check(experiment.StatOf(tc.gains))
+		c := check(experiment.StatOf(tc.gains), significance.Comparison{Level: 0.95})
 		if c.Met != tc.met || c.GoalMet != tc.goal {
 			t.Errorf("gains %v: met %v, goal %v; want %v, %v (%s)", tc.gains, c.Met, c.GoalMet, tc.met, tc.goal, c.Text)
 		}

@@ -116,9 +116,10 @@ type Report struct {
 	Check Check           `json:"check"`
 	// TestReads counts the reads of the question file recorded in the
 	// folder (this report's runs' included); TestReadsAll every read.
-	TestReads    int     `json:"test_reads"`
-	TestReadsAll int     `json:"test_reads_all"`
-	Seconds      float64 `json:"seconds"`
+	TestReads    int `json:"test_reads"`
+	TestReadsAll int `json:"test_reads_all"`
+	// Seconds is the runs' time summed (a run read back counts its own).
+	Seconds float64 `json:"seconds"`
 }
 
 // newReport pools the runs: per seed, the two runs' verdicts cover every
@@ -185,13 +186,17 @@ func newReport(o Options, in *input, runs []*RunResult) (*Report, error) {
 		}
 		rep.Levels = append(rep.Levels, LevelRow{Level: l, Questions: levelN[l], Before: experiment.StatOf(e[0]), After: experiment.StatOf(e[1]), Gain: experiment.StatOf(g)})
 	}
+	for _, r := range runs {
+		rep.Seconds += r.Seconds
+	}
 	rep.Gains = experiment.StatOf(gains)
-	rep.Check = check(rep.Gains)
+	rep.Check = check(rep.Gains, rep.Pooled)
 	return rep, nil
 }
 
-// check states the issue's check on the per-seed gains g.
-func check(g experiment.Stat) Check {
+// check states the issue's check on the per-seed gains g, with the
+// pooled comparison's interval beside it.
+func check(g experiment.Stat, p significance.Comparison) Check {
 	c := Check{Gain: g.Mean, Spread: g.Range(), Goal: GoalPoints}
 	c.Met = c.Gain > 0 && c.Gain > c.Spread
 	c.GoalMet = c.Gain >= GoalPoints
@@ -203,6 +208,11 @@ func check(g experiment.Stat) Check {
 	}
 	c.Text = fmt.Sprintf("Raises EX on the held-back half by more than the seeds' spread: %s (mean gain %+.1f points, spread %.1f points over %s). Goal +%.0f points: %s.",
 		verdict(c.Met), c.Gain, c.Spread, plural(g.N, "seed"), GoalPoints, verdict(c.GoalMet))
+	excludes := "includes 0"
+	if p.Low > 0 || p.High < 0 {
+		excludes = "excludes 0"
+	}
+	c.Text += fmt.Sprintf(" The pooled paired bootstrap %.0f%% interval of the change, [%+.1f, %+.1f], %s.", 100*p.Level, p.Low, p.High, excludes)
 	if g.N < 2 {
 		c.Text += " One seed has no spread: run more seeds (-seeds) before taking the check as met."
 	}
@@ -246,7 +256,7 @@ func (rep *Report) Markdown() []byte {
 	fmt.Fprintf(&b, "- training: the store's export (`data from-feedback`), offline KTO from the model: %d steps of %d questions, lr %g, seed = the split's seed\n",
 		rep.KTO.Steps, rep.KTO.Prompts, rep.KTO.LR)
 	fmt.Fprintf(&b, "- scoring: greedy guided EX on the held-back half, before and after\n")
-	fmt.Fprintf(&b, "- machine: %s, %d CPUs, kernel %s, commit %s; %s in all\n\n", orUnknown(m.CPU), m.CPUs, orUnknown(m.Kernel), orUnknown(m.Commit), dur(rep.Seconds))
+	fmt.Fprintf(&b, "- machine: %s, %d CPUs, kernel %s, commit %s; the runs took %s\n\n", orUnknown(m.CPU), m.CPUs, orUnknown(m.Kernel), orUnknown(m.Commit), dur(rep.Seconds))
 
 	fmt.Fprintf(&b, "## Check\n\n%s\n\n", rep.Check.Text)
 
