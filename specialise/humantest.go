@@ -12,12 +12,9 @@ import (
 
 	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/dataset"
-	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/nn"
-	"github.com/sqlrl/sqlrl/policy"
-	"github.com/sqlrl/sqlrl/sqlexec"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -91,7 +88,7 @@ func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto string) (*
 	}
 	nn.SetThreads(threads)
 	for _, name := range []string{"sft", "kto"} {
-		ev, err := evaluate(ctx, models[name], root, exs)
+		ev, err := train.EvalQuestions(ctx, models[name], root, exs)
 		if err != nil {
 			return nil, false, fmt.Errorf("human test of the %s model: %w", name, err)
 		}
@@ -110,29 +107,4 @@ func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto string) (*
 		return nil, false, fmt.Errorf("specialise: %w", err)
 	}
 	return ht, true, nil
-}
-
-// evaluate decodes exs greedily under the schema guide with the
-// checkpoint of run directory dir, as every dev evaluation does, and
-// scores them by execution over the databases under root.
-func evaluate(ctx context.Context, dir, root string, exs []dataset.Example) (*train.Eval, error) {
-	ck, err := policy.Resolve(dir)
-	if err != nil {
-		return nil, err
-	}
-	pol, err := policy.Load(ck)
-	if err != nil {
-		return nil, err
-	}
-	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: root, Limits: sqlexec.Limits{Timeout: eval.BIRDPairTimeout}})
-	defer eng.Close()
-	pr, err := policy.NewPrompter(eng, root, pol.Info.Prompt)
-	if err != nil {
-		return nil, err
-	}
-	d := &train.Data{DevEngine: eng, DevPrompter: pr}
-	for _, ex := range exs {
-		d.Dev = append(d.Dev, train.Example{Example: ex})
-	}
-	return train.EvalDev(ctx, pol, d, 0, 1, true)
 }

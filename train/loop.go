@@ -255,7 +255,8 @@ type Result struct {
 	State      State
 	LastEval   *Eval
 	// Skipped counts the examples the objective left out (SFT: longer
-	// than the model's context).
+	// than the model's context; offline RL: the file's questions whose
+	// prompts leave no room for a completion).
 	Skipped int
 }
 

@@ -19,6 +19,7 @@ import (
 type offline struct {
 	rlBase
 	groups [][]sample // per prompt of the file, its samples
+	left   int        // the file's prompts left out by Start (too long)
 }
 
 func newOffline(ctx context.Context, d *Data, o RLOptions, pool []RLPrompt, ref *policy.Policy) (*offline, error) {
@@ -86,11 +87,15 @@ func (t *offline) Start(ctx context.Context, p *policy.Policy) error {
 	}
 	// The completions' tokens, once: the tokenizer is the run's and a
 	// group is drawn again and again.
+	// A prompt that leaves no room for a completion is left out, as the
+	// pool leaves it out of online runs (rlBase.start says how many); a
+	// file none of whose prompts fit is an error.
 	eot := t.pol.Tok.EOT()
 	maxT := t.pol.Model.Cfg.MaxSeq
+	n, kept := len(t.groups), t.groups[:0]
 	for _, g := range t.groups {
 		if t.ptoks[g[0].Prompt] == nil {
-			return fmt.Errorf("%s: question %d's prompt does not fit the model's context", t.o.OfflineFile, t.pool[g[0].Prompt].QuestionID)
+			continue
 		}
 		for i := range g {
 			s := &g[i]
@@ -99,6 +104,14 @@ func (t *offline) Start(ctx context.Context, p *policy.Policy) error {
 				s.Tokens = s.Tokens[:room]
 			}
 		}
+		kept = append(kept, g)
+	}
+	t.groups, t.left = kept, n-len(kept)
+	switch {
+	case len(kept) == 0:
+		return fmt.Errorf("%s: none of its %d questions' prompts fits the model's context of %d tokens with room for a completion", t.o.OfflineFile, n, maxT)
+	case len(kept) < n:
+		t.logf("rl: %d of the %d questions of %s are left out: their prompts do not fit the context", n-len(kept), n, t.o.OfflineFile)
 	}
 	return nil
 }

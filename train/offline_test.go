@@ -170,6 +170,36 @@ func TestOfflineOnFeedbackExport(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want an error saying %q", err, want)
 	}
+
+	// a question whose prompt leaves no room for a completion is left
+	// out, as online runs leave it out of their pool, and the log says so
+	raw, err := os.ReadFile(questions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []map[string]any
+	if err := json.Unmarshal(raw, &recs); err != nil {
+		t.Fatal(err)
+	}
+	recs[0]["question"] = strings.Repeat("a question far too long for the context ", 400)
+	long := filepath.Join(t.TempDir(), "feedback.json")
+	if raw, err = json.Marshal(recs); err != nil || os.WriteFile(long, raw, 0o644) != nil {
+		t.Fatal(err)
+	}
+	dl := &Data{Format: bench.Format}
+	t.Cleanup(dl.Close)
+	if err := dl.UseQuestions(ctx, long, dbRoot); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	o = rlOptions(t, AlgoKTO, t.TempDir(), nil)
+	o.Online, o.OfflineFile, o.Progress = false, rollouts, &log
+	if res, err := RL(ctx, dl, o); err != nil || res.State.Step != 3 || res.Skipped != 1 {
+		t.Fatalf("a file with one question too long: %v (%+v), want the run without it, counted as skipped", err, res)
+	}
+	if want := fmt.Sprintf("1 of the %d questions of %s are left out", n, rollouts); !strings.Contains(log.String(), want) {
+		t.Errorf("log %q: want %q", log.String(), want)
+	}
 }
 
 // TestUseQuestionsErrors: a question file that cannot be the pool fails

@@ -273,7 +273,11 @@ func RL(ctx context.Context, d *Data, o RLOptions) (*Result, error) {
 			return nil, err
 		}
 	}
-	return Loop(ctx, d, o.loop(), obj)
+	res, err := Loop(ctx, d, o.loop(), obj)
+	if off, ok := obj.(*offline); ok && err == nil {
+		res.Skipped = off.left
+	}
+	return res, err
 }
 
 // checkInit refuses a reference (the Init checkpoint) that was trained on

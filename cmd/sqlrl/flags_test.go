@@ -17,7 +17,8 @@ var updateFlags = os.Getenv("SQLRL_UPDATE_FLAGS") != ""
 func TestFlagsKept(t *testing.T) {
 	var b strings.Builder
 	for _, name := range []string{"experiment okto", "experiment flywheel", "experiment study", "train sft", "train kto", "train dpo",
-		"train orpo", "train ppo", "train rloo", "train grpo", "reward serve", "reward bench", "serve calibrate", "bench from-db", "specialise"} {
+		"train orpo", "train ppo", "train rloo", "train grpo", "reward serve", "reward bench", "serve calibrate", "bench from-db", "specialise",
+		"experiment feedback-halves"} {
 		fs := flag.NewFlagSet(name, flag.ContinueOnError)
 		commands[name].flags(fs)
 		fs.VisitAll(func(f *flag.Flag) { fmt.Fprintf(&b, "%s -%s=%q\n", name, f.Name, f.DefValue) })

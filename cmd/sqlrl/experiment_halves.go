@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+
+	"github.com/sqlrl/sqlrl/feedbackhalves"
+)
+
+func init() {
+	register(&command{
+		name:    "experiment feedback-halves",
+		summary: "the flywheel on real questions: feedback on one half of them, offline KTO, EX on the other half before and after",
+		usage:   "-model DIR -questions FILE [-db-root DIR] [-out DIR] [-seeds 1,2,3] [-steps N] [-prompts N] [-lr R]",
+		help: `Measures whether a served model gets better from its users' feedback on
+questions it was never trained on. For each seed the questions of -questions
+(BIRD layout, with gold SQL) are cut in two halves, stratified by database and
+difficulty, and for each half in turn:
+
+  1. the model of -model, served in process through 'sqlrl serve's API,
+     answers every question of the half once;
+  2. a scripted user judges each answer through the same API: BIRD EX
+     against the gold -> thumbs up, else thumbs down with the gold SQL as
+     the correction;
+  3. the feedback store is exported ('sqlrl data from-feedback') and offline
+     KTO trains the model on it (-steps, -prompts, -lr; the rest are
+     'sqlrl train kto's defaults);
+  4. the other half, never trained on, is scored greedily under the schema
+     guide before and after, by difficulty.
+
+-out/report.md and report.json hold EX before and after per seed and half,
+the paired bootstrap interval of the change pooled over seeds, McNemar's
+test per seed, the spread over seeds and the issue's check. Each scoring of
+a held-back half is a read of a test file, counted in -out/test-reads.json:
+do not choose settings on it. Each (seed, half) run is a folder under
+-out/runs named by a hash of its config: running the same command again
+reads finished runs back and resumes an interrupted one.
+
+  sqlrl experiment feedback-halves -model out/specialise/flywheel/runs/rl-.../train \
+    -questions datasets/bird-dev-sample/dev.json -out out/feedback-halves`,
+		args:  argsNone,
+		flags: feedbackHalvesFlags,
+	})
+}
+
+// feedbackHalvesFlags declares `experiment feedback-halves`' flags.
+func feedbackHalvesFlags(fs *flag.FlagSet) func(context.Context, []string) error {
+	o := feedbackhalves.DefaultOptions()
+	o.Flags(fs)
+	threads, quiet := threadsFlag(fs), quietFlag(fs)
+	return func(ctx context.Context, _ []string) error {
+		o.Threads, o.Progress, o.Command = *threads, progressTo(*quiet), commandLine()
+		if err := o.Check(); err != nil {
+			return usagef("%v", err)
+		}
+		rep, err := feedbackhalves.Run(ctx, o)
+		if err != nil {
+			return err
+		}
+		_, err = os.Stdout.Write(rep.Markdown())
+		return err
+	}
+}
