@@ -37,7 +37,16 @@ type HumanTest struct {
 	// Reads is how many times this file was read in Out, this one
 	// included.
 	Reads int `json:"reads"`
+	// Questions names each model's question-by-question evaluation
+	// (eval.Report, as `sqlrl eval --json` writes it) in Out, so that two
+	// models or two runs can be compared question by question
+	// (significance, eval.Compare).
+	Questions map[string]string `json:"questions,omitempty"`
 }
+
+// humanEvalFile is the question-by-question evaluation of one model on
+// the human test.
+func humanEvalFile(model string) string { return "human-" + model + "-eval.json" }
 
 // humanTest scores the SFT and KTO models on o.Questions, or returns the
 // record of a read of the same file by the same models.
@@ -94,6 +103,19 @@ func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto string) (*
 		}
 		stage(o.Progress, fmt.Sprintf("human test, %s model: %s", name, ev))
 		ht.Scores[name] = ev
+		if ev.Report != nil {
+			b, err := json.MarshalIndent(ev.Report, "", "  ")
+			if err != nil {
+				return nil, false, fmt.Errorf("human test of the %s model: %w", name, err)
+			}
+			if err := atomicfile.WriteFile(filepath.Join(o.Out, humanEvalFile(name)), append(b, '\n')); err != nil {
+				return nil, false, fmt.Errorf("specialise: %w", err)
+			}
+			if ht.Questions == nil {
+				ht.Questions = map[string]string{}
+			}
+			ht.Questions[name] = humanEvalFile(name)
+		}
 	}
 	ht.Seconds = time.Since(start).Seconds()
 	if ht.Reads, _, err = experiment.RecordTestRead(o.Out, experiment.TestRead{Study: "specialise " + o.Questions, SHA256: sum, Time: ht.ReadAt, Command: o.Command}); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/askserver"
+	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/policy"
@@ -120,6 +121,14 @@ func TestRunStages(t *testing.T) {
 			}
 			if tc.values != strings.Contains(md, "values linked in prompts") {
 				t.Errorf("report.md does not say whether values are linked (%v):\n%s", tc.values, md)
+			}
+			if tc.human {
+				for _, m := range []string{"sft", "kto"} {
+					r, err := eval.ReadReport(filepath.Join(o.Out, rep.Human.Questions[m]))
+					if err != nil || len(r.Questions) != rep.Human.Scores[m].N {
+						t.Errorf("%s model's question-by-question file %q: %v", m, rep.Human.Questions[m], err)
+					}
+				}
 			}
 			if tc.human && (rep.Human.Reads != 1 || rep.Human.Scores["kto"].N != rep.Human.Scores["sft"].N || rep.Human.Scores["kto"].N == 0) {
 				t.Errorf("human test %+v: want one read, both models on every question", rep.Human)
