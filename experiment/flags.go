@@ -228,18 +228,26 @@ func (v contextValue) Set(s string) error {
 	if err != nil || n < 0 || n > 0 && n < minContext {
 		return fmt.Errorf("%q: want a number of tokens, at least %d (0: the preset's)", s, minContext)
 	}
-	cfg, err := nn.Preset(v.p.SFT.Preset, 0)
+	preset, err := nn.Preset(v.p.SFT.Preset, 0)
 	if err != nil {
 		return err
 	}
+	cfg := preset
 	if v.p.SFT.Model != nil {
 		cfg = *v.p.SFT.Model
 	}
-	if n == 0 || n == cfg.MaxSeq && v.p.SFT.Model == nil {
-		return nil
+	if n == 0 {
+		n = preset.MaxSeq
 	}
 	cfg.MaxSeq = n
-	v.p.SFT.Model = &cfg
+	// The preset's own shape is no model at all, so that its runs keep
+	// the IDs they had before -ctx (a preset whose default sets a
+	// context, as specialise's does, gets the preset's back with -ctx 0).
+	if cfg == preset {
+		v.p.SFT.Model = nil
+	} else {
+		v.p.SFT.Model = &cfg
+	}
 	return nil
 }
 

@@ -115,9 +115,18 @@ func TestContextFlag(t *testing.T) {
 	for _, tc := range []struct {
 		arg  string
 		want int // 0: the model left unset
-	}{{"0", 0}, {strconv.Itoa(small.MaxSeq), 0}, {"1024", 1024}} {
+		// from a preset whose default context is not the shape's own
+		// (specialise's), as a command line resets it
+		from1024 bool
+	}{{"0", 0, false}, {strconv.Itoa(small.MaxSeq), 0, false}, {"1024", 1024, false},
+		{"0", 0, true}, {strconv.Itoa(small.MaxSeq), 0, true}, {"2048", 2048, true}} {
 		p := Flywheel()
 		p.SFT.Preset = "small"
+		if tc.from1024 {
+			m := small
+			m.MaxSeq = 1024
+			p.SFT.Model = &m
+		}
 		if err := (contextValue{&p}).Set(tc.arg); err != nil {
 			t.Fatalf("-ctx %s: %v", tc.arg, err)
 		}
