@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/feedback"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
@@ -108,7 +109,7 @@ func TestRoleConfig(t *testing.T) {
 			t.Errorf("%s: %d examples, want %d", tt.cfg, len(c.Databases["a"].Examples), tt.examples)
 		}
 	}
-	raw, err := StarterConfig(map[string]string{"superhero": db}, "")
+	raw, err := StarterConfig(map[string]string{"superhero": db}, "", consensus.Sampling{})
 	if err != nil || !strings.Contains(string(raw), `"role": "admin"`) {
 		t.Errorf("starter config writes no admin role (%v):\n%s", err, raw)
 	}

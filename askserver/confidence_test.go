@@ -10,10 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/confidence"
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/feedback"
 )
 
@@ -249,5 +252,53 @@ func TestOpenAISample(t *testing.T) {
 	}
 	if sampled["n"] != 3.0 || sampled["temperature"] != 0.7 || sampled["top_p"] != sampleTopP || sampled["seed"] == nil {
 		t.Errorf("samples asked with %v", sampled)
+	}
+}
+
+// TestAskVote: with generator.vote the answer is the largest group's
+// SQL among the greedy decode and its samples, the greedy decode standing
+// on a tie or when no sample runs; its confidence counts the same group.
+// A config that votes without samples is refused.
+func TestAskVote(t *testing.T) {
+	gen := &sampleGen{fakeGen: fakeGen{sql: map[string]string{
+		"female": femaleWrong,
+		"broken": "SELECT T1.nope FROM superhero AS T1",
+		"tie":    "SELECT COUNT(*) FROM superhero",
+		"alone":  "SELECT COUNT(*) FROM superhero",
+	}}, samples: map[string][]string{
+		"female": {femaleRight, "SELECT nope", femaleRight, femaleRight},
+		"broken": {"SELECT COUNT(*) FROM superhero", "SELECT COUNT(*) FROM superhero WHERE 1", "SELECT 1", "SELECT nope"},
+		"tie":    {"SELECT 1", "SELECT 2", "SELECT 3", "SELECT nope"},
+		"alone":  {"SELECT nope", "SELECT nope", "SELECT nope", "SELECT nope"},
+	}}
+	four := 4
+	_, ts := newTestOptions(t, func(c *Config) { c.Generator.Samples, c.Generator.Vote = &four, true }, Options{Generator: gen})
+	for _, tc := range []struct{ question, want, agree string }{
+		// the greedy decode is now one of the other candidates
+		{"female", femaleRight, "2 of 4 samples agree on the result"},
+		{"broken", "SELECT COUNT(*) FROM superhero", "1 of 4 samples agrees on the result; 2 fail to run"},
+		{"tie", "SELECT COUNT(*) FROM superhero", "0 of 4 samples agree on the result"},
+		{"alone", "SELECT COUNT(*) FROM superhero", "0 of 4 samples agree on the result"},
+	} {
+		out := ask(t, ts, "superhero", tc.question)
+		if out["sql"] != tc.want {
+			t.Errorf("%s: answered %q, want %q", tc.question, out["sql"], tc.want)
+		}
+		if j := judgementOf(t, out["confidence"]); !slices.ContainsFunc(j.Reasons, func(r string) bool { return strings.HasPrefix(r, tc.agree) }) {
+			t.Errorf("%s: confidence %+v, want a reason starting %q", tc.question, j, tc.agree)
+		}
+	}
+	raw, err := StarterConfig(map[string]string{"superhero": benchDB(t, "superhero")}, "", consensus.Sampling{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Config
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	zero := 0
+	c.Generator.Samples, c.Generator.Vote = &zero, true
+	if err := c.check(); err == nil || !strings.Contains(err.Error(), "generator.vote") {
+		t.Errorf("vote without samples: %v, want an error naming generator.vote", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/feedback"
 	"github.com/sqlrl/sqlrl/policy"
 )
@@ -76,6 +77,11 @@ type GeneratorConfig struct {
 	// default 1.
 	Samples           *int    `json:"samples,omitempty"`
 	SampleTemperature float64 `json:"sample_temperature,omitempty"`
+	// Vote answers with the candidate whose result most of the greedy
+	// decode and its samples return (package consensus: failures
+	// dropped, ties to the greedy decode) instead of the greedy decode
+	// itself; it needs samples.
+	Vote bool `json:"vote,omitempty"`
 }
 
 // SampleCount is Samples with its default.
@@ -315,6 +321,9 @@ func (c *Config) check() error {
 	if n := g.SampleCount(); n < 0 || n > MaxSamples {
 		return fmt.Errorf("generator.samples: %d, want 0 (off) to %d", n, MaxSamples)
 	}
+	if g.Vote && g.SampleCount() == 0 {
+		return errors.New("generator.vote: needs samples to vote with; set generator.samples above 0 or drop vote")
+	}
 	if g.SampleTemperature < 0 || g.SampleTemperature > 2 {
 		return fmt.Errorf("generator.sample_temperature: %v, want 0 to 2", g.SampleTemperature)
 	}
@@ -402,7 +411,9 @@ func validName(s string) bool {
 // checkpoint or run directory of the native policy (made absolute; it must
 // resolve to a checkpoint that writes SQL), the generator; otherwise the
 // generator is a placeholder OpenAI-compatible server at 127.0.0.1:8000.
-func StarterConfig(dbs map[string]string, native string) ([]byte, error) {
+// A vote that is on makes the generator answer by vote over its samples
+// (GeneratorConfig.Vote), drawn as vote says.
+func StarterConfig(dbs map[string]string, native string, vote consensus.Sampling) ([]byte, error) {
 	c := Config{Databases: map[string]DatabaseConfig{}, APIKeys: map[string]APIKey{"admin": {Env: "SQLRL_SERVE_KEY", Role: RoleAdmin}},
 		Store: "feedback.sqlite"}
 	if native != "" {
@@ -418,6 +429,13 @@ func StarterConfig(dbs map[string]string, native string) ([]byte, error) {
 		c.Generator = GeneratorConfig{OpenAI: &OpenAIConfig{BaseURL: "http://127.0.0.1:8000/v1", Model: "sqlrl-policy"}}
 	}
 	c.Generator.MaxTokens, c.Generator.Timeout = DefaultMaxTokens, Duration(DefaultGenerateTimeout)
+	if vote.On() {
+		if vote.TopP != sampleTopP {
+			return nil, fmt.Errorf("a served vote samples at top-p %g, not %g", sampleTopP, vote.TopP)
+		}
+		n := vote.Samples
+		c.Generator.Samples, c.Generator.SampleTemperature, c.Generator.Vote = &n, vote.Temperature, true
+	}
 	for name, p := range dbs {
 		if !validName(name) {
 			return nil, fmt.Errorf("database name %q: letters, digits, '_', '-' and '.', at most 64", name)

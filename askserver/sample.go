@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 
+	"github.com/sqlrl/sqlrl/consensus"
+
 	"github.com/sqlrl/sqlrl/openai"
 	"github.com/sqlrl/sqlrl/policy"
 	"github.com/sqlrl/sqlrl/reward"
@@ -30,8 +32,8 @@ type SampleOptions struct {
 }
 
 // sampleTopP is the nucleus the samples are drawn from: the one the
-// project's self-consistency vote samples with (`generate -vote`).
-const sampleTopP = 0.9
+// project's self-consistency votes sample with.
+const sampleTopP = consensus.TopP
 
 // seedOf is the sampling seed of a question on a database.
 func seedOf(q Question) uint64 {

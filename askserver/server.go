@@ -37,6 +37,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sqlrl/sqlrl/confidence"
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/feedback"
 	"github.com/sqlrl/sqlrl/httpserve"
 	"github.com/sqlrl/sqlrl/llmclient"
@@ -419,7 +420,29 @@ func (s *Server) generate(ctx context.Context, d *database, req askRequest) (str
 		// and the client is told what happened, not where.
 		return "", nil, &ErrorInfo{Class: ClassGeneration, Message: "the model failed to write SQL for this question (the server log has the details)"}
 	}
+	if s.cfg.Generator.Vote && len(samples) > 0 {
+		sql, samples = s.vote(ctx, d, sql, samples)
+	}
 	return sql, samples, nil
+}
+
+// vote returns the answer a vote over the greedy sql and its samples
+// chooses (package consensus), and the other candidates as its samples, so
+// that the confidence judgement counts the same group. A vote that
+// cannot finish in time keeps the greedy decode.
+func (s *Server) vote(ctx context.Context, d *database, sql string, samples []string) (string, []string) {
+	cands := append([]string{sql}, samples...)
+	vctx, cancel := context.WithTimeout(ctx, voteBudget)
+	defer cancel()
+	ch, err := consensus.Pick(vctx, s.dbs, d.name, cands, consensus.Options{Timeout: time.Duration(s.cfg.Limits.StatementTimeout)})
+	if err != nil || ch.Index <= 0 {
+		if err != nil {
+			s.log.Warn("vote not finished; the greedy answer stands", "db", d.name, "err", err)
+		}
+		return sql, samples
+	}
+	cands[0], cands[ch.Index] = cands[ch.Index], cands[0]
+	return cands[0], cands[1:]
 }
 
 // execError is a failed query as the client sees it: the database's own

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/feedback"
 )
 
@@ -501,7 +502,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestStarterConfig(t *testing.T) {
-	raw, err := StarterConfig(map[string]string{"superhero": benchDB(t, "superhero")}, "")
+	raw, err := StarterConfig(map[string]string{"superhero": benchDB(t, "superhero")}, "", consensus.Sampling{})
 	if err != nil {
 		t.Fatal(err)
 	}

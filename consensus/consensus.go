@@ -13,6 +13,7 @@ package consensus
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -140,4 +141,36 @@ func better(a int, aRows bool, b int, bRows bool, keepEmpty bool) bool {
 		return aRows
 	}
 	return a > b
+}
+
+// TopP is the nucleus a vote's samples are drawn from, by the server
+// (askserver) and by evaluations that vote (train.Vote).
+const TopP = 0.9
+
+// Sampling is how a vote's candidates are drawn: besides the greedy
+// decode, Samples completions at Temperature, nucleus TopP. Samples 0
+// means no vote: the greedy decode alone.
+type Sampling struct {
+	Samples     int     `json:"samples"`
+	Temperature float64 `json:"temperature"`
+	TopP        float64 `json:"top_p"`
+}
+
+// On reports whether s asks for a vote.
+func (s Sampling) On() bool { return s.Samples > 0 }
+
+// String names s for reports: "greedy" or "vote of greedy + 8 at T 0.7".
+func (s Sampling) String() string {
+	if !s.On() {
+		return "greedy"
+	}
+	return fmt.Sprintf("vote of greedy + %d samples at T %g, top-p %g", s.Samples, s.Temperature, s.TopP)
+}
+
+// Check refuses settings that cannot be sampled.
+func (s Sampling) Check() error {
+	if s.Samples < 0 || (s.On() && (s.Temperature <= 0 || s.TopP <= 0 || s.TopP > 1)) {
+		return fmt.Errorf("a vote wants samples >= 0, and with samples a temperature > 0 and 0 < top-p <= 1 (got %d, %g, %g)", s.Samples, s.Temperature, s.TopP)
+	}
+	return nil
 }

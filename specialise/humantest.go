@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/export"
@@ -28,8 +30,10 @@ type HumanTest struct {
 	SHA256 string `json:"sha256"`
 	// Models are the checkpoints' run directories scored (sft, kto).
 	Models map[string]string `json:"models"`
-	// Scores by model: EX overall and by difficulty, in [0, 1].
+	// Scores by model: EX overall and by difficulty, in [0, 1]; "sft"
+	// and "kto" decoded greedily, VoteKey(served) by Vote.
 	Scores map[string]*train.Eval `json:"scores"`
+	Vote   consensus.Sampling     `json:"vote,omitzero"`
 	// Skipped counts the file's questions on databases not trained on.
 	Skipped int       `json:"skipped,omitempty"`
 	Seconds float64   `json:"seconds"`
@@ -48,9 +52,15 @@ type HumanTest struct {
 // the human test.
 func humanEvalFile(model string) string { return "human-" + model + "-eval.json" }
 
-// humanTest scores the SFT and KTO models on o.Questions, or returns the
-// record of a read of the same file by the same models.
-func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto string) (*HumanTest, bool, error) {
+// VoteKey is the human test's key for the served model answering by
+// vote ("sft vote" or "kto vote").
+func VoteKey(served string) string { return served + " vote" }
+
+// humanTest scores the SFT and KTO models greedily on o.Questions and,
+// when o.Vote is on, the served one by vote; a score the record of an
+// earlier read of the same file by the same models (and vote) holds is
+// not read again.
+func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto, served string) (*HumanTest, bool, error) {
 	sum, err := export.FileSHA256(o.Questions)
 	if err != nil {
 		return nil, false, fmt.Errorf("-questions %s: %w", o.Questions, err)
@@ -59,12 +69,29 @@ func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto string) (*
 	path := filepath.Join(o.Out, HumanFile)
 	var have HumanTest
 	if b, err := os.ReadFile(path); err == nil {
-		if json.Unmarshal(b, &have) == nil && have.SHA256 == sum && have.Models["sft"] == sft && have.Models["kto"] == kto {
-			stage(o.Progress, fmt.Sprintf("human test: read before (%s), not read again", have.ReadAt.Format(time.RFC3339)))
-			return &have, false, nil
+		if json.Unmarshal(b, &have) != nil || have.SHA256 != sum || have.Models["sft"] != sft || have.Models["kto"] != kto {
+			have = HumanTest{}
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, false, fmt.Errorf("specialise: %w", err)
+	}
+	// The decodes to score: each model greedily, the served one by vote.
+	type job struct {
+		key, model string
+		vote       consensus.Sampling
+	}
+	var jobs []job
+	for _, name := range []string{"sft", "kto"} {
+		if have.Scores[name] == nil {
+			jobs = append(jobs, job{name, models[name], consensus.Sampling{}})
+		}
+	}
+	if o.Vote.On() && (have.Scores[VoteKey(served)] == nil || have.Vote != o.Vote) {
+		jobs = append(jobs, job{VoteKey(served), models[served], o.Vote})
+	}
+	if len(jobs) == 0 {
+		stage(o.Progress, fmt.Sprintf("human test: read before (%s), not read again", have.ReadAt.Format(time.RFC3339)))
+		return &have, false, nil
 	}
 	b, err := dataset.LoadQuestions(o.Questions)
 	if err != nil {
@@ -87,7 +114,14 @@ func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto string) (*
 	}
 	stage(o.Progress, fmt.Sprintf("human test: %d questions of %s (%d on other databases skipped), read once", len(exs), o.Questions, len(b.Examples)-len(exs)))
 	start := time.Now()
-	ht := &HumanTest{File: o.Questions, SHA256: sum, Models: models, Skipped: len(b.Examples) - len(exs), Scores: map[string]*train.Eval{}, ReadAt: start.UTC()}
+	ht := &have
+	if ht.Scores == nil {
+		*ht = HumanTest{File: o.Questions, SHA256: sum, Models: models, Scores: map[string]*train.Eval{}}
+	}
+	ht.Skipped, ht.ReadAt = len(b.Examples)-len(exs), start.UTC()
+	if o.Vote.On() {
+		ht.Vote = o.Vote
+	}
 	// The generated benchmark's copies of the databases, with their
 	// descriptions, are the ones the models were prompted with.
 	root := filepath.Join(o.Out, DataDir, "dev_databases")
@@ -96,28 +130,29 @@ func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto string) (*
 		threads = 2
 	}
 	nn.SetThreads(threads)
-	for _, name := range []string{"sft", "kto"} {
-		ev, err := train.EvalQuestions(ctx, models[name], root, exs)
+	for _, j := range jobs {
+		ev, err := train.EvalQuestions(ctx, j.model, root, exs, j.vote)
 		if err != nil {
-			return nil, false, fmt.Errorf("human test of the %s model: %w", name, err)
+			return nil, false, fmt.Errorf("human test of the %s model: %w", j.key, err)
 		}
-		stage(o.Progress, fmt.Sprintf("human test, %s model: %s", name, ev))
-		ht.Scores[name] = ev
+		stage(o.Progress, fmt.Sprintf("human test, %s model (%s): %s", j.key, j.vote, ev))
+		ht.Scores[j.key] = ev
 		if ev.Report != nil {
 			b, err := json.MarshalIndent(ev.Report, "", "  ")
 			if err != nil {
-				return nil, false, fmt.Errorf("human test of the %s model: %w", name, err)
+				return nil, false, fmt.Errorf("human test of the %s model: %w", j.key, err)
 			}
-			if err := atomicfile.WriteFile(filepath.Join(o.Out, humanEvalFile(name)), append(b, '\n')); err != nil {
+			file := humanEvalFile(strings.ReplaceAll(j.key, " ", "-"))
+			if err := atomicfile.WriteFile(filepath.Join(o.Out, file), append(b, '\n')); err != nil {
 				return nil, false, fmt.Errorf("specialise: %w", err)
 			}
 			if ht.Questions == nil {
 				ht.Questions = map[string]string{}
 			}
-			ht.Questions[name] = humanEvalFile(name)
+			ht.Questions[j.key] = file
 		}
 	}
-	ht.Seconds = time.Since(start).Seconds()
+	ht.Seconds += time.Since(start).Seconds()
 	if ht.Reads, _, err = experiment.RecordTestRead(o.Out, experiment.TestRead{Study: "specialise " + o.Questions, SHA256: sum, Time: ht.ReadAt, Command: o.Command}); err != nil {
 		return nil, false, err
 	}

@@ -30,6 +30,9 @@ type Report struct {
 	Served string     `json:"served,omitempty"`
 	Serve  string     `json:"serve"`
 	Human  *HumanTest `json:"human_test,omitempty"`
+	// DevVote is the served model's synthetic dev EX answering by vote,
+	// as serve.json answers (nil: greedy).
+	DevVote *DevVote `json:"dev_vote,omitempty"`
 	// PeakRSS is the most resident memory any invocation of the command
 	// held on this -out (procstat.PeakRSS; a resumed run keeps the
 	// earlier invocations' peak), in bytes; 0 when unknown.
@@ -43,9 +46,9 @@ type Stage struct {
 	Steps   int64   `json:"steps,omitempty"`
 }
 
-func newReport(o Options, stamp *Stamp, fr *experiment.FlywheelReport, human *HumanTest) *Report {
+func newReport(o Options, stamp *Stamp, fr *experiment.FlywheelReport, human *HumanTest, dv *DevVote) *Report {
 	r := &Report{Command: o.Command, Databases: stamp.Databases, Questions: stamp.Counts, Preset: fr.Preset,
-		Serve: filepath.Join(o.Out, ServeFile), Human: human}
+		Serve: filepath.Join(o.Out, ServeFile), Human: human, DevVote: dv}
 	r.Stages = []Stage{{Name: "generate", Seconds: stamp.Seconds}, {Name: "SFT"}, {Name: "KTO"}, {Name: "evaluate (dev)"}}
 	index := map[string]int{experiment.KindSFT: 1, experiment.KindRL: 2, experiment.KindEval: 3}
 	for _, s := range fr.Stages {
@@ -53,6 +56,9 @@ func newReport(o Options, stamp *Stamp, fr *experiment.FlywheelReport, human *Hu
 			r.Stages[i].Seconds += s.Seconds
 			r.Stages[i].Steps += s.Steps
 		}
+	}
+	if dv != nil {
+		r.Stages = append(r.Stages, Stage{Name: "evaluate (dev, by vote)", Seconds: dv.Seconds})
 	}
 	if human != nil {
 		r.Stages = append(r.Stages, Stage{Name: "human test", Seconds: human.Seconds})
@@ -132,6 +138,21 @@ func (r *Report) Markdown() []byte {
 	if r.Served == "sft" {
 		b.WriteString("\nKTO lowered the synthetic dev EX, so serve.json serves the SFT model.\n")
 	}
+	if dv := r.DevVote; dv != nil {
+		fmt.Fprintf(&b, "\nThe served model answers by %s (serve.json's generator.vote):\n\n", dv.Vote)
+		b.WriteString("| difficulty | questions | greedy | by vote |\n|---|---|---|---|\n")
+		for _, c := range r.Dev {
+			greedy := c.After.Mean
+			if r.Served == "sft" {
+				greedy = c.Before.Mean
+			}
+			v := 100 * dv.Eval.EX
+			if c.Level != "total" {
+				v = 100 * dv.Eval.Levels[c.Level]
+			}
+			fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f |\n", c.Level, c.Questions, greedy, v)
+		}
+	}
 	fmt.Fprintf(&b, "\nServe it: `SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config %s`\n", r.Serve)
 	if h := r.Human; h != nil {
 		b.WriteString("\n## Human test: your questions, EX by difficulty\n\n")
@@ -140,20 +161,37 @@ func (r *Report) Markdown() []byte {
 			fmt.Fprintf(&b, "; %d of its questions on other databases skipped", h.Skipped)
 		}
 		b.WriteString(".\n\n")
+		cols := []string{"sft", "kto"}
+		names := []string{"SFT", "SFT + KTO"}
 		if r.Served == "sft" {
-			b.WriteString("| difficulty | questions | SFT (served) | SFT + KTO |\n|---|---|---|---|\n")
+			names[0] += " (served)"
 		} else {
-			b.WriteString("| difficulty | questions | SFT | SFT + KTO (served) |\n|---|---|---|---|\n")
+			names[1] += " (served)"
 		}
-		sft, kto := h.Scores["sft"], h.Scores["kto"]
+		if v := VoteKey(r.Served); h.Scores[v] != nil {
+			cols, names = append(cols, v), append(names, "served, by vote")
+		}
+		fmt.Fprintf(&b, "| difficulty | questions | %s |\n|---|---|%s\n", strings.Join(names, " | "), strings.Repeat("---|", len(names)))
+		first := h.Scores[cols[0]]
 		for _, l := range experiment.Levels {
+			n := first.Counts[l]
 			if l == "total" {
-				fmt.Fprintf(&b, "| total | %d | %.1f | %.1f |\n", kto.N, 100*sft.EX, 100*kto.EX)
+				n = first.N
+			} else if n == 0 {
 				continue
 			}
-			if n := kto.Counts[l]; n > 0 {
-				fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f |\n", l, n, 100*sft.Levels[l], 100*kto.Levels[l])
+			fmt.Fprintf(&b, "| %s | %d |", l, n)
+			for _, c := range cols {
+				ex := h.Scores[c].EX
+				if l != "total" {
+					ex = h.Scores[c].Levels[l]
+				}
+				fmt.Fprintf(&b, " %.1f |", 100*ex)
 			}
+			b.WriteString("\n")
+		}
+		if h.Vote.On() {
+			fmt.Fprintf(&b, "\nBy vote: %s.\n", h.Vote)
 		}
 	}
 	return b.Bytes()

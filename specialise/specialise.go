@@ -22,6 +22,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/askserver"
 	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dbgen"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/export"
@@ -38,6 +39,7 @@ const (
 	FlywheelDir  = "flywheel"      // experiment runs (SFT, KTO, evaluations)
 	ServeFile    = "serve.json"    // `sqlrl serve -config` loads it
 	HumanFile    = "human-test.json"
+	DevVoteFile  = "dev-vote.json"
 	ReadsFile    = experiment.TestReadsFile
 	ReportMD     = "report.md"
 	ReportJSON   = "report.json"
@@ -70,6 +72,11 @@ type Options struct {
 	Seed                uint64
 	// Preset is the flywheel's settings (Preset()).
 	Preset experiment.Preset
+	// Vote is how the served model answers: by a vote over its greedy
+	// decode and samples (DefaultVote), or greedily when off. The report
+	// scores the served model both ways on the synthetic dev split and,
+	// with Questions, on the human test; serve.json answers by it.
+	Vote consensus.Sampling
 	// Force regenerates the questions when Out holds ones generated from
 	// other databases or settings.
 	Force   bool
@@ -163,6 +170,9 @@ func (o *Options) Check() error {
 			return fmt.Errorf("-descriptions %s: %w", o.Descriptions, err)
 		}
 	}
+	if err := o.Vote.Check(); err != nil {
+		return fmt.Errorf("-vote, -vote-temperature: %w", err)
+	}
 	return o.Preset.CheckFlywheel()
 }
 
@@ -220,7 +230,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		dbs[d.DBID] = d.Path
 	}
 	served, which := chooseServed(done.Flywheel, sft, kto)
-	serve, err := askserver.StarterConfig(dbs, served)
+	var dv *DevVote
+	if o.Vote.On() {
+		if dv, err = devVote(ctx, o, served); err != nil {
+			return nil, err
+		}
+	}
+	serve, err := askserver.StarterConfig(dbs, served, o.Vote)
 	if err != nil {
 		return nil, fmt.Errorf("specialise: write %s: %w", ServeFile, err)
 	}
@@ -229,11 +245,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	var human *HumanTest
 	if o.Questions != "" {
-		if human, res.HumanRead, err = humanTest(ctx, o, stamp, sft, kto); err != nil {
+		if human, res.HumanRead, err = humanTest(ctx, o, stamp, sft, kto, which); err != nil {
 			return nil, err
 		}
 	}
-	rep := newReport(o, stamp, done.Flywheel, human)
+	rep := newReport(o, stamp, done.Flywheel, human, dv)
 	rep.Model, rep.Served = served, which
 	if err := rep.write(o.Out); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/askserver"
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/internal/testkit"
@@ -175,6 +176,40 @@ func TestResume(t *testing.T) {
 	}
 	if err := json.Unmarshal(raw, &reads); err != nil || len(reads.Reads) != 1 {
 		t.Errorf("%s: %d reads (%v), want 1", ReadsFile, len(reads.Reads), err)
+	}
+
+	// Turning the vote on trains nothing and reads the human test once
+	// more, for the served model by vote alone; a rerun reads nothing.
+	o.Vote = consensus.Sampling{Samples: 2, Temperature: 0.7, TopP: consensus.TopP}
+	for i, wantRead := range []bool{true, false} {
+		v, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Generated || v.Trained || v.HumanRead != wantRead {
+			t.Errorf("vote run %d: generated %v, trained %v, human read %v; want a read %v", i, v.Generated, v.Trained, v.HumanRead, wantRead)
+		}
+		rep := v.Report
+		key := VoteKey(rep.Served)
+		h := rep.Human
+		if h == nil || h.Vote != o.Vote || h.Scores[key] == nil || h.Scores[key].N != h.Scores["sft"].N || h.Reads != 2 || h.Questions[key] == "" {
+			t.Fatalf("vote run %d: human test %+v: want the served model by vote over every question, 2 reads", i, h)
+		}
+		if h.Scores["sft"].EX != a.Report.Human.Scores["sft"].EX || h.Scores["kto"].EX != a.Report.Human.Scores["kto"].EX {
+			t.Errorf("vote run %d: the greedy SFT score changed: %+v, was %+v", i, h.Scores["sft"], a.Report.Human.Scores["sft"])
+		}
+		if rep.DevVote == nil || rep.DevVote.Eval.N != rep.Questions["dev"] || rep.DevVote.Model != rep.Model {
+			t.Errorf("vote run %d: dev by vote %+v: want the served model over every dev question", i, rep.DevVote)
+		}
+		md := string(rep.Markdown())
+		if !strings.Contains(md, "| served, by vote |") || !strings.Contains(md, "answers by vote of greedy + 2 samples at T 0.7, top-p 0.9") {
+			t.Errorf("vote run %d: report.md does not show the vote:\n%s", i, md)
+		}
+		t.Setenv("SQLRL_SERVE_KEY", "a-key-of-16-chars-or-more")
+		cfg, err := askserver.LoadConfig(filepath.Join(o.Out, ServeFile))
+		if err != nil || !cfg.Generator.Vote || cfg.Generator.SampleCount() != 2 || cfg.Generator.SampleTemperature != 0.7 {
+			t.Errorf("vote run %d: serve.json's generator %+v (%v): want a vote over 2 samples at T 0.7", i, cfg.Generator, err)
+		}
 	}
 }
 

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
 // Eval is a dev evaluation: greedy decoding of n questions scored by BIRD
@@ -62,6 +64,17 @@ func (e *Eval) String() string {
 // one generate reproduces from its checkpoint; a question that cannot fit
 // is scored wrong and counted in Eval.Failed rather than stopping training.
 func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64, guide bool) (*Eval, error) {
+	return EvalDevVote(ctx, p, d, n, seed, guide, consensus.Sampling{})
+}
+
+// EvalDevVote is EvalDev, with each question answered by vote when it is
+// on: the greedy decode and vote.Samples samples are executed on the dev
+// databases and the largest group of equal results wins (package
+// consensus; no gold is read), as a server with generator.vote answers.
+func EvalDevVote(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64, guide bool, vote consensus.Sampling) (*Eval, error) {
+	if err := vote.Check(); err != nil {
+		return nil, fmt.Errorf("train: dev evaluation: %w", err)
+	}
 	start := time.Now()
 	if d.DevEngine == nil || d.DevPrompter == nil || len(d.Dev) == 0 {
 		return nil, fmt.Errorf("train: no dev data to evaluate")
@@ -78,7 +91,8 @@ func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64,
 	for k, i := range idx {
 		exs[k] = d.Dev[i].Example
 	}
-	fb, preds, err := devPredict(ctx, p, p.FitOptions(DevMaxTokens), d.DevPrompter, exs, guide, p.Info.SQLWords)
+	dd := devDecode{guide: guide, words: p.Info.SQLWords, vote: vote, seed: seed, eng: d.DevEngine}
+	fb, preds, err := devPredict(ctx, p, p.FitOptions(DevMaxTokens), d.DevPrompter, exs, dd)
 	if err != nil {
 		return nil, err
 	}
@@ -97,13 +111,23 @@ func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64,
 	return ev, nil
 }
 
-// devPredict decodes exs greedily with their prompts fitted by fo and,
-// when guide is set, guided by the schema each prompt shows and words: the
-// predictions (aligned with exs) and the fitting they were decoded from.
-// The prompts are fitted and decoded as sqlrl generate does
-// (policy.DecodeBatch): a question that cannot fit, or fails to decode, gets
-// an empty prediction, scored wrong and counted, and training goes on.
-func devPredict(ctx context.Context, g policy.Generator, fo policy.FitOptions, pr *policy.Prompter, exs []dataset.Example, guide bool, words []string) (*policy.FitBatch, []*dataset.Prediction, error) {
+// devDecode is how devPredict decodes: guided by the schema each prompt
+// shows and words when guide is set; by vote on eng when vote is on.
+type devDecode struct {
+	guide bool
+	words []string
+	vote  consensus.Sampling
+	seed  uint64
+	eng   sqlexec.Engine
+}
+
+// devPredict decodes exs greedily (or by vote) with their prompts fitted
+// by fo: the predictions (aligned with exs) and the fitting they were
+// decoded from. The prompts are fitted and decoded as sqlrl generate does
+// (policy.DecodeBatch): a question that cannot fit, or fails to decode,
+// gets an empty prediction, scored wrong and counted, and training goes
+// on.
+func devPredict(ctx context.Context, g policy.Generator, fo policy.FitOptions, pr *policy.Prompter, exs []dataset.Example, dd devDecode) (*policy.FitBatch, []*dataset.Prediction, error) {
 	fb, err := pr.FitAll(ctx, exs, fo)
 	if err != nil {
 		return nil, nil, err
@@ -112,18 +136,38 @@ func devPredict(ctx context.Context, g policy.Generator, fo policy.FitOptions, p
 	for k := range exs {
 		preds[k] = &dataset.Prediction{Index: exs[k].Index, QuestionID: exs[k].QuestionID, DBID: exs[k].DBID}
 	}
-	if len(fb.OK) > 0 {
-		decoded, _, err := policy.DecodeBatch(ctx, g, fb, policy.DecodeOptions{Greedy: true, MaxTokens: fo.MaxTokens, Batch: 32, Guide: guide, Words: words})
-		if err != nil {
-			return nil, nil, fmt.Errorf("train: dev evaluation: %w", err)
+	if len(fb.OK) == 0 {
+		return fb, preds, nil
+	}
+	do := policy.DecodeOptions{Greedy: true, MaxTokens: fo.MaxTokens, Batch: 32, Guide: dd.guide, Words: dd.words}
+	if dd.vote.On() {
+		do.Samples, do.Temperature, do.TopP, do.Seed = dd.vote.Samples, dd.vote.Temperature, dd.vote.TopP, dd.seed
+	}
+	decoded, _, err := policy.DecodeBatch(ctx, g, fb, do)
+	if err != nil {
+		return nil, nil, fmt.Errorf("train: dev evaluation: %w", err)
+	}
+	for k, d := range decoded {
+		preds[k].SQL = d.Best()
+		if d.Err != nil && fb.Errs[k] == nil {
+			// Decoding failed on this question alone: it is scored
+			// wrong and counted with those that did not fit.
+			fb.Failed++
 		}
-		for k, d := range decoded {
-			preds[k].SQL = d.Best()
-			if d.Err != nil && fb.Errs[k] == nil {
-				// Decoding failed on this question alone: it is scored
-				// wrong and counted with those that did not fit.
-				fb.Failed++
-			}
+		if !dd.vote.On() || d.Greedy == nil {
+			continue
+		}
+		cands := []string{d.Greedy.Text}
+		for _, c := range d.Samples {
+			cands = append(cands, c.Text)
+			preds[k].Candidates = append(preds[k].Candidates, c.Text)
+		}
+		ch, err := consensus.Pick(ctx, dd.eng, exs[k].DBID, cands, consensus.Options{Timeout: eval.BIRDPairTimeout})
+		if err != nil {
+			return nil, nil, fmt.Errorf("train: dev evaluation: vote: %w", err)
+		}
+		if ch.Index >= 0 {
+			preds[k].SQL = cands[ch.Index]
 		}
 	}
 	return fb, preds, nil

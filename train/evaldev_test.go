@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/internal/policytest"
 	"github.com/sqlrl/sqlrl/nn"
@@ -100,7 +101,7 @@ func TestEvalDevFitsPrompts(t *testing.T) {
 			p := tinyPolicy(t, d, c.maxSeq)
 			for _, guide := range []bool{true, false} {
 				g := &fakeGen{}
-				fb, preds, err := devPredict(ctx, g, p.FitOptions(DevMaxTokens), d.DevPrompter, exs, guide, p.Info.SQLWords)
+				fb, preds, err := devPredict(ctx, g, p.FitOptions(DevMaxTokens), d.DevPrompter, exs, devDecode{guide: guide, words: p.Info.SQLWords})
 				if err != nil {
 					t.Fatalf("guide %v: %v", guide, err)
 				}
@@ -180,4 +181,62 @@ func devExamples(exs []Example) []dataset.Example {
 		out[i] = exs[i].Example
 	}
 	return out
+}
+
+// voteGen answers every prompt greedily with a syntax error and samples
+// "SELECT 2", "SELECT 1", "SELECT 1": a vote must answer "SELECT 1".
+type voteGen struct{ sampled policy.SampleOptions }
+
+func (g *voteGen) Generate(_ context.Context, prompts []string, o policy.SampleOptions) ([][]policy.Completion, policy.Stats, error) {
+	out := make([][]policy.Completion, len(prompts))
+	for k := range prompts {
+		if o.Temperature == 0 {
+			out[k] = []policy.Completion{{Text: "SELECT FROM", Finish: "stop"}}
+			continue
+		}
+		g.sampled = o
+		for i := range o.N {
+			out[k] = append(out[k], policy.Completion{Text: []string{"SELECT 2", "SELECT 1", "SELECT 1"}[i%3], Finish: "stop"})
+		}
+	}
+	return out, policy.Stats{}, nil
+}
+
+// TestDevPredictVotes checks that a dev evaluation by vote draws the
+// samples it is told to, executes them with the greedy decode and answers
+// with the largest group, keeping the samples as candidates; and that
+// without a vote the greedy decode stands.
+func TestDevPredictVotes(t *testing.T) {
+	d := loadTiny(t)
+	ctx := context.Background()
+	d.Dev = d.Dev[:4]
+	exs := devExamples(d.Dev)
+	p := tinyPolicy(t, d, 1<<12)
+	vote := consensus.Sampling{Samples: 3, Temperature: 0.7, TopP: 0.9}
+	for _, tc := range []struct {
+		vote consensus.Sampling
+		want string
+		cand int
+	}{{consensus.Sampling{}, "SELECT FROM", 0}, {vote, "SELECT 1", 3}} {
+		g := &voteGen{}
+		dd := devDecode{guide: true, words: p.Info.SQLWords, vote: tc.vote, seed: 5, eng: d.DevEngine}
+		fb, preds, err := devPredict(ctx, g, p.FitOptions(DevMaxTokens), d.DevPrompter, exs, dd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fb.OK) != len(exs) {
+			t.Fatalf("%d of %d prompts fitted", len(fb.OK), len(exs))
+		}
+		for i, pr := range preds {
+			if pr.SQL != tc.want || len(pr.Candidates) != tc.cand {
+				t.Errorf("%s: question %d answers %q with %d candidates, want %q with %d", tc.vote, i, pr.SQL, len(pr.Candidates), tc.want, tc.cand)
+			}
+		}
+		if s := g.sampled; tc.vote.On() && (s.N != 3 || s.Temperature != 0.7 || s.TopP != 0.9) {
+			t.Errorf("sampled %+v, want the vote's 3 at T 0.7, top-p 0.9", s)
+		}
+	}
+	if err := (consensus.Sampling{Samples: 2}).Check(); err == nil {
+		t.Error("a vote at temperature 0 passed Check")
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/sqlrl/sqlrl/askserver"
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/modelserver"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
@@ -100,7 +101,7 @@ func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if len(dbs) == 0 {
 			return usagef("give at least one -db NAME=PATH")
 		}
-		b, err := askserver.StarterConfig(dbs, *native)
+		b, err := askserver.StarterConfig(dbs, *native, consensus.Sampling{})
 		if err != nil {
 			return err
 		}

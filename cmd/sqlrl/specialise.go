@@ -23,11 +23,16 @@ func init() {
   2. SFT: the native model on 75% of train;
   3. KTO: online KTO from it on the other 25% (the holdout), rewarded by
      execution against the gold;
-  4. evaluate both models on every synthetic dev question;
-  5. -out/serve.json, ready for 'sqlrl serve -config' with the KTO model;
+  4. evaluate both models on every synthetic dev question, and serve the
+     KTO model unless KTO lowered dev EX (then the SFT model); with -vote
+     (the default), also the served model answering by a vote of its
+     greedy decode and -vote samples, executed;
+  5. -out/serve.json, ready for 'sqlrl serve -config' with that model,
+     answering by vote when -vote is on;
   6. with -questions (your own questions with gold SQL in BIRD's layout,
      over databases named as the -db files' base names): both models' EX on
-     them by difficulty, the report's last table. This is a test: it is
+     them by difficulty (and the served one's by vote), the report's last
+     table. This is a test: it is
      read once per run of the models and every read is counted in
      -out/test-reads.json; do not choose settings on it.
 
@@ -52,7 +57,7 @@ served; tables it cannot read are skipped and named.
 // flywheel's (experiment.Preset.FlywheelFlags).
 func specialiseFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	var dbs stringList
-	o := specialise.Options{DevShare: specialise.DefaultShare, TestShare: specialise.DefaultShare, Preset: specialise.Preset()}
+	o := specialise.Options{DevShare: specialise.DefaultShare, TestShare: specialise.DefaultShare, Preset: specialise.Preset(), Vote: specialise.DefaultVote()}
 	fs.Var(&dbs, "db", "a SQLite database `file` or a postgres:// DSN to specialise to (required; repeat for several)")
 	snapshotFlags(fs, &o.Snapshot)
 	fs.StringVar(&o.Out, "out", "out/specialise", "`dir` for the questions, runs, serve.json and report; the same -out resumes")
@@ -63,6 +68,8 @@ func specialiseFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	fs.Float64Var(&o.TestShare, "test", o.TestShare, "share of -n for the sealed test split")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of generation and training")
 	fs.BoolVar(&o.Force, "force", false, "generate again when -out holds questions from other databases or settings")
+	fs.IntVar(&o.Vote.Samples, "vote", o.Vote.Samples, "the served model answers by a vote of its greedy decode and this many samples, executed (0: greedy); the report scores it both ways")
+	fs.Float64Var(&o.Vote.Temperature, "vote-temperature", o.Vote.Temperature, "temperature of -vote's samples")
 	quick := fs.Bool("quick", false, "micro model, a few steps: tests the machinery, not the model")
 	threads, quiet := threadsFlag(fs), quietFlag(fs)
 	o.Preset.FlywheelFlags(fs)

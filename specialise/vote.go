@@ -1,0 +1,81 @@
+package specialise
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/consensus"
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/export"
+	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/train"
+)
+
+// DefaultVote is how the served model answers unless told otherwise:
+// its greedy decode and 8 samples at temperature 0.7 (the server's
+// nucleus), executed, the largest group of equal results winning. Chosen
+// on the synthetic dev split (docs/dbgen.md, "Answering by vote").
+func DefaultVote() consensus.Sampling {
+	return consensus.Sampling{Samples: 8, Temperature: 0.7, TopP: consensus.TopP}
+}
+
+// DevVote is the served model's synthetic dev EX answering by Vote, kept
+// in DevVoteFile so that a rerun does not decode it again.
+type DevVote struct {
+	Model   string             `json:"model"`
+	Vote    consensus.Sampling `json:"vote"`
+	SHA256  string             `json:"dev_sha256"`
+	Eval    *train.Eval        `json:"eval"`
+	Seconds float64            `json:"seconds"`
+}
+
+// devVote scores model on every synthetic dev question answering by
+// o.Vote, or returns the record of the same evaluation made before.
+func devVote(ctx context.Context, o Options, model string) (*DevVote, error) {
+	dev := filepath.Join(o.Out, DataDir, "dev.json")
+	path := filepath.Join(o.Out, DevVoteFile)
+	sum, err := export.FileSHA256(dev)
+	if err != nil {
+		return nil, fmt.Errorf("specialise: dev by vote: %w", err)
+	}
+	var have DevVote
+	if b, err := os.ReadFile(path); err == nil {
+		if json.Unmarshal(b, &have) == nil && have.Model == model && have.Vote == o.Vote && have.SHA256 == sum && have.Eval != nil {
+			stage(o.Progress, "dev by vote: done before")
+			return &have, nil
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("specialise: %w", err)
+	}
+	bench, err := dataset.LoadQuestions(dev)
+	if err != nil {
+		return nil, fmt.Errorf("specialise: dev by vote: %w", err)
+	}
+	stage(o.Progress, fmt.Sprintf("evaluate the served model on %d dev questions, answering by %s", len(bench.Examples), o.Vote))
+	threads := o.Threads
+	if threads == 0 {
+		threads = 2
+	}
+	nn.SetThreads(threads)
+	start := time.Now()
+	ev, err := train.EvalQuestions(ctx, model, filepath.Join(o.Out, DataDir, "dev_databases"), bench.Examples, o.Vote)
+	if err != nil {
+		return nil, fmt.Errorf("specialise: dev by vote: %w", err)
+	}
+	stage(o.Progress, "dev by vote: "+ev.String())
+	dv := &DevVote{Model: model, Vote: o.Vote, SHA256: sum, Eval: ev, Seconds: time.Since(start).Seconds()}
+	out, err := json.MarshalIndent(dv, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(path, append(out, '\n')); err != nil {
+		return nil, fmt.Errorf("specialise: %w", err)
+	}
+	return dv, nil
+}
