@@ -82,7 +82,9 @@ func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto, served st
 	}
 	var jobs []job
 	for _, name := range []string{"sft", "kto"} {
-		if have.Scores[name] == nil {
+		// A record made before question-by-question files were kept is
+		// read again for them (the greedy scores do not change).
+		if have.Scores[name] == nil || have.Questions[name] == "" {
 			jobs = append(jobs, job{name, models[name], consensus.Sampling{}})
 		}
 	}

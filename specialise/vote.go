@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/sqlrl/sqlrl/askserver"
 	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
@@ -18,11 +19,12 @@ import (
 )
 
 // DefaultVote is how the served model answers unless told otherwise:
-// its greedy decode and 8 samples at temperature 0.7 (the server's
-// nucleus), executed, the largest group of equal results winning. Chosen
-// on the synthetic dev split (docs/dbgen.md, "Answering by vote").
+// its greedy decode and the 8 samples the server draws for an answer's
+// confidence anyway (askserver.DefaultSamples at its default temperature
+// and nucleus), executed, the largest group of equal results winning.
+// Chosen on the synthetic dev split (docs/dbgen.md, "Answering by vote").
 func DefaultVote() consensus.Sampling {
-	return consensus.Sampling{Samples: 8, Temperature: 0.7, TopP: consensus.TopP}
+	return consensus.Sampling{Samples: askserver.DefaultSamples, Temperature: askserver.DefaultSampleTemp, TopP: consensus.TopP}
 }
 
 // DevVote is the served model's synthetic dev EX answering by Vote, kept
