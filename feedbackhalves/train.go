@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/feedback"
@@ -98,10 +97,10 @@ func scoreHalf(ctx context.Context, o Options, in *input, p plannedRun, r *RunRe
 	stage(o.Progress, "%s: scoring held-back half %s (%d questions) before and after", p.name, r.Scored, len(p.score))
 	readAt := time.Now().UTC()
 	var err error
-	if r.Before, err = train.EvalQuestions(ctx, in.checkpoint, in.root, p.score, consensus.Sampling{}); err != nil {
+	if r.Before, err = train.EvalQuestions(ctx, in.checkpoint, in.root, p.score, train.EvalOptions{}); err != nil {
 		return fmt.Errorf("score the model before: %w", err)
 	}
-	if r.After, err = train.EvalQuestions(ctx, filepath.Join(p.dir, KTODir), in.root, p.score, consensus.Sampling{}); err != nil {
+	if r.After, err = train.EvalQuestions(ctx, filepath.Join(p.dir, KTODir), in.root, p.score, train.EvalOptions{}); err != nil {
 		return fmt.Errorf("score the model after: %w", err)
 	}
 	bq, aq := r.Before.Report.Questions, r.After.Report.Questions

@@ -17,6 +17,7 @@ import (
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -133,7 +134,9 @@ func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto, served st
 	}
 	nn.SetThreads(threads)
 	for _, j := range jobs {
-		ev, err := train.EvalQuestions(ctx, j.model, root, exs, j.vote)
+		bar := progress.New(o.Progress, "human test, "+j.key, len(exs))
+		ev, err := train.EvalQuestions(ctx, j.model, root, exs, train.EvalOptions{Vote: j.vote, Progress: bar.Func()})
+		bar.Finish()
 		if err != nil {
 			return nil, false, fmt.Errorf("human test of the %s model: %w", j.key, err)
 		}

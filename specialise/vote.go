@@ -15,6 +15,7 @@ import (
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -66,7 +67,9 @@ func devVote(ctx context.Context, o Options, model string) (*DevVote, error) {
 	}
 	nn.SetThreads(threads)
 	start := time.Now()
-	ev, err := train.EvalQuestions(ctx, model, filepath.Join(o.Out, DataDir, "dev_databases"), bench.Examples, o.Vote)
+	bar := progress.New(o.Progress, "dev by vote", len(bench.Examples))
+	ev, err := train.EvalQuestions(ctx, model, filepath.Join(o.Out, DataDir, "dev_databases"), bench.Examples, train.EvalOptions{Vote: o.Vote, Progress: bar.Func()})
+	bar.Finish()
 	if err != nil {
 		return nil, fmt.Errorf("specialise: dev by vote: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -64,14 +65,23 @@ func (e *Eval) String() string {
 // one generate reproduces from its checkpoint; a question that cannot fit
 // is scored wrong and counted in Eval.Failed rather than stopping training.
 func EvalDev(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64, guide bool) (*Eval, error) {
-	return EvalDevVote(ctx, p, d, n, seed, guide, consensus.Sampling{})
+	return EvalDevWith(ctx, p, d, n, seed, guide, EvalOptions{})
 }
 
-// EvalDevVote is EvalDev, with each question answered by vote when it is
-// on: the greedy decode and vote.Samples samples are executed on the dev
-// databases and the largest group of equal results wins (package
-// consensus; no gold is read), as a server with generator.vote answers.
-func EvalDevVote(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64, guide bool, vote consensus.Sampling) (*Eval, error) {
+// EvalOptions are how an evaluation decodes beyond EvalDev's greedy
+// decode: by vote when Vote is on (the greedy decode and Vote.Samples
+// samples executed on the databases, the largest group of equal results
+// winning: package consensus; no gold is read), as a server with
+// generator.vote answers; Progress, when set, hears of the questions
+// decoded.
+type EvalOptions struct {
+	Vote     consensus.Sampling
+	Progress progress.Func
+}
+
+// EvalDevWith is EvalDev decoding as o says.
+func EvalDevWith(ctx context.Context, p *policy.Policy, d *Data, n int, seed uint64, guide bool, o EvalOptions) (*Eval, error) {
+	vote := o.Vote
 	if err := vote.Check(); err != nil {
 		return nil, fmt.Errorf("train: dev evaluation: %w", err)
 	}
@@ -91,7 +101,7 @@ func EvalDevVote(ctx context.Context, p *policy.Policy, d *Data, n int, seed uin
 	for k, i := range idx {
 		exs[k] = d.Dev[i].Example
 	}
-	dd := devDecode{guide: guide, words: p.Info.SQLWords, vote: vote, seed: seed, eng: d.DevEngine}
+	dd := devDecode{guide: guide, words: p.Info.SQLWords, vote: vote, seed: seed, eng: d.DevEngine, progress: o.Progress}
 	fb, preds, err := devPredict(ctx, p, p.FitOptions(DevMaxTokens), d.DevPrompter, exs, dd)
 	if err != nil {
 		return nil, err
@@ -119,6 +129,8 @@ type devDecode struct {
 	vote  consensus.Sampling
 	seed  uint64
 	eng   sqlexec.Engine
+	// progress hears of the questions decoded
+	progress progress.Func
 }
 
 // devPredict decodes exs greedily (or by vote) with their prompts fitted
@@ -139,7 +151,7 @@ func devPredict(ctx context.Context, g policy.Generator, fo policy.FitOptions, p
 	if len(fb.OK) == 0 {
 		return fb, preds, nil
 	}
-	do := policy.DecodeOptions{Greedy: true, MaxTokens: fo.MaxTokens, Batch: 32, Guide: dd.guide, Words: dd.words}
+	do := policy.DecodeOptions{Greedy: true, MaxTokens: fo.MaxTokens, Batch: 32, Guide: dd.guide, Words: dd.words, Progress: dd.progress}
 	if dd.vote.On() {
 		do.Samples, do.Temperature, do.TopP, do.Seed = dd.vote.Samples, dd.vote.Temperature, dd.vote.TopP, dd.seed
 	}
