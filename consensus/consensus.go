@@ -159,12 +159,13 @@ type Sampling struct {
 // On reports whether s asks for a vote.
 func (s Sampling) On() bool { return s.Samples > 0 }
 
-// String names s for reports: "greedy" or "vote of greedy + 8 at T 0.7".
+// String names s for reports: "greedy decode" or "a vote of the greedy
+// decode and 8 samples at T 0.7, top-p 0.9".
 func (s Sampling) String() string {
 	if !s.On() {
-		return "greedy"
+		return "greedy decode"
 	}
-	return fmt.Sprintf("vote of greedy + %d samples at T %g, top-p %g", s.Samples, s.Temperature, s.TopP)
+	return fmt.Sprintf("a vote of the greedy decode and %d samples at T %g, top-p %g", s.Samples, s.Temperature, s.TopP)
 }
 
 // Check refuses settings that cannot be sampled.

@@ -191,7 +191,7 @@ func (r *Report) Markdown() []byte {
 			b.WriteString("\n")
 		}
 		if h.Vote.On() {
-			fmt.Fprintf(&b, "\nBy vote: %s.\n", h.Vote)
+			fmt.Fprintf(&b, "\nServed, by vote: %s.\n", h.Vote)
 		}
 	}
 	return b.Bytes()

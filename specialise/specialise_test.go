@@ -202,7 +202,7 @@ func TestResume(t *testing.T) {
 			t.Errorf("vote run %d: dev by vote %+v: want the served model over every dev question", i, rep.DevVote)
 		}
 		md := string(rep.Markdown())
-		if !strings.Contains(md, "| served, by vote |") || !strings.Contains(md, "answers by vote of greedy + 2 samples at T 0.7, top-p 0.9") {
+		if !strings.Contains(md, "| served, by vote |") || !strings.Contains(md, "answers by a vote of the greedy decode and 2 samples at T 0.7, top-p 0.9") {
 			t.Errorf("vote run %d: report.md does not show the vote:\n%s", i, md)
 		}
 		t.Setenv("SQLRL_SERVE_KEY", "a-key-of-16-chars-or-more")
