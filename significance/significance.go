@@ -15,6 +15,7 @@ package significance
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -233,4 +234,22 @@ func Adjust(cs []*Comparison) {
 	for i, a := range Holm(p) {
 		cs[i].PHolm = a
 	}
+}
+
+// WriteText prints c in a few lines: the EX of both sides, the
+// difference with its interval, the discordant pairs with McNemar's test
+// pooled and per seed.
+func (c Comparison) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "paired over %d seed(s) x %d questions: EX %.1f -> %.1f, difference %+.1f points, %.0f%% paired bootstrap interval [%+.1f, %+.1f] (%d resamples)\n"+
+		"discordant (question, seed) pairs: %d right only after, %d right only before; McNemar p %.3g\n",
+		c.Seeds, c.Questions, c.Control, c.Treatment, c.Diff, 100*c.Level, c.Low, c.High, c.Resamples, c.Wins, c.Losses, c.P)
+	if err != nil || len(c.PerSeed) < 2 {
+		return err
+	}
+	for _, s := range c.PerSeed {
+		if _, err := fmt.Fprintf(w, "  seed %d: %d right only after, %d only before; McNemar p %.3g\n", s.Seed, s.Wins, s.Losses, s.P); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/significance"
 )
 
 // TestCompare: the gold against predictions where five questions fail
@@ -71,7 +73,28 @@ func TestCompare(t *testing.T) {
 	if !strings.Contains(out, "correct -> ") || !strings.Contains(out, "misplaced") {
 		t.Errorf("text:\n%s", out)
 	}
-	if _, errs, code := sqlrl(t, "compare", gold); code != 2 || !strings.Contains(errs, "want two") {
-		t.Errorf("one report: code %d, %s", code, errs)
+	n := len(b.Examples)
+	if want := fmt.Sprintf("paired over 1 seed(s) x %d questions: EX 100.0 -> %.1f, difference %+.1f points", n, 100*float64(n-6)/float64(n), -600/float64(n)); !strings.Contains(out, want) {
+		t.Errorf("text lacks %q:\n%s", want, out)
+	}
+	for _, args := range [][]string{{gold}, {gold, after, gold}} {
+		if _, errs, code := sqlrl(t, append([]string{"compare"}, args...)...); code != 2 || !strings.Contains(errs, "want pairs") {
+			t.Errorf("%d reports: code %d, %s", len(args), code, errs)
+		}
+	}
+	// Two pairs, as two seeds: the pooled comparison alone, as JSON too.
+	out, errs, code = sqlrlOS(t, "compare", "--json", js, gold, after, gold, gold)
+	if code != 0 {
+		t.Fatalf("compare, two pairs: %d %s", code, errs)
+	}
+	var c significance.Comparison
+	if raw, err := os.ReadFile(js); err != nil || json.Unmarshal(raw, &c) != nil {
+		t.Fatalf("compare, two pairs: JSON %s (%v)", raw, err)
+	}
+	if c.Seeds != 2 || c.Questions != n || c.Wins != 0 || c.Losses != 6 || len(c.PerSeed) != 2 || c.PerSeed[1].Losses != 0 || c.Low > c.Diff || c.High < c.Diff {
+		t.Errorf("two pairs: %+v; want 2 seeds, 6 losses all in the first", c)
+	}
+	if !strings.Contains(out, "seed 2: 0 right only after, 0 only before") || strings.Contains(out, "correct -> ") {
+		t.Errorf("two pairs: text\n%s", out)
 	}
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/progress"
+	"github.com/sqlrl/sqlrl/significance"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -30,21 +32,43 @@ spider) does. The gold is a benchmark (--data) or a gold file (--gold,
 	register(&command{
 		name:    "compare",
 		summary: "compare two evaluations of the same questions question by question (flips, sign test, what changed)",
-		usage:   "[flags] BEFORE.json AFTER.json",
+		usage:   "[flags] BEFORE.json AFTER.json [BEFORE2.json AFTER2.json ...]",
 		help: `Reads two reports of 'sqlrl eval --json' on the same questions and prints, by
 difficulty, EX before and after, the questions that flipped each way with the
 exact sign test on those counts (is the change more than luck in which
 questions flipped), the class changes and, with --data, the quoted values put
-against another column than the gold's.
+against another column than the gold's; then the paired bootstrap interval of
+the EX difference and McNemar's test.
 
-example:
-  sqlrl compare --data data/bench sft.json kto.json`,
-		args: argsExactly(2, "two eval --json reports"),
+Given several pairs (one per seed, each pair on the same questions), it
+prints the comparison pooled over seeds instead: the mean EX of each side, the
+paired bootstrap 95% interval of the difference over questions, McNemar's test
+pooled and per seed (package significance, as experiment study reports).
+
+examples:
+  sqlrl compare --data data/bench sft.json kto.json
+  sqlrl compare greedy-s1.json vote-s1.json greedy-s2.json vote-s2.json greedy-s3.json vote-s3.json`,
+		args: func(args []string) error {
+			if len(args) < 2 || len(args)%2 != 0 {
+				return usagef("want pairs of eval --json reports (BEFORE AFTER, one pair per seed), got %d file(s)", len(args))
+			}
+			return nil
+		},
 		flags: func(fs *flag.FlagSet) func(context.Context, []string) error {
 			data := fs.String("data", "", "benchmark `dir` whose gold SQL the literal checks read (default: none)")
 			split := splitFlags(fs)
 			jsonOut := fs.String("json", "", "also write the comparison as JSON to `file` (- for stdout only)")
 			return func(ctx context.Context, args []string) error {
+				if len(args) > 2 {
+					pooled, err := pooledComparison(args)
+					if err != nil {
+						return err
+					}
+					if err := writeJSON(*jsonOut, pooled, true); err != nil || *jsonOut == "-" {
+						return err
+					}
+					return pooled.WriteText(os.Stdout)
+				}
 				var gold map[int]string
 				if *data != "" {
 					b, err := split.Load(*data, 0)
@@ -60,7 +84,15 @@ example:
 				if err := writeJSON(*jsonOut, d, true); err != nil || *jsonOut == "-" {
 					return err
 				}
-				return d.WriteText(os.Stdout)
+				if err := d.WriteText(os.Stdout); err != nil {
+					return err
+				}
+				pooled, err := pooledComparison(args)
+				if err != nil {
+					// reports on different questions: the diff above says which
+					return nil
+				}
+				return pooled.WriteText(os.Stdout)
 			}
 		},
 	})
@@ -102,4 +134,26 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		}
 		return nil
 	}
+}
+
+// pooledComparison pairs the reports of args (BEFORE AFTER, one pair per
+// seed) question by question and pools them (significance.Compare).
+func pooledComparison(args []string) (significance.Comparison, error) {
+	var seeds []significance.Seed
+	for i := 0; i < len(args); i += 2 {
+		var r [2]*eval.Report
+		for j := range r {
+			var err error
+			if r[j], err = eval.ReadReport(args[i+j]); err != nil {
+				return significance.Comparison{}, err
+			}
+		}
+		s, err := eval.Paired(r[0], r[1])
+		if err != nil {
+			return significance.Comparison{}, fmt.Errorf("%s, %s: %w", args[i], args[i+1], err)
+		}
+		s.Seed = uint64(i/2 + 1)
+		seeds = append(seeds, s)
+	}
+	return significance.Compare(seeds, significance.Options{Seed: 1})
 }
