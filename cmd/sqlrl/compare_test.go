@@ -83,7 +83,10 @@ func TestCompare(t *testing.T) {
 		}
 	}
 	// Two pairs, as two seeds: the pooled comparison alone, as JSON too.
-	out, errs, code = sqlrlOS(t, "compare", "--json", js, gold, after, gold, gold)
+	if _, errs, code := sqlrl(t, "compare", "-seeds", "4", gold, after, gold, gold); code != 2 || !strings.Contains(errs, "one seed number per pair") {
+		t.Errorf("-seeds naming one of two pairs: code %d, %s", code, errs)
+	}
+	out, errs, code = sqlrlOS(t, "compare", "-seeds", "4,7", "--json", js, gold, after, gold, gold)
 	if code != 0 {
 		t.Fatalf("compare, two pairs: %d %s", code, errs)
 	}
@@ -91,10 +94,10 @@ func TestCompare(t *testing.T) {
 	if raw, err := os.ReadFile(js); err != nil || json.Unmarshal(raw, &c) != nil {
 		t.Fatalf("compare, two pairs: JSON %s (%v)", raw, err)
 	}
-	if c.Seeds != 2 || c.Questions != n || c.Wins != 0 || c.Losses != 6 || len(c.PerSeed) != 2 || c.PerSeed[1].Losses != 0 || c.Low > c.Diff || c.High < c.Diff {
+	if c.Seeds != 2 || c.Questions != n || c.Wins != 0 || c.Losses != 6 || len(c.PerSeed) != 2 || c.PerSeed[1].Losses != 0 || c.PerSeed[1].Seed != 7 || c.Low > c.Diff || c.High < c.Diff {
 		t.Errorf("two pairs: %+v; want 2 seeds, 6 losses all in the first", c)
 	}
-	if !strings.Contains(out, "seed 2: 0 right only after, 0 only before") || strings.Contains(out, "correct -> ") {
+	if !strings.Contains(out, "seed 7: 0 right only after, 0 only before") || strings.Contains(out, "correct -> ") {
 		t.Errorf("two pairs: text\n%s", out)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/significance"
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -58,9 +59,14 @@ examples:
 			data := fs.String("data", "", "benchmark `dir` whose gold SQL the literal checks read (default: none)")
 			split := splitFlags(fs)
 			jsonOut := fs.String("json", "", "also write the comparison as JSON to `file` (- for stdout only)")
+			seedNames := fs.String("seeds", "", "the `seeds` the pairs come from, comma-separated, in order (default 1, 2, ...)")
 			return func(ctx context.Context, args []string) error {
+				names, err := experiment.ParseSeeds(*seedNames)
+				if err != nil || (names != nil && len(names) != len(args)/2) {
+					return usagef("-seeds %q: want one seed number per pair of reports (%d)", *seedNames, len(args)/2)
+				}
 				if len(args) > 2 {
-					pooled, err := pooledComparison(args)
+					pooled, err := pooledComparison(args, names)
 					if err != nil {
 						return err
 					}
@@ -87,7 +93,7 @@ examples:
 				if err := d.WriteText(os.Stdout); err != nil {
 					return err
 				}
-				pooled, err := pooledComparison(args)
+				pooled, err := pooledComparison(args, names)
 				if err != nil {
 					// reports on different questions: the diff above says which
 					return nil
@@ -137,9 +143,10 @@ func evalFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 }
 
 // pooledComparison pairs the reports of args (BEFORE AFTER, one pair per
-// seed) question by question and pools them (significance.Compare).
-func pooledComparison(args []string) (significance.Comparison, error) {
-	var seeds []significance.Seed
+// seed, named by seeds or 1, 2, ...) question by question and pools them
+// (significance.Compare).
+func pooledComparison(args []string, seeds []uint64) (significance.Comparison, error) {
+	var paired []significance.Seed
 	for i := 0; i < len(args); i += 2 {
 		var r [2]*eval.Report
 		for j := range r {
@@ -153,7 +160,10 @@ func pooledComparison(args []string) (significance.Comparison, error) {
 			return significance.Comparison{}, fmt.Errorf("%s, %s: %w", args[i], args[i+1], err)
 		}
 		s.Seed = uint64(i/2 + 1)
-		seeds = append(seeds, s)
+		if seeds != nil {
+			s.Seed = seeds[i/2]
+		}
+		paired = append(paired, s)
 	}
-	return significance.Compare(seeds, significance.Options{Seed: 1})
+	return significance.Compare(paired, significance.Options{Seed: 1})
 }
