@@ -25,6 +25,9 @@ type Database struct {
 	Skipped []string
 	// Descriptions says where column descriptions came from ("" when none).
 	Descriptions string
+	// file is the descriptions file applied, nil when none: Write merges
+	// it into the database_description CSVs it copies, which prompts read.
+	file *DescriptionsFile
 	// Source and Snapshot are set for a PostgreSQL database: its DSN
 	// (without password) and schema, and what was copied into the SQLite
 	// snapshot at Path (SnapshotPostgres).
@@ -488,6 +491,7 @@ func describe(d *Database, o IntrospectOptions) error {
 		if err := f.apply(d); err != nil {
 			return fmt.Errorf("%s: %w", o.DescriptionsFile, err)
 		}
+		d.file = f
 		d.Descriptions = strings.TrimPrefix(d.Descriptions+", "+o.DescriptionsFile, ", ")
 	}
 	return nil

@@ -9,7 +9,6 @@ package dbgen
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"net/url"
@@ -19,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -479,23 +478,16 @@ func quoteAll(names []string) string {
 // Tables whose names cannot be file names keep theirs unwritten.
 func writeComments(dir string, tables []*pgTable) error {
 	for _, t := range tables {
-		if !t.readable || len(t.comments) == 0 || strings.ContainsAny(t.name, `/\`+"\x00") || t.name == "." || t.name == ".." {
+		if !t.readable || len(t.comments) == 0 || !fileNameOK(t.name) {
 			continue
 		}
-		var b strings.Builder
-		cw := csv.NewWriter(&b)
-		cw.Write([]string{"original_column_name", "column_name", "column_description", "data_format", "value_description"})
+		var rows []dataset.ColumnDescription
 		for _, c := range t.cols {
 			if d, ok := t.comments[c.name]; ok {
-				cw.Write([]string{c.name, "", d, "", ""})
+				rows = append(rows, dataset.ColumnDescription{Column: c.name, Description: d})
 			}
 		}
-		cw.Flush()
-		path := filepath.Join(dir, "database_description", t.name+".csv")
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(path, []byte(b.String())); err != nil {
+		if err := writeDescriptionCSV(filepath.Join(dir, "database_description", t.name+".csv"), rows); err != nil {
 			return fmt.Errorf("write column comments: %w", err)
 		}
 	}

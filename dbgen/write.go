@@ -45,7 +45,7 @@ type Generated struct {
 // Write writes the splits of one or more databases in BIRD's layout under
 // dir: train, dev and the sealed test split (dataset.SplitTest, which only
 // dataset.LoadTest reads), each with copies of the databases and their
-// database_description. It refuses an existing dir unless force, and then
+// database_description (with a descriptions file's entries). It refuses an existing dir unless force, and then
 // replaces it whole. generation.json holds one Summary per database.
 func Write(dir string, gens []Generated, seed uint64, force bool) ([]*Summary, error) {
 	ids := map[string]string{}
@@ -172,7 +172,8 @@ func birdType(c *Column) string {
 }
 
 // copyDatabase copies the database file and any database_description/
-// into dir, reading the source only.
+// into dir, reading the source only; the CSVs of the tables a descriptions
+// file describes are then rewritten with its entries (mergeDescriptions).
 func copyDatabase(d *Database, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -183,7 +184,7 @@ func copyDatabase(d *Database, dir string) error {
 	src := filepath.Join(filepath.Dir(d.Path), "database_description")
 	entries, err := os.ReadDir(src)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return mergeDescriptions(d, src, nil, filepath.Join(dir, "database_description"))
 	}
 	if err != nil {
 		return fmt.Errorf("copy descriptions: %w", err)
@@ -198,7 +199,7 @@ func copyDatabase(d *Database, dir string) error {
 			}
 		}
 	}
-	return nil
+	return mergeDescriptions(d, src, entries, filepath.Join(dir, "database_description"))
 }
 
 func copyFile(src, dst string) error {
