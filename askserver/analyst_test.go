@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/feedback"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
@@ -109,7 +108,7 @@ func TestRoleConfig(t *testing.T) {
 			t.Errorf("%s: %d examples, want %d", tt.cfg, len(c.Databases["a"].Examples), tt.examples)
 		}
 	}
-	raw, err := StarterConfig(map[string]string{"superhero": db}, "", consensus.Sampling{})
+	raw, err := StarterConfig(Starter{DBs: map[string]string{"superhero": db}})
 	if err != nil || !strings.Contains(string(raw), `"role": "admin"`) {
 		t.Errorf("starter config writes no admin role (%v):\n%s", err, raw)
 	}

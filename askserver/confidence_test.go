@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/confidence"
-	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/feedback"
 )
 
@@ -288,7 +287,7 @@ func TestAskVote(t *testing.T) {
 			t.Errorf("%s: confidence %+v, want a reason starting %q", tc.question, j, tc.agree)
 		}
 	}
-	raw, err := StarterConfig(map[string]string{"superhero": benchDB(t, "superhero")}, "", consensus.Sampling{})
+	raw, err := StarterConfig(Starter{DBs: map[string]string{"superhero": benchDB(t, "superhero")}})
 	if err != nil {
 		t.Fatal(err)
 	}

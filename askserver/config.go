@@ -49,6 +49,12 @@ type DatabaseConfig struct {
 	// Examples are the questions the page offers for this database; when
 	// none are given, the server writes a few from the schema.
 	Examples []ExampleQuestion `json:"examples,omitempty"`
+	// Descriptions is the folder holding this database's
+	// database_description/ (BIRD's column CSVs, which prompts show);
+	// default: the SQLite file's own folder. `specialise` points it at the
+	// copies its models were trained with when a descriptions file
+	// changed them.
+	Descriptions string `json:"descriptions,omitempty"`
 }
 
 // GeneratorConfig is the config file's "generator": the model that writes
@@ -290,6 +296,12 @@ func (c *Config) check() error {
 				d.Schema = "public"
 			}
 		}
+		if d.Descriptions != "" {
+			d.Descriptions = c.resolve(d.Descriptions)
+			if st, err := os.Stat(filepath.Join(d.Descriptions, "database_description")); err != nil || !st.IsDir() {
+				return fmt.Errorf("%s.descriptions: no folder database_description in %s", field, d.Descriptions)
+			}
+		}
 		if err := checkExamples(field+".examples", d.Examples); err != nil {
 			return err
 		}
@@ -405,15 +417,28 @@ func validName(s string) bool {
 	return true
 }
 
-// StarterConfig returns a config for the SQLite databases dbs (name ->
-// path, made absolute; each must be a file) and one API key read from
-// SQLRL_SERVE_KEY: what `sqlrl serve init` writes. native, when set, is a
-// checkpoint or run directory of the native policy (made absolute; it must
-// resolve to a checkpoint that writes SQL), the generator; otherwise the
-// generator is a placeholder OpenAI-compatible server at 127.0.0.1:8000.
-// A vote that is on makes the generator answer by vote over its samples
-// (GeneratorConfig.Vote), drawn as vote says.
-func StarterConfig(dbs map[string]string, native string, vote consensus.Sampling) ([]byte, error) {
+// Starter is what StarterConfig writes a config for.
+type Starter struct {
+	// DBs are the SQLite databases by name (paths made absolute; each
+	// must be a file); Descriptions, optional, the folder holding a
+	// database's database_description/ when not beside its file.
+	DBs          map[string]string
+	Descriptions map[string]string
+	// Native, when set, is a checkpoint or run directory of the native
+	// policy (made absolute; it must resolve to a checkpoint that writes
+	// SQL), the generator; otherwise the generator is a placeholder
+	// OpenAI-compatible server at 127.0.0.1:8000.
+	Native string
+	// Vote, when on, makes the generator answer by vote over its samples
+	// (GeneratorConfig.Vote), drawn as it says.
+	Vote consensus.Sampling
+}
+
+// StarterConfig returns a config for st's databases and generator, with
+// one API key read from SQLRL_SERVE_KEY: what `sqlrl serve init` and
+// `sqlrl specialise` write.
+func StarterConfig(st Starter) ([]byte, error) {
+	dbs, native, vote := st.DBs, st.Native, st.Vote
 	c := Config{Databases: map[string]DatabaseConfig{}, APIKeys: map[string]APIKey{"admin": {Env: "SQLRL_SERVE_KEY", Role: RoleAdmin}},
 		Store: "feedback.sqlite"}
 	if native != "" {
@@ -447,7 +472,13 @@ func StarterConfig(dbs map[string]string, native string, vote consensus.Sampling
 		if st, err := os.Stat(a); err != nil || !st.Mode().IsRegular() {
 			return nil, fmt.Errorf("database %s=%s: no such file", name, p)
 		}
-		c.Databases[name] = DatabaseConfig{SQLite: a}
+		dc := DatabaseConfig{SQLite: a}
+		if dir := st.Descriptions[name]; dir != "" {
+			if dc.Descriptions, err = filepath.Abs(dir); err != nil {
+				return nil, err
+			}
+		}
+		c.Databases[name] = dc
 	}
 	c.Limits.withDefaults()
 	b, err := json.MarshalIndent(c, "", "  ")

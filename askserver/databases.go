@@ -22,6 +22,9 @@ type database struct {
 	eng     sqlexec.Engine
 	target  string
 	dialect prompt.Dialect
+	// descriptions is the configured folder of database_description/
+	// ("" for the default)
+	descriptions string
 }
 
 // router is an sqlexec.Engine over the configured databases by their
@@ -35,10 +38,17 @@ type router struct {
 
 var errUnknownDB = errors.New("no such database")
 
-// descriptionDir is where db's database_description/ would be: beside its
-// SQLite file, as BIRD lays databases out. PostgreSQL databases have none.
+// descriptionDir is where db's database_description/ is: the configured
+// folder, else beside its SQLite file, as BIRD lays databases out.
+// PostgreSQL databases have none unless configured.
 func (r *router) descriptionDir(db string) string {
-	if d := r.dbs[db]; d != nil && d.kind == "sqlite" {
+	d := r.dbs[db]
+	switch {
+	case d == nil:
+		return ""
+	case d.descriptions != "":
+		return d.descriptions
+	case d.kind == "sqlite":
 		return filepath.Dir(d.target)
 	}
 	return ""
@@ -123,7 +133,7 @@ func openDatabases(ctx context.Context, c *Config) (*router, error) {
 	pg := map[string]*sqlexec.Postgres{}
 	for _, name := range c.DatabaseNames() {
 		dc := c.Databases[name]
-		d := &database{name: name}
+		d := &database{name: name, descriptions: dc.Descriptions}
 		if dc.SQLite != "" {
 			if err := sqlite.Check(dc.SQLite); err != nil {
 				r.Close()

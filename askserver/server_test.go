@@ -16,7 +16,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/feedback"
 )
 
@@ -502,7 +501,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestStarterConfig(t *testing.T) {
-	raw, err := StarterConfig(map[string]string{"superhero": benchDB(t, "superhero")}, "", consensus.Sampling{})
+	raw, err := StarterConfig(Starter{DBs: map[string]string{"superhero": benchDB(t, "superhero")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -236,7 +236,17 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	serve, err := askserver.StarterConfig(dbs, served, o.Vote)
+	st := askserver.Starter{DBs: dbs, Native: served, Vote: o.Vote}
+	if o.Descriptions != "" {
+		// The descriptions file reaches prompts through the benchmark's
+		// copies of database_description/ (dbgen): serve those, as the
+		// models were trained and evaluated with them.
+		st.Descriptions = map[string]string{}
+		for id := range dbs {
+			st.Descriptions[id] = filepath.Join(o.Out, DataDir, "dev_databases", id)
+		}
+	}
+	serve, err := askserver.StarterConfig(st)
 	if err != nil {
 		return nil, fmt.Errorf("specialise: write %s: %w", ServeFile, err)
 	}

@@ -289,3 +289,41 @@ func TestChooseServed(t *testing.T) {
 		}
 	}
 }
+
+// TestServeDescriptions: with a descriptions file, serve.json points the
+// server at the benchmark's database_description/ copies, where the file's
+// descriptions are (dbgen), so the served prompts show what the models
+// were trained with; without one, the server reads beside the database.
+func TestServeDescriptions(t *testing.T) {
+	db := database(t, "league", league)
+	desc := filepath.Join(t.TempDir(), "desc.json")
+	if err := os.WriteFile(desc, []byte(`{"tables": {"player": {"columns": {"goals": {"description": "goals scored this season"}}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SQLRL_SERVE_KEY", "a-key-of-16-chars-or-more")
+	for _, withFile := range []bool{false, true} {
+		o := quickOptions(t, db)
+		o.Preset.SFT.MaxSteps, o.Preset.RL.Steps = 2, 1
+		if withFile {
+			o.Descriptions = desc
+		}
+		if _, err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := askserver.LoadConfig(filepath.Join(o.Out, ServeFile))
+		if err != nil {
+			t.Fatalf("serve.json: %v", err)
+		}
+		got := cfg.Databases["league"].Descriptions
+		if !withFile {
+			if got != "" {
+				t.Errorf("without a descriptions file serve.json names descriptions %q", got)
+			}
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(got, "database_description", "player.csv"))
+		if err != nil || !strings.Contains(string(b), "goals scored this season") {
+			t.Errorf("serve.json's descriptions %q: player.csv %q (%v), want the file's description", got, b, err)
+		}
+	}
+}

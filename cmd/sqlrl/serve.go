@@ -9,7 +9,6 @@ import (
 	"os"
 
 	"github.com/sqlrl/sqlrl/askserver"
-	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/modelserver"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
@@ -101,7 +100,7 @@ func serveInitFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if len(dbs) == 0 {
 			return usagef("give at least one -db NAME=PATH")
 		}
-		b, err := askserver.StarterConfig(dbs, *native, consensus.Sampling{})
+		b, err := askserver.StarterConfig(askserver.Starter{DBs: dbs, Native: *native})
 		if err != nil {
 			return err
 		}
