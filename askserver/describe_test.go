@@ -20,15 +20,7 @@ import (
 // without them, the small preset answered 3 of 200 holdout questions right
 // against 105 from `sqlrl generate`.
 func TestNativePromptsHaveDescriptions(t *testing.T) {
-	tok, err := tokenizer.Train([]string{"SELECT id FROM superhero", "superhero: id, superhero_name"}, tokenizer.TrainOptions{VocabSize: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 1024}
-	pol, err := policy.New(tok, "", cfg, policy.Format{Kind: policy.FormatCompact, Descriptions: true}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pol := describedPolicy(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "serve.json")
 	conf := fmt.Sprintf(`{"databases": {"heroes": {"sqlite": %q}}, "generator": {"openai": {"base_url": "http://127.0.0.1:1/v1", "model": "m"}}}`, benchDB(t, "superhero"))
@@ -73,15 +65,7 @@ func TestNativePromptsHaveDescriptions(t *testing.T) {
 // the one beside its file in served prompts; a folder without
 // database_description/ is refused, naming the field.
 func TestConfiguredDescriptions(t *testing.T) {
-	tok, err := tokenizer.Train([]string{"SELECT id FROM superhero", "superhero: id, superhero_name"}, tokenizer.TrainOptions{VocabSize: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 1024}
-	pol, err := policy.New(tok, "", cfg, policy.Format{Kind: policy.FormatCompact, Descriptions: true}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pol := describedPolicy(t)
 	descs := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(descs, "database_description"), 0o755); err != nil {
 		t.Fatal(err)
@@ -131,4 +115,20 @@ func TestConfiguredDescriptions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// describedPolicy is an untrained native policy whose prompts show column
+// descriptions.
+func describedPolicy(t *testing.T) *policy.Policy {
+	t.Helper()
+	tok, err := tokenizer.Train([]string{"SELECT id FROM superhero", "superhero: id, superhero_name"}, tokenizer.TrainOptions{VocabSize: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := nn.Config{Vocab: tok.VocabSize(), Dim: 16, Layers: 1, Heads: 2, Hidden: 32, MaxSeq: 1024}
+	pol, err := policy.New(tok, "", cfg, policy.Format{Kind: policy.FormatCompact, Descriptions: true}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pol
 }
