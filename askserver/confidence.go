@@ -13,8 +13,8 @@ import (
 )
 
 // voteBudget bounds running an answer's samples to compare their results
-// with its own: past it the answer is judged without them.
-const voteBudget = 15 * time.Second
+// with its own (and to vote): past it the answer is judged without them.
+const voteBudget = consensus.Budget
 
 // generateSampled asks the generator for the answer's SQL and, when it can
 // sample and generator.samples is on, for the samples of the same

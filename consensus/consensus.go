@@ -143,6 +143,11 @@ func better(a int, aRows bool, b int, bRows bool, keepEmpty bool) bool {
 	return a > b
 }
 
+// Budget bounds running all of one question's candidates: past it a vote
+// keeps the greedy decode. The server's (askserver) and every evaluation
+// that votes as the server does (train.EvalOptions).
+const Budget = 15 * time.Second
+
 // TopP is the nucleus a vote's samples are drawn from, by the server
 // (askserver) and by evaluations that vote (train.Vote).
 const TopP = 0.9

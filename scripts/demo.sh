@@ -5,9 +5,11 @@
 #  2. sqlrl specialise over the bundled BIRD sample's two databases
 #     (superhero, student_club): verified questions generated over their
 #     own schemas and values, SFT, online KTO rewarded by execution, both
-#     models on a synthetic dev split, a serve.json for 'sqlrl serve';
-#  3. last, both models on the sample's 287 human questions (BIRD dev,
-#     never trained on, read once and counted): EX by difficulty.
+#     models on a synthetic dev split, the served one also answering by a
+#     vote of its samples, a serve.json for 'sqlrl serve';
+#  3. last, both models (and the served one by vote) on the sample's 287
+#     human questions (BIRD dev, never trained on, read once and counted):
+#     EX by difficulty.
 # The report is OUT/report.md (default out/specialise); running it again
 # resumes, reusing every finished stage. Arguments go to specialise (e.g.
 # scripts/demo.sh -quick to test the machinery in seconds).

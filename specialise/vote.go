@@ -28,6 +28,13 @@ func DefaultVote() consensus.Sampling {
 	return consensus.Sampling{Samples: askserver.DefaultSamples, Temperature: askserver.DefaultSampleTemp, TopP: consensus.TopP}
 }
 
+// QuickVote is -quick's vote: two samples, enough to run the machinery.
+func QuickVote() consensus.Sampling {
+	v := DefaultVote()
+	v.Samples = 2
+	return v
+}
+
 // DevVote is the served model's synthetic dev EX answering by Vote, kept
 // in DevVoteFile so that a rerun does not decode it again.
 type DevVote struct {

@@ -174,11 +174,16 @@ func devPredict(ctx context.Context, g policy.Generator, fo policy.FitOptions, p
 			cands = append(cands, c.Text)
 			preds[k].Candidates = append(preds[k].Candidates, c.Text)
 		}
-		ch, err := consensus.Pick(ctx, dd.eng, exs[k].DBID, cands, consensus.Options{Timeout: eval.BIRDPairTimeout})
-		if err != nil {
+		// As the server votes: each candidate under its default statement
+		// timeout, all of them within consensus.Budget, past which the
+		// greedy decode stands.
+		vctx, cancel := context.WithTimeout(ctx, consensus.Budget)
+		ch, err := consensus.Pick(vctx, dd.eng, exs[k].DBID, cands, consensus.Options{})
+		cancel()
+		if err := ctx.Err(); err != nil {
 			return nil, nil, fmt.Errorf("train: dev evaluation: vote: %w", err)
 		}
-		if ch.Index >= 0 {
+		if err == nil && ch.Index >= 0 {
 			preds[k].SQL = cands[ch.Index]
 		}
 	}

@@ -230,3 +230,10 @@ func writeTo(path string, write func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// flagSet reports whether the command line gave the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

@@ -84,6 +84,9 @@ func specialiseFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 				}
 			})
 			o.Preset = specialise.QuickPreset()
+			if !flagSet(fs, "vote") {
+				o.Vote = specialise.QuickVote()
+			}
 		}
 		if o.Snapshot.MaxRows <= 0 {
 			return usagef("-pg-rows must be positive, got %d", o.Snapshot.MaxRows)
