@@ -34,16 +34,18 @@ import (
 
 // Files and folders under Options.Out.
 const (
-	DataDir      = "data"          // the generated benchmark (BIRD layout)
-	StampFile    = "generate.json" // what DataDir was generated from
-	FlywheelDir  = "flywheel"      // experiment runs (SFT, KTO, evaluations)
-	ServeFile    = "serve.json"    // `sqlrl serve -config` loads it
-	HumanFile    = "human-test.json"
-	DevVoteFile  = "dev-vote.json"
-	ReadsFile    = experiment.TestReadsFile
-	ReportMD     = "report.md"
-	ReportJSON   = "report.json"
-	DefaultN     = 3000
+	DataDir     = "data"          // the generated benchmark (BIRD layout)
+	StampFile   = "generate.json" // what DataDir was generated from
+	FlywheelDir = "flywheel"      // experiment runs (SFT, KTO, evaluations)
+	ServeFile   = "serve.json"    // `sqlrl serve -config` loads it
+	HumanFile   = "human-test.json"
+	DevVoteFile = "dev-vote.json"
+	ReadsFile   = experiment.TestReadsFile
+	ReportMD    = "report.md"
+	ReportJSON  = "report.json"
+	// DefaultN questions a database: chosen on the synthetic dev split
+	// over 3,000 (docs/dbgen.md, "More generated questions").
+	DefaultN     = 6000
 	DefaultShare = 0.05
 )
 
