@@ -46,8 +46,9 @@ func (s *Server) generateSampled(ctx context.Context, q Question) (string, []str
 
 // judge gathers the answer's confidence signals (the error in plain words;
 // the result's shape, its filter literals looked up in the tables read,
-// the samples' agreement with it) and combines them with the server's rule.
-func (s *Server) judge(ctx context.Context, d *database, sql string, samples []string, res *sqlexec.Result, truncated bool, ei *ErrorInfo) (confidence.Judgement, confidence.Signals) {
+// the samples' agreement with it, from votes when a vote counted them)
+// and combines them with the server's rule.
+func (s *Server) judge(ctx context.Context, d *database, sql string, samples []string, votes *consensus.Votes, res *sqlexec.Result, truncated bool, ei *ErrorInfo) (confidence.Judgement, confidence.Signals) {
 	var sig confidence.Signals
 	if ei != nil {
 		sig.ErrorClass, sig.ErrorText = ei.Class, confidence.Explain(ei.Class, ei.Message, sql)
@@ -62,6 +63,9 @@ func (s *Server) judge(ctx context.Context, d *database, sql string, samples []s
 		// A server that ignores `n` answers with one choice: one sample
 		// agreeing is no evidence the rule was tuned on.
 		sig.SamplesNote = fmt.Sprintf("only %d of the %d samples asked for came back to cross-check it", len(samples), n)
+	case votes != nil:
+		// counted by the vote that chose the answer
+		sig.SetVotes(*votes)
 	case len(samples) > 0:
 		o := consensus.Options{Timeout: time.Duration(s.cfg.Limits.StatementTimeout)}
 		if !truncated {

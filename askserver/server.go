@@ -347,6 +347,10 @@ func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 	a := feedback.Answer{DBID: d.name, Question: req.Question, Evidence: req.Evidence, Model: s.gen.Name()}
 	out := AskResponse{DB: d.name, Question: req.Question, Evidence: req.Evidence, Model: a.Model}
 	sql, samples, gerr := s.generate(ctx, d, req)
+	var votes *consensus.Votes
+	if gerr == nil && s.cfg.Generator.Vote && len(samples) > 0 {
+		sql, samples, votes = s.vote(ctx, d, sql, samples)
+	}
 	var res *sqlexec.Result
 	truncated := false
 	if gerr != nil {
@@ -359,7 +363,7 @@ func (s *Server) ask(ctx context.Context, r *http.Request) (any, error) {
 			out.Error = s.execError(err)
 		}
 	}
-	j, sig := s.judge(ctx, d, sql, samples, res, truncated, out.Error)
+	j, sig := s.judge(ctx, d, sql, samples, votes, res, truncated, out.Error)
 	out.Confidence, out.signals, a.Confidence = &j, sig, storedConfidence(j)
 	if ctx.Err() != nil {
 		// The request's deadline passed: nothing is recorded for an
@@ -420,29 +424,30 @@ func (s *Server) generate(ctx context.Context, d *database, req askRequest) (str
 		// and the client is told what happened, not where.
 		return "", nil, &ErrorInfo{Class: ClassGeneration, Message: "the model failed to write SQL for this question (the server log has the details)"}
 	}
-	if s.cfg.Generator.Vote && len(samples) > 0 {
-		sql, samples = s.vote(ctx, d, sql, samples)
-	}
 	return sql, samples, nil
 }
 
-// vote returns the answer a vote over the greedy sql and its samples
-// chooses (package consensus), and the other candidates as its samples, so
-// that the confidence judgement counts the same group. A vote that
-// cannot finish in time keeps the greedy decode.
-func (s *Server) vote(ctx context.Context, d *database, sql string, samples []string) (string, []string) {
+// vote chooses the answer among the greedy sql and its samples (package
+// consensus) and returns it first, the other candidates as its samples,
+// and their votes as counted for that order, which the confidence
+// judgement reuses rather than running the samples again. A vote that
+// cannot finish in time keeps the greedy decode and returns no votes.
+func (s *Server) vote(ctx context.Context, d *database, sql string, samples []string) (string, []string, *consensus.Votes) {
 	cands := append([]string{sql}, samples...)
 	vctx, cancel := context.WithTimeout(ctx, voteBudget)
 	defer cancel()
-	ch, err := consensus.Pick(vctx, s.dbs, d.name, cands, consensus.Options{Timeout: time.Duration(s.cfg.Limits.StatementTimeout)})
-	if err != nil || ch.Index <= 0 {
-		if err != nil {
-			s.log.Warn("vote not finished; the greedy answer stands", "db", d.name, "err", err)
-		}
-		return sql, samples
+	v, err := consensus.Count(vctx, s.dbs, d.name, cands, consensus.Options{Timeout: time.Duration(s.cfg.Limits.StatementTimeout)})
+	if err != nil {
+		s.log.Warn("vote not finished; the greedy answer stands", "db", d.name, "err", err)
+		return sql, samples, nil
 	}
-	cands[0], cands[ch.Index] = cands[ch.Index], cands[0]
-	return cands[0], cands[1:]
+	i := 0
+	if g := v.Best(false); g >= 0 {
+		i = v.First[g]
+	}
+	led := v.Lead(i)
+	cands = append(append([]string{cands[i]}, cands[:i]...), cands[i+1:]...)
+	return cands[0], cands[1:], &led
 }
 
 // execError is a failed query as the client sees it: the database's own

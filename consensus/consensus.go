@@ -180,3 +180,17 @@ func (s Sampling) Check() error {
 	}
 	return nil
 }
+
+// Lead returns the votes of the same candidates with candidate i moved to
+// the front, the others in their order: the votes as counted for a list
+// that leads with the winner, without running anything again.
+func (v Votes) Lead(i int) Votes {
+	out := Votes{Of: make([]int, 0, len(v.Of)), Size: slices.Clone(v.Size), First: make([]int, len(v.First)), Empty: slices.Clone(v.Empty), Ran: v.Ran}
+	out.Of = append(out.Of, v.Of[i])
+	out.Of = append(out.Of, v.Of[:i]...)
+	out.Of = append(out.Of, v.Of[i+1:]...)
+	for g := range out.First {
+		out.First[g] = slices.Index(out.Of, g)
+	}
+	return out
+}

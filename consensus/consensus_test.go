@@ -122,3 +122,37 @@ func TestCountKnownResults(t *testing.T) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
 }
+
+// TestLead: the votes Lead gives for each candidate moved to the front
+// are the ones counting the reordered list gives, up to the groups'
+// numbering: every candidate in a group of the same size, emptiness and
+// first member, nothing run again.
+func TestLead(t *testing.T) {
+	eng := testEngine(t)
+	cands := []string{"SELECT species FROM animal WHERE legs = 4", "SELECT species FROM animal WHERE legs = 2",
+		"SELECT species FROM animal WHERE legs > 3", "SELECT specie FROM animal", "SELECT species FROM animal WHERE legs = 9"}
+	v, err := Count(context.Background(), eng, "zoo", cands, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cands {
+		led := v.Lead(i)
+		order := append(append([]string{cands[i]}, cands[:i]...), cands[i+1:]...)
+		want, err := Count(context.Background(), eng, "zoo", order, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if led.Ran != want.Ran || len(led.Of) != len(want.Of) {
+			t.Fatalf("lead %d: %+v, recount %+v", i, led, want)
+		}
+		for k := range order {
+			g, h := led.Of[k], want.Of[k]
+			if (g < 0) != (h < 0) || g >= 0 && (led.Size[g] != want.Size[h] || led.Empty[g] != want.Empty[h] || led.First[g] != want.First[h]) {
+				t.Errorf("lead %d, candidate %d: %+v, recount %+v", i, k, led, want)
+			}
+		}
+		if b, c := led.Best(false), want.Best(false); (b < 0) != (c < 0) || b >= 0 && led.First[b] != want.First[c] {
+			t.Errorf("lead %d: best group first at %d, recount %d", i, led.First[b], want.First[c])
+		}
+	}
+}

@@ -16,7 +16,6 @@ import (
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/export"
-	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/train"
 )
@@ -128,11 +127,7 @@ func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto, served st
 	// The generated benchmark's copies of the databases, with their
 	// descriptions, are the ones the models were prompted with.
 	root := filepath.Join(o.Out, DataDir, "dev_databases")
-	threads := o.Threads
-	if threads == 0 {
-		threads = 2
-	}
-	nn.SetThreads(threads)
+	o.setThreads()
 	for _, j := range jobs {
 		bar := progress.New(o.Progress, "human test, "+j.key, len(exs))
 		ev, err := train.EvalQuestions(ctx, j.model, root, exs, train.EvalOptions{Vote: j.vote, Progress: bar.Func()})

@@ -178,6 +178,17 @@ func (o *Options) Check() error {
 	return o.Preset.CheckFlywheel()
 }
 
+// setThreads sets the native model's math threads for the evaluations
+// specialise runs itself (the flywheel's runs set their own): o.Threads,
+// default 2.
+func (o *Options) setThreads() {
+	n := o.Threads
+	if n == 0 {
+		n = 2
+	}
+	nn.SetThreads(n)
+}
+
 // Result is what Run did and found.
 type Result struct {
 	Report *Report

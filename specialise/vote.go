@@ -14,7 +14,6 @@ import (
 	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/export"
-	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/train"
 )
@@ -68,11 +67,7 @@ func devVote(ctx context.Context, o Options, model string) (*DevVote, error) {
 		return nil, fmt.Errorf("specialise: dev by vote: %w", err)
 	}
 	stage(o.Progress, fmt.Sprintf("evaluate the served model on %d dev questions, answering by %s", len(bench.Examples), o.Vote))
-	threads := o.Threads
-	if threads == 0 {
-		threads = 2
-	}
-	nn.SetThreads(threads)
+	o.setThreads()
 	start := time.Now()
 	bar := progress.New(o.Progress, "dev by vote", len(bench.Examples))
 	ev, err := train.EvalQuestions(ctx, model, filepath.Join(o.Out, DataDir, "dev_databases"), bench.Examples, train.EvalOptions{Vote: o.Vote, Progress: bar.Func()})
