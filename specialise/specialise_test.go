@@ -211,6 +211,26 @@ func TestResume(t *testing.T) {
 			t.Errorf("vote run %d: serve.json's generator %+v (%v): want a vote over 2 samples at T 0.7", i, cfg.Generator, err)
 		}
 	}
+
+	// A record made before question-by-question files were kept is read
+	// again for them, and only for them; the scores stay.
+	var h HumanTest
+	path := filepath.Join(o.Out, HumanFile)
+	if b, err := os.ReadFile(path); err != nil || json.Unmarshal(b, &h) != nil {
+		t.Fatalf("%s: %v", HumanFile, err)
+	}
+	ex := h.Scores["sft"].EX
+	delete(h.Questions, "sft")
+	if b, err := json.Marshal(h); err != nil || os.WriteFile(path, b, 0o644) != nil {
+		t.Fatal(err)
+	}
+	old, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if oh := old.Report.Human; !old.HumanRead || oh.Reads != 3 || oh.Questions["sft"] == "" || oh.Scores["sft"].EX != ex {
+		t.Errorf("old record: human read %v, %+v; want a third read restoring the sft file with EX %g", old.HumanRead, oh, ex)
+	}
 }
 
 // TestBadInput: each mistake stops before any work with a message naming
