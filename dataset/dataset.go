@@ -141,8 +141,18 @@ func LoadQuestions(path string) (*Benchmark, error) {
 }
 
 func loadBIRDQuestions(path string) (*Benchmark, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %w", err)
+	}
+	return ParseBIRDQuestions(path, data)
+}
+
+// ParseBIRDQuestions reads a BIRD question file's bytes (an embedded
+// copy, say) as LoadQuestions reads the file; path names it in errors.
+func ParseBIRDQuestions(path string, data []byte) (*Benchmark, error) {
 	var recs []json.RawMessage
-	if err := readJSON(path, &recs); err != nil {
+	if err := decodeJSON(path, data, &recs); err != nil {
 		return nil, err
 	}
 	if len(recs) == 0 {
@@ -311,6 +321,11 @@ func readJSON(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("load %w", err)
 	}
+	return decodeJSON(path, data, v)
+}
+
+// decodeJSON is readJSON on bytes read from path.
+func decodeJSON(path string, data []byte, v any) error {
 	if err := jsonl.CheckUTF8(path, data); err != nil {
 		return err
 	}
