@@ -58,6 +58,7 @@ type sftJSON struct {
 	PromptLoss float64           `json:"prompt_loss,omitempty"`
 	Group      int               `json:"group,omitempty"`
 	Values     bool              `json:"values,omitempty"`
+	General    string            `json:"general,omitempty"`
 }
 
 type rlJSON struct {
@@ -103,6 +104,7 @@ type rlJSON struct {
 	WExec        float64            `json:"w_exec,omitempty"`
 	WJudge       float64            `json:"w_judge,omitempty"`
 	AskOnMatch   bool               `json:"ask_on_match,omitempty"`
+	General      string             `json:"general,omitempty"`
 }
 
 func toLoopJSON(c train.LoopConfig) loopJSON {
@@ -121,7 +123,7 @@ func toSFTJSON(s *SFTConfig) *sftJSON {
 	return &sftJSON{Fraction: s.Fraction, Preset: s.Preset, Model: s.Model, Vocab: s.VocabSize, Epochs: s.Epochs, MaxSteps: s.MaxSteps,
 		Batch: s.BatchSize, LR: s.LR, EvalEvery: s.EvalEvery, EvalN: s.EvalN, DevSplit: s.DevSplit,
 		loopJSON: toLoopJSON(s.LoopConfig), On: s.On, Pool: s.Pool, Augment: s.Augment, Renaming: s.SFTRenaming,
-		PromptLoss: s.PromptLoss, Group: s.Group, Values: s.Values}
+		PromptLoss: s.PromptLoss, Group: s.Group, Values: s.Values, General: s.General}
 }
 
 func (w *sftJSON) config() *SFTConfig {
@@ -129,7 +131,7 @@ func (w *sftJSON) config() *SFTConfig {
 		return nil
 	}
 	return &SFTConfig{LoopConfig: w.loopJSON.config(w.LR, w.EvalEvery, w.EvalN),
-		Split:  train.Split{On: w.On, Fraction: w.Fraction, Pool: w.Pool, Augment: w.Augment, DevSplit: w.DevSplit},
+		Split:  train.Split{On: w.On, Fraction: w.Fraction, Pool: w.Pool, Augment: w.Augment, DevSplit: w.DevSplit, General: w.General},
 		Preset: w.Preset, Model: w.Model, VocabSize: w.Vocab, Epochs: w.Epochs, MaxSteps: w.MaxSteps, BatchSize: w.Batch,
 		SFTRenaming: w.Renaming, PromptLoss: w.PromptLoss, Group: w.Group, Values: w.Values}
 }
@@ -145,7 +147,7 @@ func toRLJSON(r *RLConfig) *rlJSON {
 		loopJSON: toLoopJSON(r.LoopConfig), ORPOLambda: r.ORPOLambda, KLCoef: r.KLCoef, KTOThreshold: r.KTOThreshold,
 		ClipEps: r.ClipEps, Epochs: r.Epochs, Gamma: r.Gamma, Lambda: r.Lambda, ValueLR: r.ValueLR, ScoreBatch: r.ScoreBatch,
 		RenameText: r.RenameText, SFTWeight: r.SFTWeight, ReplayWeight: r.ReplayWeight, Judge: r.Reward.Judging,
-		ExecScheme: r.Reward.Scheme, WExec: r.Reward.WExec, WJudge: r.Reward.WJudge, AskOnMatch: r.Reward.AskOnMatch}
+		ExecScheme: r.Reward.Scheme, WExec: r.Reward.WExec, WJudge: r.Reward.WJudge, AskOnMatch: r.Reward.AskOnMatch, General: r.General}
 }
 
 func (w *rlJSON) config() *RLConfig {
@@ -157,7 +159,7 @@ func (w *rlJSON) config() *RLConfig {
 			KLCoef: w.KLCoef, KTOThreshold: w.KTOThreshold, ClipEps: w.ClipEps, Epochs: w.Epochs, Gamma: w.Gamma,
 			Lambda: w.Lambda, ValueLR: w.ValueLR, ScoreBatch: w.ScoreBatch},
 		LoopConfig:  w.loopJSON.config(w.LR, w.EvalEvery, w.EvalN),
-		Split:       train.Split{On: w.On, Fraction: w.Fraction, Pool: w.Pool, Augment: w.Augment, DevSplit: w.DevSplit},
+		Split:       train.Split{On: w.On, Fraction: w.Fraction, Pool: w.Pool, Augment: w.Augment, DevSplit: w.DevSplit, General: w.General},
 		Sampling:    train.Sampling{Prompts: w.Prompts, K: w.K, Temperature: w.Temperature, MaxTokens: w.MaxTokens, Guided: w.Guided},
 		Renaming:    train.Renaming{Rename: w.Rename, RenameText: w.RenameText, RenameFamilies: w.RenameFamilies},
 		ExtraLosses: train.ExtraLosses{SFTWeight: w.SFTWeight, Replay: w.Replay, ReplayWeight: w.ReplayWeight, GoldUnsolved: w.GoldUnsolved},

@@ -113,8 +113,12 @@ func (r *Report) Markdown() []byte {
 	if p.SFT.Values {
 		model += ", values linked in prompts"
 	}
-	fmt.Fprintf(&b, "- SFT: model %s, %d epochs on 75%% of train; online KTO on the other 25%%: %d steps of %d prompts x K=%d, reward %s\n\n",
-		model, p.SFT.Epochs, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Reward.Kind)
+	on := "75% of train"
+	if p.SFT.General != "" {
+		on = "75% of train and of the general questions"
+	}
+	fmt.Fprintf(&b, "- SFT: model %s, %d epochs on %s; online KTO on the other 25%% of train: %d steps of %d prompts x K=%d, reward %s\n\n",
+		model, p.SFT.Epochs, on, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Reward.Kind)
 	b.WriteString("## Stages\n\n| stage | steps | time |\n|---|---|---|\n")
 	total := 0.0
 	for _, s := range r.Stages {

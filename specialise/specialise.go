@@ -10,6 +10,8 @@ package specialise
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +25,8 @@ import (
 	"github.com/sqlrl/sqlrl/askserver"
 	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/consensus"
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/datasets/birdtrain"
 	"github.com/sqlrl/sqlrl/dbgen"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/export"
@@ -30,6 +34,7 @@ import (
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/reward"
 	"github.com/sqlrl/sqlrl/sqlexec"
+	"github.com/sqlrl/sqlrl/standin"
 )
 
 // Files and folders under Options.Out.
@@ -43,6 +48,9 @@ const (
 	ReadsFile   = experiment.TestReadsFile
 	ReportMD    = "report.md"
 	ReportJSON  = "report.json"
+	// GeneralSplit holds Options.General's questions in DataDir; their
+	// stand-in databases lie in train_databases.
+	GeneralSplit = "general"
 	// DefaultN questions a database: chosen on the synthetic dev split
 	// over 3,000 (docs/dbgen.md, "More generated questions").
 	DefaultN     = 6000
@@ -62,6 +70,11 @@ type Options struct {
 	Out string
 	// Descriptions is an optional dbgen descriptions file.
 	Descriptions string
+	// General adds human-written questions over other databases to SFT
+	// (train.Split.General): birdtrain.Name for BIRD's train questions
+	// built in, or a BIRD-layout question file; each question's database
+	// is a stand-in built from the golds (package standin). Empty: none.
+	General string
 	// Questions is an optional file of the user's own questions with
 	// gold SQL in BIRD's layout (the human test), over databases named as
 	// the -db files' base names.
@@ -172,6 +185,11 @@ func (o *Options) Check() error {
 			return fmt.Errorf("-descriptions %s: %w", o.Descriptions, err)
 		}
 	}
+	if o.General != "" && o.General != birdtrain.Name {
+		if _, err := os.Stat(o.General); err != nil {
+			return fmt.Errorf("-general %s: %w (or -general %s: BIRD's train questions, built in)", o.General, err, birdtrain.Name)
+		}
+	}
 	if err := o.Vote.Check(); err != nil {
 		return fmt.Errorf("-vote, -vote-temperature: %w", err)
 	}
@@ -226,6 +244,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Generated = generated
+	if o.General != "" {
+		o.Preset.SFT.General, o.Preset.RL.General = GeneralSplit, GeneralSplit
+	}
 	stage(o.Progress, "train and evaluate: SFT, then online KTO on the holdout, then every dev question")
 	fo := experiment.Options{Out: filepath.Join(o.Out, FlywheelDir), Bench: filepath.Join(o.Out, DataDir), Preset: o.Preset,
 		Seeds: []uint64{o.Seed}, Trainer: o.Trainer, Threads: o.Threads, Progress: o.Progress, Command: o.Command}
@@ -322,10 +343,12 @@ func models(pl *experiment.Plan, out string, rounds int) (sft, kto string, err e
 type Stamp struct {
 	Databases    []StampDB `json:"databases"`
 	Descriptions string    `json:"descriptions,omitempty"` // the file's sha256
-	N            int       `json:"n"`
-	DevShare     float64   `json:"dev"`
-	TestShare    float64   `json:"test"`
-	Seed         uint64    `json:"seed"`
+	// General is Options.General and its questions' sha256.
+	General   string  `json:"general,omitempty"`
+	N         int     `json:"n"`
+	DevShare  float64 `json:"dev"`
+	TestShare float64 `json:"test"`
+	Seed      uint64  `json:"seed"`
 	// Seconds generation took, and the questions per split.
 	Seconds float64        `json:"seconds"`
 	Counts  map[string]int `json:"counts"`
@@ -342,7 +365,7 @@ type StampDB struct {
 
 // same says whether s and t describe the same generation.
 func (s *Stamp) same(t *Stamp) bool {
-	return slices.Equal(s.Databases, t.Databases) && s.Descriptions == t.Descriptions && s.N == t.N &&
+	return slices.Equal(s.Databases, t.Databases) && s.Descriptions == t.Descriptions && s.General == t.General && s.N == t.N &&
 		s.DevShare == t.DevShare && s.TestShare == t.TestShare && s.Seed == t.Seed
 }
 
@@ -371,6 +394,13 @@ func generate(ctx context.Context, o Options, snaps map[string]*dbgen.Snapshot) 
 			return nil, false, fmt.Errorf("-descriptions %s: %w", o.Descriptions, err)
 		}
 		want.Descriptions = sum
+	}
+	general, err := generalQuestions(o.General)
+	if err != nil {
+		return nil, false, err
+	}
+	if general != nil {
+		want.General = o.General + " sha256 " + general.sha256
 	}
 	stampPath, data := filepath.Join(o.Out, StampFile), filepath.Join(o.Out, DataDir)
 	var have Stamp
@@ -432,6 +462,13 @@ func generate(ctx context.Context, o Options, snaps map[string]*dbgen.Snapshot) 
 		want.Counts["dev"] += s.Dev
 		want.Counts["test"] += s.Test
 	}
+	if general != nil {
+		n, err := writeGeneral(ctx, o, general.examples, gens)
+		if err != nil {
+			return nil, false, err
+		}
+		want.Counts[GeneralSplit] = n
+	}
 	want.Seconds = time.Since(start).Seconds()
 	b, err := json.MarshalIndent(want, "", "  ")
 	if err != nil {
@@ -444,7 +481,65 @@ func generate(ctx context.Context, o Options, snaps map[string]*dbgen.Snapshot) 
 }
 
 func counts(c map[string]int) string {
-	return fmt.Sprintf("%d train, %d dev, %d sealed test", c["train"], c["dev"], c["test"])
+	s := fmt.Sprintf("%d train, %d dev, %d sealed test", c["train"], c["dev"], c["test"])
+	if n := c[GeneralSplit]; n > 0 {
+		s += fmt.Sprintf("; %d general (other databases' human questions, on stand-ins)", n)
+	}
+	return s
+}
+
+// general is Options.General's questions and their file's sha256.
+type general struct {
+	examples []dataset.Example
+	sha256   string
+}
+
+// generalQuestions reads Options.General (nil when empty).
+func generalQuestions(name string) (*general, error) {
+	var data []byte
+	switch name {
+	case "":
+		return nil, nil
+	case birdtrain.Name:
+		data = birdtrain.JSON()
+	default:
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("-general %s: %w", name, err)
+		}
+		data = b
+	}
+	b, err := dataset.ParseBIRDQuestions(name, data)
+	if err != nil {
+		return nil, fmt.Errorf("-general: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	return &general{examples: b.Examples, sha256: hex.EncodeToString(sum[:])}, nil
+}
+
+// writeGeneral writes the general questions as DataDir's GeneralSplit,
+// their stand-ins in train_databases; questions on a database named as
+// one of the user's are left out. It returns the questions kept.
+func writeGeneral(ctx context.Context, o Options, exs []dataset.Example, gens []dbgen.Generated) (int, error) {
+	own := map[string]bool{}
+	for _, g := range gens {
+		own[g.DB.ID] = true
+	}
+	exs = slices.DeleteFunc(slices.Clone(exs), func(ex dataset.Example) bool { return own[ex.DBID] })
+	data := filepath.Join(o.Out, DataDir)
+	var bar *progress.Bar
+	if o.Progress != nil {
+		bar = progress.New(o.Progress, "general questions", len(exs))
+	}
+	sum, err := standin.Build(ctx, exs, standin.Options{Dir: data, Split: GeneralSplit, DBRoot: filepath.Join(data, "train_databases"), Progress: bar.Func()})
+	bar.Finish()
+	if err != nil {
+		return 0, fmt.Errorf("specialise: -general: %w", err)
+	}
+	if o.Progress != nil {
+		sum.WriteText(o.Progress, data)
+	}
+	return sum.Kept, nil
 }
 
 // stage prints a stage's line.

@@ -3,6 +3,7 @@ package specialise
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -345,5 +346,51 @@ func TestServeDescriptions(t *testing.T) {
 		if err != nil || !strings.Contains(string(b), "goals scored this season") {
 			t.Errorf("serve.json's descriptions %q: player.csv %q (%v), want the file's description", got, b, err)
 		}
+	}
+}
+
+// TestGeneral: -general's questions reach SFT's data on stand-ins beside
+// the user's databases, never the KTO holdout; the stamp records them, so
+// a rerun reuses them and another file needs --force.
+func TestGeneral(t *testing.T) {
+	db := database(t, "league", league)
+	var recs []string
+	for i, kind := range []string{"cat", "dog", "owl", "fox", "elk", "yak", "emu", "bat"} {
+		for j := range 5 {
+			recs = append(recs, fmt.Sprintf(`{"question_id": %d, "db_id": "zoo", "question": "How many %ss are older than %d?", "evidence": "%s refers to kind = '%s'", "SQL": "SELECT COUNT(*) FROM animal WHERE kind = '%s' AND age > %d"}`,
+				i*5+j, kind, j, kind, kind, kind, j))
+		}
+	}
+	// A question on a database named as the user's is left out.
+	recs = append(recs, `{"question_id": 99, "db_id": "league", "question": "Teams?", "SQL": "SELECT team_name FROM team"}`)
+	file := filepath.Join(t.TempDir(), "general.json")
+	if err := os.WriteFile(file, []byte("["+strings.Join(recs, ",\n")+"]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := quickOptions(t, db)
+	o.General = file
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Report.Questions[GeneralSplit] != 40 {
+		t.Errorf("general questions kept: %d, want 40", res.Report.Questions[GeneralSplit])
+	}
+	if _, err := os.Stat(filepath.Join(o.Out, DataDir, "train_databases", "zoo", "zoo.sqlite")); err != nil {
+		t.Errorf("zoo's stand-in: %v", err)
+	}
+	if res.Report.Preset.SFT.General != GeneralSplit || res.Report.Preset.RL.General != GeneralSplit {
+		t.Errorf("preset's general splits: %q, %q", res.Report.Preset.SFT.General, res.Report.Preset.RL.General)
+	}
+	if md := string(res.Report.Markdown()); !strings.Contains(md, "40 general") || !strings.Contains(md, "of the general questions") {
+		t.Errorf("report does not name the general questions:\n%s", md)
+	}
+	again, err := Run(context.Background(), o)
+	if err != nil || again.Generated || again.Trained {
+		t.Errorf("rerun: generated %v, trained %v, %v", again.Generated, again.Trained, err)
+	}
+	o.General = ""
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("without -general over a run with it: %v, want a --force refusal", err)
 	}
 }

@@ -124,16 +124,30 @@ func (s *Summary) WriteText(w io.Writer, dir string) {
 // ErrExists is returned when the output split already exists.
 var ErrExists = errors.New("standin: output exists")
 
-// Build writes split of dir in BIRD's layout from examples: the stand-in
-// databases under <split>_databases/ and the questions whose gold runs on
-// them (question ids kept; tabs and line breaks in a question become
-// spaces, a gold holding one is dropped). progress, when set, is called
-// with the questions checked so far.
-func Build(ctx context.Context, examples []dataset.Example, dir, split string, progress func(done, total int)) (*Summary, error) {
+// Options say where Build writes.
+type Options struct {
+	// Dir receives <Split>.json, <Split>_gold.sql and <Split>_tables.json
+	// (BIRD's layout).
+	Dir, Split string
+	// DBRoot receives <db>/<db>.sqlite for every database (default
+	// Dir/<Split>_databases); none may exist yet.
+	DBRoot string
+	// Progress, when set, is called with the questions checked so far.
+	Progress func(done, total int)
+}
+
+// Build writes o.Split of o.Dir in BIRD's layout from examples: the
+// stand-in databases and the questions whose gold runs on them (question
+// ids kept; tabs and line breaks in a question become spaces, a gold
+// holding one is dropped).
+func Build(ctx context.Context, examples []dataset.Example, o Options) (*Summary, error) {
 	start := time.Now()
-	root := filepath.Join(dir, split+"_databases")
-	if _, err := os.Stat(root); err == nil {
-		return nil, fmt.Errorf("%w: %s", ErrExists, root)
+	root := o.DBRoot
+	if root == "" {
+		root = filepath.Join(o.Dir, o.Split+"_databases")
+	}
+	if _, err := os.Stat(filepath.Join(o.Dir, o.Split+".json")); err == nil {
+		return nil, fmt.Errorf("%w: %s", ErrExists, filepath.Join(o.Dir, o.Split+".json"))
 	}
 	sum := &Summary{Questions: len(examples), Dropped: map[string]int{}}
 	sqls := map[string][]string{}
@@ -149,6 +163,11 @@ func Build(ctx context.Context, examples []dataset.Example, dir, split string, p
 		keep = append(keep, ex)
 	}
 	schemas := Infer(sqls)
+	for _, s := range schemas {
+		if _, err := os.Stat(filepath.Join(root, s.DBID)); err == nil {
+			return nil, fmt.Errorf("%w: %s", ErrExists, filepath.Join(root, s.DBID))
+		}
+	}
 	for _, s := range schemas {
 		if err := s.Write(filepath.Join(root, s.DBID, s.DBID+".sqlite")); err != nil {
 			return nil, err
@@ -171,12 +190,12 @@ func Build(ctx context.Context, examples []dataset.Example, dir, split string, p
 		} else {
 			recs = append(recs, dataset.Record{QuestionID: ex.QuestionID, DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence, SQL: ex.SQL, Difficulty: ex.Difficulty})
 		}
-		if progress != nil {
-			progress(i+1, len(keep))
+		if o.Progress != nil {
+			o.Progress(i+1, len(keep))
 		}
 	}
 	sum.Kept = len(recs)
-	if err := dataset.WriteSplit(dir, split, recs, nil); err != nil {
+	if err := dataset.WriteSplit(o.Dir, o.Split, recs, nil); err != nil {
 		return nil, err
 	}
 	sum.Seconds = time.Since(start).Seconds()

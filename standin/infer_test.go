@@ -2,6 +2,7 @@ package standin
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,7 @@ func TestBuild(t *testing.T) {
 		{QuestionID: 12, DBID: "zoo", Question: "Two lines", SQL: "SELECT name\nFROM animal"},
 	}
 	var calls int
-	sum, err := Build(context.Background(), exs, dir, "train", func(done, total int) { calls++ })
+	sum, err := Build(context.Background(), exs, Options{Dir: dir, Split: "train", Progress: func(done, total int) { calls++ }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,10 @@ func TestBuild(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "train_databases", "zoo")); err == nil {
 		t.Error("zoo, none of whose questions is kept, has a stand-in")
 	}
-	if _, err := Build(context.Background(), exs, dir, "train", nil); err == nil {
-		t.Error("a second Build into the same split did not refuse")
+	if _, err := Build(context.Background(), exs, Options{Dir: dir, Split: "train"}); !errors.Is(err, ErrExists) {
+		t.Errorf("a second Build into the same split: %v, want ErrExists", err)
+	}
+	if _, err := Build(context.Background(), exs, Options{Dir: dir, Split: "general", DBRoot: b.DBRoot}); !errors.Is(err, ErrExists) {
+		t.Errorf("a Build over an existing database: %v, want ErrExists", err)
 	}
 }

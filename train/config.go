@@ -118,11 +118,16 @@ type Split struct {
 	Augment int `json:"augment,omitempty"`
 	// DevSplit is evaluated during training ("-" or "": none).
 	DevSplit string `json:"dev_split"`
+	// General names a split of the same benchmark (BenchOptions.General)
+	// whose questions join the train split before it is cut, SFT's share
+	// only: the holdout never holds one. Empty: none.
+	General string `json:"general,omitempty"`
 }
 
 // Flags declares the split evaluated during training.
 func (c *Split) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.DevSplit, "dev-split", c.DevSplit, "benchmark split to evaluate on ('-': none)")
+	fs.StringVar(&c.General, "general", c.General, "a `split` of general questions on stand-in databases in train's folder (sqlrl bench from-questions), joined to train before the SFT/holdout cut; never in the holdout")
 }
 
 // RLFlags declares RL's prompt pool flags.

@@ -104,6 +104,14 @@ type BenchOptions struct {
 	// which every other read refuses: set only for a final evaluation
 	// whose reads are recorded (package experiment's study).
 	FinalTest bool
+	// General names a split of Dir, <General>.json, whose questions are
+	// on databases that lie in the train split's folder (package
+	// standin's stand-ins of databases one lacks): they join the train
+	// split before it is cut, so SFT trains on its share of them, and
+	// the holdout drops them, since RL's execution reward needs a real
+	// database's rows. Their question ids must not be train's, nor their
+	// databases train's own.
+	General string
 }
 
 // LoadBench reads a benchmark for SFT.
@@ -121,6 +129,11 @@ func LoadBench(o BenchOptions) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
+	general, err := loadGeneral(o, b)
+	if err != nil {
+		return nil, err
+	}
+	b.Examples = append(b.Examples, general...)
 	if o.HoldoutAugment == 0 {
 		o.HoldoutAugment = 1
 	}
@@ -151,6 +164,15 @@ func LoadBench(o BenchOptions) (*Data, error) {
 			return nil, fmt.Errorf("train: %w", err)
 		}
 		d.Notes["rl_fraction"] = fmt.Sprint(o.RLFraction)
+	}
+	if len(general) > 0 {
+		isGeneral := map[string]bool{}
+		for _, ex := range general {
+			isGeneral[ex.DBID] = true
+		}
+		drop := func(ex dataset.Example) bool { return isGeneral[ex.DBID] }
+		pool, heldOut = slices.DeleteFunc(pool, drop), slices.DeleteFunc(heldOut, drop)
+		d.Notes["general"] = fmt.Sprintf("%s (%d questions)", o.General, len(general))
 	}
 	for _, ex := range pool {
 		d.Holdout = append(d.Holdout, Example{Example: ex})
@@ -195,6 +217,50 @@ func LoadBench(o BenchOptions) (*Data, error) {
 		d.Notes["dev_split"] = o.DevSplit
 	}
 	return d, nil
+}
+
+// GeneralIDBase is added to a general question's question_id when it
+// joins the train split, so that ids stay unique (train's must be below).
+const GeneralIDBase = 1_000_000
+
+// loadGeneral reads o.General's questions, checked apart from train's:
+// their ids moved by GeneralIDBase, their databases not train's own and
+// present in train's folder.
+func loadGeneral(o BenchOptions, b *dataset.Benchmark) ([]dataset.Example, error) {
+	if o.General == "" {
+		return nil, nil
+	}
+	path := filepath.Join(o.Dir, o.General+".json")
+	g, err := dataset.LoadQuestions(path)
+	if err != nil {
+		return nil, fmt.Errorf("train: general questions: %w", err)
+	}
+	ids, dbs, found := map[int]bool{}, map[string]bool{}, map[string]bool{}
+	for _, ex := range b.Examples {
+		ids[ex.QuestionID], dbs[ex.DBID] = true, true
+	}
+	for id := range ids {
+		if id >= GeneralIDBase {
+			return nil, fmt.Errorf("train: %s split: question_id %d: with general questions (-general), train's ids must be below %d", o.TrainSplit, id, GeneralIDBase)
+		}
+	}
+	for i := range g.Examples {
+		ex := &g.Examples[i]
+		switch {
+		case ex.QuestionID < 0 || ex.QuestionID >= GeneralIDBase:
+			return nil, fmt.Errorf("train: %s: question_id %d: general questions' ids must lie in [0, %d)", path, ex.QuestionID, GeneralIDBase)
+		case dbs[ex.DBID]:
+			return nil, fmt.Errorf("train: %s: question %d is on %s, a database of the %s split", path, ex.QuestionID, ex.DBID, o.TrainSplit)
+		}
+		if !found[ex.DBID] {
+			if _, err := os.Stat(filepath.Join(b.DBRoot, ex.DBID, ex.DBID+".sqlite")); err != nil {
+				return nil, fmt.Errorf("train: %s: question %d: its database: %w", path, ex.QuestionID, err)
+			}
+			found[ex.DBID] = true
+		}
+		ex.QuestionID += GeneralIDBase
+	}
+	return g.Examples, nil
 }
 
 // LoadTRL reads a TRL prompt/completion SFT file (trl_sft.jsonl): text

@@ -26,7 +26,7 @@ type EvalConfig struct {
 // evaluated during training.
 func (s Split) Bench(dir string, seed uint64, format policy.Format) BenchOptions {
 	return BenchOptions{Dir: dir, SFTFraction: s.Fraction, RLFraction: s.Pool, Seed: seed, DevSplit: s.DevSplit,
-		Format: format, HoldoutAugment: s.Augment}
+		Format: format, HoldoutAugment: s.Augment, General: s.General}
 }
 
 // Job is one run on a benchmark directory, as package experiment runs

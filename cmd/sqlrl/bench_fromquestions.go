@@ -27,7 +27,12 @@ public train questions, which ship apart from their databases, become
 training data this way (docs/dbgen.md, "Human questions from other
 databases"); a stand-in schema holds only what some gold reads.
 
-  sqlrl bench from-questions -questions bird-train -out data/bird-train`,
+  sqlrl bench from-questions -questions bird-train -out data/bird-train
+
+To train on such questions beside a benchmark's own (train sft -general):
+
+  sqlrl bench from-questions -questions bird-train -out data/shop -split general -databases data/shop/train_databases
+  sqlrl train sft -general general -out runs/shop data/shop`,
 		args:  argsNone,
 		flags: benchFromQuestionsFlags,
 	})
@@ -38,6 +43,7 @@ func benchFromQuestionsFlags(fs *flag.FlagSet) func(context.Context, []string) e
 	questions := fs.String("questions", "", "a BIRD-layout question `file` with gold SQL, or bird-train: BIRD's train questions, built in (required)")
 	out := fs.String("out", "data/from-questions", "output `dir`")
 	split := fs.String("split", "train", "the `split` to write")
+	dbs := fs.String("databases", "", "the `folder` receiving the stand-in databases (default -out/<split>_databases; a benchmark's train_databases for train sft -general)")
 	quiet := quietFlag(fs)
 	return func(ctx context.Context, _ []string) (err error) {
 		if *questions == "" {
@@ -59,7 +65,7 @@ func benchFromQuestionsFlags(fs *flag.FlagSet) func(context.Context, []string) e
 		if !*quiet {
 			bar = progress.New(os.Stderr, "check golds", len(exs))
 		}
-		sum, err := standin.Build(ctx, exs, *out, *split, bar.Func())
+		sum, err := standin.Build(ctx, exs, standin.Options{Dir: *out, Split: *split, DBRoot: *dbs, Progress: bar.Func()})
 		bar.Finish()
 		if errors.Is(err, standin.ErrExists) {
 			return fmt.Errorf("%w; choose another -out or -split", err)

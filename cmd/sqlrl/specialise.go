@@ -20,7 +20,9 @@ func init() {
   1. generate: -n verified questions per database over its own schema and
      values ('sqlrl bench from-db'), split into train, a synthetic dev split
      (for choosing settings) and a sealed test split, in -out/data;
-  2. SFT: the native model on 75% of train;
+  2. SFT: the native model on 75% of train (with -general, and of other
+     databases' human questions: BIRD's train questions with -general
+     bird-train, on stand-in databases built from their golds);
   3. KTO: online KTO from it on the other 25% (the holdout), rewarded by
      execution against the gold;
   4. evaluate both models on every synthetic dev question, and serve the
@@ -63,6 +65,7 @@ func specialiseFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	fs.StringVar(&o.Out, "out", "out/specialise", "`dir` for the questions, runs, serve.json and report; the same -out resumes")
 	fs.StringVar(&o.Questions, "questions", "", "your own questions with gold SQL in BIRD's layout (`file`): the human test, the report's last table")
 	fs.StringVar(&o.Descriptions, "descriptions", "", "a descriptions JSON `file` naming tables and columns (docs/dbgen.md)")
+	fs.StringVar(&o.General, "general", "", "human questions over other databases added to SFT, on stand-ins built from their golds: bird-train (BIRD's train questions, built in) or a BIRD-layout `file`; none by default")
 	fs.IntVar(&o.N, "n", specialise.DefaultN, "questions generated per database over all splits")
 	fs.Float64Var(&o.DevShare, "dev", o.DevShare, "share of -n for the synthetic dev split")
 	fs.Float64Var(&o.TestShare, "test", o.TestShare, "share of -n for the sealed test split")

@@ -1,0 +1,130 @@
+package train
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/internal/testkit"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/standin"
+)
+
+// copyTree copies the files under src into dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGeneralSplit: general questions (stand-ins beside train's
+// databases) join the train split before the cut, so SFT's share is the
+// one a train.json holding both would give, and the holdout holds none.
+func TestGeneralSplit(t *testing.T) {
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(tinyBench(t), "train_databases"), filepath.Join(dir, "train_databases"))
+	trainB, err := os.ReadFile(filepath.Join(tinyBench(t), "train.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "train.json"), trainB, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	human, err := dataset.LoadQuestions(filepath.Join(testkit.BirdSample(), "dev.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := standin.Build(context.Background(), human.Examples, standin.Options{Dir: dir, Split: "general", DBRoot: filepath.Join(dir, "train_databases")}); err != nil {
+		t.Fatal(err)
+	}
+	f := policy.Format{Kind: policy.FormatCompact}
+	d, err := LoadBench(BenchOptions{Dir: dir, Seed: 3, Format: f, DevSplit: "-", General: "general"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var general int
+	for _, ex := range d.Train {
+		if ex.QuestionID >= GeneralIDBase {
+			general++
+		}
+	}
+	for _, ex := range d.Holdout {
+		if ex.DBID == "superhero" || ex.DBID == "student_club" {
+			t.Fatalf("holdout question %d is on the stand-in %s", ex.QuestionID, ex.DBID)
+		}
+	}
+	if general < 200 || general > 230 || len(d.Holdout) == 0 {
+		t.Errorf("%d general questions in SFT's share (want ~75%% of 287), %d in the holdout", general, len(d.Holdout))
+	}
+	if _, _, err := d.render(context.Background(), &d.Train[slices.IndexFunc(d.Train, func(e Example) bool { return e.QuestionID >= GeneralIDBase })], nil, 0, nil); err != nil {
+		t.Errorf("a general question's prompt: %v", err)
+	}
+
+	// The same split as one train.json holding both, ids moved.
+	b, err := dataset.Load(dir, "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := dataset.LoadQuestions(filepath.Join(dir, "general.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range g.Examples {
+		ex.QuestionID += GeneralIDBase
+		b.Examples = append(b.Examples, ex)
+	}
+	sp, err := dataset.Split(b.Examples, dataset.SplitOptions{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(exs []dataset.Example) []int {
+		var out []int
+		for _, ex := range exs {
+			out = append(out, ex.QuestionID)
+		}
+		return out
+	}
+	var got []dataset.Example
+	for _, ex := range d.Train {
+		got = append(got, ex.Example)
+	}
+	if !slices.Equal(ids(got), ids(sp.SFT)) {
+		t.Error("SFT's share differs from a merged train.json's")
+	}
+
+	for _, tc := range []struct{ name, body, err string }{
+		{"on a train database", `[{"question_id": 1, "db_id": "` + b.Examples[0].DBID + `", "question": "q", "SQL": "SELECT 1"}]`, "a database of the train split"},
+		{"no database", `[{"question_id": 1, "db_id": "nowhere", "question": "q", "SQL": "SELECT 1"}]`, "its database"},
+		{"id too large", `[{"question_id": 1000000, "db_id": "superhero", "question": "q", "SQL": "SELECT 1"}]`, "must lie in"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte(tc.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadBench(BenchOptions{Dir: dir, Seed: 3, Format: f, DevSplit: "-", General: "bad"})
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("got %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
