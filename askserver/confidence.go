@@ -3,6 +3,7 @@ package askserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -29,10 +30,17 @@ func (s *Server) generateSampled(ctx context.Context, q Question) (string, []str
 	}
 	var samples []string
 	var serr error
+	so := SampleOptions{N: n, Temperature: s.cfg.Generator.SampleTemperature, Seed: seedOf(q)}
+	if gs, ok := s.gen.(generateSampler); ok {
+		sql, samples, err := gs.GenerateSampled(ctx, q, so)
+		if errors.Is(err, errSampling) {
+			s.log.Warn("sampling failed", "db", q.DB, "err", err)
+			return sql, nil, nil
+		}
+		return sql, samples, err
+	}
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		samples, serr = sampler.Sample(ctx, q, SampleOptions{N: n, Temperature: s.cfg.Generator.SampleTemperature, Seed: seedOf(q)})
-	})
+	wg.Go(func() { samples, serr = sampler.Sample(ctx, q, so) })
 	sql, err := s.gen.Generate(ctx, q)
 	wg.Wait()
 	if serr != nil {

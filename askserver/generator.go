@@ -138,22 +138,30 @@ func (g *NativeGenerator) Generate(ctx context.Context, q Question) (string, err
 // completions of it, guided by the tables the prompt shows, in the shared
 // batch (o's MaxTokens and Constrain are the fit's).
 func (g *NativeGenerator) decode(ctx context.Context, q Question, o policy.SampleOptions) ([]policy.Completion, error) {
+	fit, err := g.fit(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return g.decodeFitted(ctx, fit, o)
+}
+
+// fit fits q's prompt in the checkpoint's format.
+func (g *NativeGenerator) fit(ctx context.Context, q Question) (*policy.Fitted, error) {
 	g.mu.Lock()
 	pr := g.pr
 	g.mu.Unlock()
 	ex := dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}
-	var fit *policy.Fitted
-	var err error
 	if q.Dialect == prompt.PostgreSQL {
 		// package prompt's catalog reads SQLite; the server read this
 		// schema from information_schema
-		fit, err = pr.FitSchema(ctx, q.Schema, ex, g.Policy.FitOptions(g.MaxTokens))
-	} else {
-		fit, err = pr.Fit(ctx, ex, g.Policy.FitOptions(g.MaxTokens))
+		return pr.FitSchema(ctx, q.Schema, ex, g.Policy.FitOptions(g.MaxTokens))
 	}
-	if err != nil {
-		return nil, err
-	}
+	return pr.Fit(ctx, ex, g.Policy.FitOptions(g.MaxTokens))
+}
+
+// decodeFitted decodes o.N completions of a fitted prompt in the shared
+// batch.
+func (g *NativeGenerator) decodeFitted(ctx context.Context, fit *policy.Fitted, o policy.SampleOptions) ([]policy.Completion, error) {
 	o.MaxTokens, o.Constrain = fit.MaxTokens, policy.FitGuides([]*policy.Fitted{fit}, g.Policy.Info.SQLWords)
 	outs, _, err := g.batcher.Generate(ctx, []string{fit.Text}, o)
 	if err != nil {

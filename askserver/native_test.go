@@ -15,15 +15,16 @@ import (
 	"github.com/sqlrl/sqlrl/tokenizer"
 )
 
-// TestNativeGenerator serves a tiny random policy saved as a checkpoint:
-// concurrent questions are decoded through the batcher, guided to the
-// schema, and every answer is recorded with the native model's name.
-func TestNativeGenerator(t *testing.T) {
+// nativeServer is a server of a tiny random checkpoint over superhero.
+func nativeServer(t *testing.T) *Server {
+	t.Helper()
 	dir := t.TempDir()
 	tinyCheckpoint(t, filepath.Join(dir, "ckpt"), policy.Format{Kind: policy.FormatCompact})
 	conf := fmt.Sprintf(`{"databases": {"superhero": {"sqlite": %q}}, "generator": {"native": "ckpt", "max_tokens": 16, "slots": 4}}`, benchDB(t, "superhero"))
 	path := filepath.Join(dir, "serve.json")
-	os.WriteFile(path, []byte(conf), 0o644)
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c, err := LoadConfig(path)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +33,15 @@ func TestNativeGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestNativeGenerator serves a tiny random policy saved as a checkpoint:
+// concurrent questions are decoded through the batcher, guided to the
+// schema, and every answer is recorded with the native model's name.
+func TestNativeGenerator(t *testing.T) {
+	s := nativeServer(t)
 	_, ts := serveTest(t, s)
 	var wg sync.WaitGroup
 	outs := make([]map[string]any, 4)
@@ -133,5 +142,33 @@ func TestNativePostgres(t *testing.T) {
 	_, out := call(t, ts, "POST", "/api/ask", "", map[string]string{"db": "heroes", "question": "How many superheroes are there?"})
 	if e, _ := out["error"].(map[string]any); e != nil && (strings.HasPrefix(e["class"].(string), "generation") || e["class"] == ClassSchema) || out["sql"] == "" {
 		t.Errorf("ask on PostgreSQL: %v", out)
+	}
+}
+
+// TestGenerateSampled: the answer and samples drawn from one fitted
+// prompt are those Generate and Sample draw fitting it each.
+func TestGenerateSampled(t *testing.T) {
+	s := nativeServer(t)
+	g, ok := s.gen.(*NativeGenerator)
+	if !ok {
+		t.Fatalf("generator %T", s.gen)
+	}
+	ctx := context.Background()
+	q := Question{DB: "superhero", Question: "how many heroes are blue?"}
+	o := SampleOptions{N: 3, Temperature: 1, Seed: 7}
+	sql, samples, err := g.GenerateSampled(ctx, q, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := g.Generate(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSamples, err := g.Sample(ctx, q, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sql != want || strings.Join(samples, "\n") != strings.Join(wantSamples, "\n") {
+		t.Errorf("one fit: %q %q; a fit each: %q %q", sql, samples, want, wantSamples)
 	}
 }

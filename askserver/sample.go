@@ -2,8 +2,10 @@ package askserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
+	"sync"
 
 	"github.com/sqlrl/sqlrl/consensus"
 
@@ -46,15 +48,56 @@ func seedOf(q Question) uint64 {
 // completions decoded together through the batcher (alongside the
 // concurrent requests' greedy ones).
 func (g *NativeGenerator) Sample(ctx context.Context, q Question, o SampleOptions) ([]string, error) {
-	cs, err := g.decode(ctx, q, policy.SampleOptions{N: o.N, Temperature: o.Temperature, TopP: sampleTopP, Seed: o.Seed})
+	cs, err := g.decode(ctx, q, sampleOptions(o))
 	if err != nil {
 		return nil, err
 	}
+	return texts(cs), nil
+}
+
+// GenerateSampled implements generateSampler: the greedy answer and the
+// samples of one fitted prompt, decoded at the same time.
+func (g *NativeGenerator) GenerateSampled(ctx context.Context, q Question, o SampleOptions) (string, []string, error) {
+	fit, err := g.fit(ctx, q)
+	if err != nil {
+		return "", nil, err
+	}
+	var samples []policy.Completion
+	var serr error
+	var wg sync.WaitGroup
+	wg.Go(func() { samples, serr = g.decodeFitted(ctx, fit, sampleOptions(o)) })
+	greedy, err := g.decodeFitted(ctx, fit, policy.SampleOptions{N: 1})
+	wg.Wait()
+	switch {
+	case err != nil:
+		return "", nil, err
+	case len(greedy) != 1:
+		return "", nil, errors.New("the policy returned no completion")
+	case serr != nil:
+		return greedy[0].Text, nil, fmt.Errorf("%w: %w", errSampling, serr)
+	}
+	return greedy[0].Text, texts(samples), nil
+}
+
+// generateSampler is a generator that draws its answer and the samples
+// from one prompt (the native one fits each prompt once per ask).
+type generateSampler interface {
+	GenerateSampled(ctx context.Context, q Question, o SampleOptions) (string, []string, error)
+}
+
+// errSampling marks a GenerateSampled error that left the answer whole.
+var errSampling = errors.New("sampling failed")
+
+func sampleOptions(o SampleOptions) policy.SampleOptions {
+	return policy.SampleOptions{N: o.N, Temperature: o.Temperature, TopP: sampleTopP, Seed: o.Seed}
+}
+
+func texts(cs []policy.Completion) []string {
 	sqls := make([]string, len(cs))
 	for i, c := range cs {
 		sqls[i] = c.Text
 	}
-	return sqls, nil
+	return sqls
 }
 
 // Sample implements SQLSampler with one chat request asking for o.N
