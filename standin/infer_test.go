@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/sqlexec"
 )
 
@@ -93,5 +94,29 @@ func TestBuild(t *testing.T) {
 	}
 	if _, err := Build(context.Background(), exs, Options{Dir: dir, Split: "general", DBRoot: b.DBRoot}); !errors.Is(err, ErrExists) {
 		t.Errorf("a Build over an existing database: %v, want ErrExists", err)
+	}
+}
+
+// TestInferNeverPanics: every prefix of the sample's golds (cut SQL, as
+// a file may hold) is read without a panic, and the whole golds give a
+// stand-in on which every one runs.
+func TestInferNeverPanics(t *testing.T) {
+	b, err := dataset.LoadQuestions(filepath.Join(testkit.BirdSample(), "dev.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cut []string
+	for _, ex := range b.Examples {
+		for i := 0; i < len(ex.SQL); i += 7 {
+			cut = append(cut, ex.SQL[:i])
+		}
+	}
+	Infer(map[string][]string{"cut": cut, "odd": {"", "SELECT", "FROM", "a.", "JOIN (", ") AS", "SELECT * FROM t AS", "x = 'y"}})
+	sum, err := Build(context.Background(), b.Examples, Options{Dir: t.TempDir(), Split: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Kept != len(b.Examples) {
+		t.Errorf("%d of %d golds run on their stand-ins: %v", sum.Kept, len(b.Examples), sum.Dropped)
 	}
 }
