@@ -525,7 +525,11 @@ func writeGeneral(ctx context.Context, o Options, exs []dataset.Example, gens []
 	for _, g := range gens {
 		own[g.DB.ID] = true
 	}
+	n := len(exs)
 	exs = slices.DeleteFunc(slices.Clone(exs), func(ex dataset.Example) bool { return own[ex.DBID] })
+	if left := n - len(exs); left > 0 {
+		stage(o.Progress, fmt.Sprintf("-general: %d questions on databases named as yours left out", left))
+	}
 	data := filepath.Join(o.Out, DataDir)
 	var bar *progress.Bar
 	if o.Progress != nil {
