@@ -543,6 +543,9 @@ func writeGeneral(ctx context.Context, o Options, exs []dataset.Example, gens []
 	if o.Progress != nil {
 		sum.WriteText(o.Progress, data)
 	}
+	if sum.Kept == 0 {
+		return 0, fmt.Errorf("specialise: -general %s: none of its %d questions on other databases has a gold that runs on the stand-in built for it (%v)", o.General, len(exs), sum.Dropped)
+	}
 	return sum.Kept, nil
 }
 

@@ -393,4 +393,14 @@ func TestGeneral(t *testing.T) {
 	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("without -general over a run with it: %v, want a --force refusal", err)
 	}
+	// A file none of whose golds runs stops before training.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`[{"question_id": 1, "db_id": "zoo", "question": "q", "SQL": "SELECT FROM WHERE"}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = quickOptions(t, db)
+	o.General = bad
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "none of its 1 questions") {
+		t.Errorf("a file of failing golds: %v", err)
+	}
 }
