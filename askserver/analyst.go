@@ -34,10 +34,17 @@ func parsePage(v string) (int, error) {
 	return p, nil
 }
 
-// pageOf is page p of res, or 404 past the last page (page 1 of an empty
-// result exists).
-func (s *Server) pageOf(res *sqlexec.Result, truncated bool, p int) (Rows, error) {
+// pageOf is page p of res sorted by order (nil: as it came), or 404 past
+// the last page (page 1 of an empty result exists).
+func (s *Server) pageOf(res *sqlexec.Result, truncated bool, p int, order *rowOrder) (Rows, error) {
+	res, err := order.sorted(res)
+	if err != nil {
+		return Rows{}, err
+	}
 	out := s.page(res, truncated, p)
+	if order != nil && res != nil {
+		out.Sort, out.Desc = &order.Col, order.Desc
+	}
 	if p > 1 && p > out.Pages {
 		return out, httpserve.Errorf(http.StatusNotFound, "page %d of %d", p, out.Pages)
 	}
@@ -68,11 +75,19 @@ func (s *Server) answerResult(ctx context.Context, r *http.Request) (feedback.En
 	return e, res, truncated, nil
 }
 
-// answerCSV: GET /api/answers/{id}/csv: the answer's whole result (the
-// rows kept, as rows?page=N runs it again) as a CSV download.
+// answerCSV: GET /api/answers/{id}/csv[?sort=C[&desc=1]]: the answer's
+// whole result (the rows kept, as rows?page=N runs it again, sorted as
+// rows sorts them) as a CSV download.
 func (s *Server) answerCSV(ctx context.Context, r *http.Request) (any, error) {
+	order, err := sortQuery(r.URL.Query())
+	if err != nil {
+		return nil, err
+	}
 	e, res, _, err := s.answerResult(ctx, r)
 	if err != nil {
+		return nil, err
+	}
+	if res, err = order.sorted(res); err != nil {
 		return nil, err
 	}
 	return csvResponse(res, fmt.Sprintf("answer-%d.csv", e.ID)), nil
@@ -83,6 +98,10 @@ type runRequest struct {
 	SQL    string `json:"sql"`
 	Page   int    `json:"page,omitempty"`
 	Format string `json:"format,omitempty"`
+	// Sort (a column index from 0) and Desc sort the kept rows before
+	// the page is cut or the CSV written.
+	Sort *int `json:"sort,omitempty"`
+	Desc bool `json:"desc,omitempty"`
 }
 
 // RunResponse is POST /api/run's JSON answer: a page of the result, or
@@ -122,6 +141,10 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 	case req.Format != "" && req.Format != "json" && req.Format != "csv":
 		return nil, httpserve.Errorf(http.StatusBadRequest, "format %q: want \"json\" or \"csv\"", clip(req.Format, 32))
 	}
+	order, err := runOrder(req.Sort, req.Desc)
+	if err != nil {
+		return nil, err
+	}
 	if err := sqlparse.CheckRead(sql); err != nil {
 		return nil, httpserve.Errorf(http.StatusUnprocessableEntity, "sql was refused and not run: %v", err)
 	}
@@ -140,10 +163,13 @@ func (s *Server) run(ctx context.Context, r *http.Request) (any, error) {
 		if ei != nil {
 			return nil, httpserve.Errorf(http.StatusUnprocessableEntity, "the SQL failed: %s: %s", ei.Class, ei.Message)
 		}
+		if res, err = order.sorted(res); err != nil {
+			return nil, err
+		}
 		return csvResponse(res, "result-"+d.name+".csv"), nil
 	}
 	out := RunResponse{DB: d.name, SQL: sql, Error: ei}
-	if out.Rows, err = s.pageOf(res, truncated, max(req.Page, 1)); err != nil {
+	if out.Rows, err = s.pageOf(res, truncated, max(req.Page, 1), order); err != nil {
 		return nil, err
 	}
 	if res != nil {

@@ -286,6 +286,11 @@ type Rows struct {
 	// Truncated: the result had more rows (or bytes) than the server
 	// keeps; TotalRows counts those kept.
 	Truncated bool `json:"truncated"`
+	// Sort and Desc: the column (from 0) the kept rows were sorted by
+	// before the page was cut, descending when Desc; absent, the
+	// result's own order.
+	Sort *int `json:"sort,omitempty"`
+	Desc bool `json:"desc,omitempty"`
 }
 
 // AskResponse is POST /api/ask's answer.
@@ -599,11 +604,16 @@ func (s *Server) answer(ctx context.Context, r *http.Request) (any, error) {
 	return entryJSON(e), nil
 }
 
-// rows: GET /api/answers/{id}/rows?page=N runs the answer's SQL again
-// (read-only, same caps) and returns page N: the server keeps no results,
-// so replicas behind a load balancer page alike.
+// rows: GET /api/answers/{id}/rows?page=N[&sort=C[&desc=1]] runs the
+// answer's SQL again (read-only, same caps) and returns page N, of the kept
+// rows sorted by column C when asked: the server keeps no results, so
+// replicas behind a load balancer page alike.
 func (s *Server) rows(ctx context.Context, r *http.Request) (any, error) {
 	p, err := parsePage(r.URL.Query().Get("page"))
+	if err != nil {
+		return nil, err
+	}
+	order, err := sortQuery(r.URL.Query())
 	if err != nil {
 		return nil, err
 	}
@@ -611,7 +621,7 @@ func (s *Server) rows(ctx context.Context, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.pageOf(res, truncated, p)
+	out, err := s.pageOf(res, truncated, p, order)
 	if err != nil {
 		return nil, err
 	}

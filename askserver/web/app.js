@@ -18,6 +18,7 @@ const state = {
   rows: null,
   sort: null,
   page: 1,
+  rowsSeq: 0,
   sending: false,
   correctionRan: null,
   historyNext: 0,
@@ -138,20 +139,9 @@ function cellNode(v, column) {
   return el("td", typeof v === "string" ? v : JSON.stringify(v));
 }
 
-// compareValues sorts NULLs last, numbers numerically before text, and text
-// with numbers inside read as numbers ("item 9" before "item 10").
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
-function compareValues(a, b) {
-  const na = a === null || a === undefined, nb = b === null || b === undefined;
-  if (na || nb) return na === nb ? 0 : na ? 1 : -1;
-  const xa = typeof a === "number", xb = typeof b === "number";
-  if (xa && xb) return a - b;
-  if (xa !== xb) return xa ? -1 : 1;
-  return collator.compare(String(a), String(b));
-}
-
 // fillTable writes columns and rows; with sortable, each header is a button
-// that sorts the rows shown (ascending, then descending).
+// that sorts the whole result (ascending, then descending): the server
+// sorts (askserver/sortrows.go, compareCells) and the page sorts nothing.
 function fillTable(table, columns, rows, sortable) {
   const thead = table.tHead, tbody = table.tBodies[0];
   clear(thead); clear(tbody);
@@ -183,39 +173,46 @@ function fillTable(table, columns, rows, sortable) {
   }
 }
 
-function renderRows() {
-  const r = state.rows;
-  let rows = r.rows;
-  if (state.sort) {
-    const { col, dir } = state.sort;
-    rows = rows.map((row, i) => [row, i]).sort((x, y) => dir * compareValues(x[0][col], y[0][col]) || x[1] - y[1]).map((x) => x[0]);
-  }
-  fillTable($("result-table"), r.columns, rows, true);
-}
-
-function sortBy(col) {
+// sortBy asks for page 1 of the whole result sorted by column col
+// (ascending; again: descending) and keeps the focus on its header.
+async function sortBy(col) {
   if (!state.rows) return;
-  if (state.sort && state.sort.col === col) state.sort = { col, dir: -state.sort.dir };
-  else state.sort = { col, dir: 1 };
-  renderRows();
+  const sort = state.sort && state.sort.col === col ? { col, dir: -state.sort.dir } : { col, dir: 1 };
+  if (!(await loadRows(1, sort))) return;
   const b = document.querySelector('#result-table th button[data-col="' + col + '"]');
   if (b) b.focus();
-  pageInfo(state.rows);
+}
+
+// sortParams is a sort as the GET routes' query (sort=C, desc=1).
+function sortParams(sort) {
+  const q = new URLSearchParams();
+  if (sort) {
+    q.set("sort", String(sort.col));
+    if (sort.dir < 0) q.set("desc", "1");
+  }
+  return q;
+}
+
+// runBody is POST /api/run's body for the result src, with the sort.
+function runBody(src, sort, extra) {
+  const body = Object.assign({ db: src.db, sql: src.sql }, extra);
+  if (sort) { body.sort = sort.col; body.desc = sort.dir < 0; }
+  return body;
 }
 
 function pageInfo(r) {
   let text = r.pages ? "page " + r.page + " of " + r.pages + " (" + formatNumber(r.total_rows) + " rows" + (r.truncated ? ", more not kept" : "") + ")" : "no rows";
-  if (state.sort && r.pages > 1) text += "; sorted within this page";
+  if (state.sort && r.truncated) text += "; sorted among the rows kept";
   $("page-info").textContent = text;
 }
 
-// showRows shows one page of a result (an answer's or an edited SQL's).
-// A sort chosen by the reader stays while paging through the same result;
-// a new result starts unsorted (clearRows).
+// showRows shows one page of a result (an answer's or an edited SQL's),
+// with the sort the server applied (sort, desc in the reply): a sort stays
+// while paging through the same result; a new result starts unsorted.
 function showRows(r) {
   state.rows = { columns: r.columns || [], rows: r.rows || [], page: r.page, pages: r.pages, total_rows: r.total_rows, truncated: r.truncated };
-  if (state.sort && state.sort.col >= state.rows.columns.length) state.sort = null;
-  renderRows();
+  state.sort = typeof r.sort === "number" ? { col: r.sort, dir: r.desc ? -1 : 1 } : null;
+  fillTable($("result-table"), state.rows.columns, state.rows.rows, true);
   pageInfo(state.rows);
   $("pager").hidden = false;
   $("prev-page").disabled = !(r.page > 1);
@@ -415,31 +412,43 @@ async function openAnswer(id) {
     status.textContent = "";
     $("answer-question").tabIndex = -1;
     $("answer-question").focus();
-    if (!n.error) await loadAnswerRows(n.id, 1);
+    if (!n.error) await loadRows(1, null);
   } catch (e) {
     status.textContent = "answer #" + id + ": " + e.message;
   }
 }
 
-async function loadAnswerRows(id, p) {
+// loadRows shows page p of the result shown (state.result: the answer's
+// rows route, or /api/run for an edited SQL), sorted by sort ({col, dir};
+// null: the result's own order). The reply to an older request, or for a
+// result no longer shown, is dropped. It returns whether the page is shown.
+async function loadRows(p, sort) {
+  const src = state.result;
+  if (!src) return false;
+  const seq = ++state.rowsSeq;
   try {
-    showRows(await api("GET", "/api/answers/" + id + "/rows?page=" + p));
+    let r;
+    if (src.source === "answer") {
+      const q = sortParams(sort);
+      q.set("page", String(p));
+      r = await api("GET", "/api/answers/" + src.id + "/rows?" + q);
+    } else {
+      r = await api("POST", "/api/run", runBody(src, sort, { page: p }));
+    }
+    if (seq !== state.rowsSeq || src !== state.result) return false;
+    // A CSV fetched before follows the old sort: offer a new one.
+    if (JSON.stringify(sort) !== JSON.stringify(state.sort)) resetCSV();
+    if (src.source === "answer") showRows(r); else showRunResult(r, src);
+    return true;
   } catch (e) {
-    $("page-info").textContent = e.message;
+    if (seq === state.rowsSeq) $("page-info").textContent = e.message;
+    return false;
   }
 }
 
-async function page(delta) {
-  const src = state.result;
-  if (!src) return;
-  const p = state.page + delta;
-  if (src.source === "answer") return loadAnswerRows(src.id, p);
-  try {
-    const r = await api("POST", "/api/run", { db: src.db, sql: src.sql, page: p });
-    showRunResult(r, src);
-  } catch (e) {
-    $("page-info").textContent = e.message;
-  }
+// page moves to the next or previous page, keeping the sort.
+function page(delta) {
+  return loadRows(state.page + delta, state.sort);
 }
 
 // ---- edit and re-run ----
@@ -498,9 +507,8 @@ async function resetResult() {
   $("result-source").textContent = state.answer.error ? "" : "Result of answer #" + state.answer.id;
   $("csv-download").hidden = !!state.answer.error;
   resetCSV();
-  state.sort = null;
   if (state.answer.error) { clearRows(); showChart(null); return; }
-  await loadAnswerRows(state.answer.id, 1);
+  await loadRows(1, null);
 }
 
 // ---- CSV: fetched with the key, handed to the browser as a Blob ----
@@ -539,9 +547,11 @@ async function downloadCSV() {
   const status = $("csv-status");
   status.textContent = "preparing CSV…";
   try {
+    // The CSV follows the sort shown: every kept row, in that order.
+    const q = sortParams(state.sort).toString();
     const resp = src.source === "answer"
-      ? await request("GET", "/api/answers/" + src.id + "/csv")
-      : await request("POST", "/api/run", { db: src.db, sql: src.sql, format: "csv" });
+      ? await request("GET", "/api/answers/" + src.id + "/csv" + (q ? "?" + q : ""))
+      : await request("POST", "/api/run", runBody(src, state.sort, { format: "csv" }));
     resetCSV();
     const size = await offerDownload(resp, $("csv-link"), src.source === "answer" ? "answer-" + src.id + ".csv" : "result.csv");
     status.textContent = "(" + formatNumber(size) + " bytes)";
