@@ -68,6 +68,9 @@ const (
 	qLine      = "How tall were the heroes, month by month?"
 	sqlLine    = `SELECT '2020-0' || id || '-01' AS month, height_cm FROM superhero WHERE id <= 6 ORDER BY id`
 	sqlEdited  = `SELECT superhero_name, weight_kg FROM superhero WHERE id IN (4, 5) ORDER BY id`
+	// Three pages of 10: sorting must sort all 25 rows, not the page shown.
+	qPages   = "How tall are the first 25 heroes?"
+	sqlPages = `SELECT superhero_name AS hero, height_cm FROM superhero WHERE id <= 25 ORDER BY id`
 )
 
 // browserGen is the fake model: a fixed SQL per question, so that what the
@@ -91,6 +94,7 @@ var browserSQL = map[string]string{
 	qWrong:   sqlWrong,
 	qError:   sqlError,
 	qLine:    sqlLine,
+	qPages:   sqlPages,
 }
 
 func TestServeBrowser(t *testing.T) {
@@ -186,15 +190,15 @@ func walkPage(b *browser, base, store string) {
 	b.waitTrue("rows sorted by weight_g, descending", `return [...document.querySelectorAll('#result-table tbody tr')].map(r => r.cells[0].textContent).join('|') === 'A-Bomb|3-D Man|Abe Sapien'
 		&& document.querySelectorAll('#result-table th')[1].getAttribute('aria-sort') === 'descending'`)
 
-	// CSV of the answer: the file the browser saved.
+	// CSV of the answer: the file the browser saved, in the sort shown.
 	got := b.csvDownload(fmt.Sprintf("answer-%d.csv", numbersID))
-	want := [][]string{{"hero", "weight_g", "ratio", "year"}, {"3-D Man", "90000"}, {"A-Bomb", "441000"}, {"Abe Sapien", "65000"}}
+	want := [][]string{{"hero", "weight_g", "ratio", "year"}, {"A-Bomb", "441000", "", "2001"}, {"3-D Man", "90000", "", "2000"}, {"Abe Sapien", "65000", "", "2002"}}
 	if len(got) != 4 || fmt.Sprint(got[0]) != fmt.Sprint(want[0]) {
 		b.fatalf("answer CSV %q, want a header %q and 3 rows", got, want[0])
 	}
 	for i, w := range want[1:] {
-		if got[i+1][0] != w[0] || got[i+1][1] != w[1] || got[i+1][3] != strconv.Itoa(2000+i) {
-			b.fatalf("answer CSV row %d %q, want %q …, year %d (raw values, the server's order)", i+1, got[i+1], w, 2000+i)
+		if got[i+1][0] != w[0] || got[i+1][1] != w[1] || got[i+1][3] != w[3] {
+			b.fatalf("answer CSV row %d %q, want %q … year %s (raw values, by weight_g descending as shown)", i+1, got[i+1], w, w[3])
 		}
 	}
 
@@ -215,6 +219,31 @@ func walkPage(b *browser, base, store string) {
 	b.click("#reset-sql")
 	b.waitTrue("the answer's rows again", `return document.getElementById('result-source').textContent === 'Result of answer #' + document.getElementById('answer').dataset.answerId
 		&& document.querySelectorAll('#result-table tbody tr').length === 3 && document.getElementById('chart').hidden`)
+
+	// Sorting sorts the whole result: after a header click, page 2 continues
+	// page 1 (SQLite's ORDER BY, NULLs last and ties by id, is the
+	// reference); the next click sorts descending from page 1 again.
+	b.ask(qPages, "", 10)
+	asc := b.runColumn(base, `SELECT superhero_name FROM superhero WHERE id <= 25 ORDER BY height_cm IS NULL, height_cm, id`)
+	desc := b.runColumn(base, `SELECT superhero_name FROM superhero WHERE id <= 25 ORDER BY height_cm IS NULL DESC, height_cm DESC, id`)
+	if len(asc) != 25 || len(desc) != 25 {
+		b.fatalf("the reference orders hold %d and %d heroes, want 25", len(asc), len(desc))
+	}
+	shows := func(heroes []string, page int, dir string) string {
+		w, _ := json.Marshal(heroes)
+		return fmt.Sprintf(`return JSON.stringify([...document.querySelectorAll('#result-table tbody tr')].map(r => r.cells[0].textContent)) === %q
+			&& document.getElementById('page-info').textContent === 'page %d of 3 (25 rows)'
+			&& document.querySelectorAll('#result-table th')[1].getAttribute('aria-sort') === %q`, w, page, dir)
+	}
+	b.click(`#result-table th button[data-col="1"]`)
+	b.waitTrue("page 1 of the whole result sorted by height_cm", shows(asc[:10], 1, "ascending"))
+	b.click("#next-page")
+	b.waitTrue("page 2 of the whole result sorted by height_cm", shows(asc[10:20], 2, "ascending"))
+	b.click(`#result-table th button[data-col="1"]`)
+	b.waitTrue("page 1 of the whole result sorted by height_cm, descending", shows(desc[:10], 1, "descending"))
+	b.click("#next-page")
+	b.click("#next-page")
+	b.waitTrue("page 3 of the whole result sorted by height_cm, descending", shows(desc[20:], 3, "descending"))
 
 	// A chart chosen by the result's shape: a label and a count, bars.
 	chartID := b.ask(qChart, "", 4)
@@ -940,6 +969,33 @@ func (b *browser) ask(question, evidence string, rows int) int64 {
 		b.fatalf("answer's data-answer-id %q: %v", s, err)
 	}
 	return id
+}
+
+// runColumn is the first column of sql's every row, run through POST
+// /api/run as CSV with the analyst's key: a reference the page is checked
+// against.
+func (b *browser) runColumn(base, sql string) []string {
+	b.t.Helper()
+	body, _ := json.Marshal(map[string]string{"db": "superhero", "sql": sql, "format": "csv"})
+	req, err := http.NewRequestWithContext(b.ctx, http.MethodPost, base+"/api/run", bytes.NewReader(body))
+	if err != nil {
+		b.fatalf("run %s: %v", sql, err)
+	}
+	req.Header.Set("X-API-Key", browserKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.fatalf("run %s: %v", sql, err)
+	}
+	defer resp.Body.Close()
+	recs, err := csv.NewReader(resp.Body).ReadAll()
+	if err != nil || resp.StatusCode != http.StatusOK || len(recs) == 0 {
+		b.fatalf("run %s: %d %v", sql, resp.StatusCode, err)
+	}
+	var out []string
+	for _, r := range recs[1:] {
+		out = append(out, r[0])
+	}
+	return out
 }
 
 // csvDownload clicks "Download CSV" and parses the file the browser saved
