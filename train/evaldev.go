@@ -43,14 +43,18 @@ type Eval struct {
 // with the same budget a run's dev EX is the one generate gives.
 const DevMaxTokens = 256
 
-func (e *Eval) String() string {
+// String is Summary of a dev evaluation, as training logs it.
+func (e *Eval) String() string { return "dev " + e.Summary() }
+
+// Summary is String without naming the split: EX, by level, the fitting.
+func (e *Eval) Summary() string {
 	var parts []string
 	for _, l := range []string{"simple", "moderate", "challenging"} {
 		if n, ok := e.Counts[l]; ok {
 			parts = append(parts, fmt.Sprintf("%s %.1f%% (%d)", l, 100*e.Levels[l], n))
 		}
 	}
-	s := fmt.Sprintf("dev EX %.1f%% on %d [%s] in %.1fs", 100*e.EX, e.N, strings.Join(parts, ", "), e.Seconds)
+	s := fmt.Sprintf("EX %.1f%% on %d [%s] in %.1fs", 100*e.EX, e.N, strings.Join(parts, ", "), e.Seconds)
 	if e.Pruned+e.Bare+e.Shortened+e.Failed > 0 {
 		s += fmt.Sprintf("; fitted to the context: %d pruned, %d without column comments, %d with max tokens cut, %d did not fit (scored wrong)",
 			e.Pruned, e.Bare, e.Shortened, e.Failed)
