@@ -1,6 +1,6 @@
 // Package standin builds stand-in databases for question files whose
 // databases one does not have: BIRD's public train questions ship apart
-// from their 33 GB of databases, yet their human-written questions are
+// from their (large) databases, yet their human-written questions are
 // the best teacher of how people ask. Infer reads every gold SQL of a
 // database, resolves its table aliases and collects the tables, columns,
 // join keys, numeric uses and quoted values it reads; Write creates a
