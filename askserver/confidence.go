@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/sqlrl/sqlrl/confidence"
@@ -19,8 +18,9 @@ const voteBudget = consensus.Budget
 
 // generateSampled asks the generator for the answer's SQL and, when it can
 // sample and generator.samples is on, for the samples of the same
-// question at the same time (the native batcher decodes them together). A
-// sampling failure is logged and leaves the answer without samples.
+// question at the same time (the native generator decodes both from one
+// fitted prompt). A sampling failure is logged and leaves the answer
+// without samples.
 func (s *Server) generateSampled(ctx context.Context, q Question) (string, []string, error) {
 	sampler, ok := s.gen.(SQLSampler)
 	n := s.cfg.Generator.SampleCount()
@@ -28,26 +28,14 @@ func (s *Server) generateSampled(ctx context.Context, q Question) (string, []str
 		sql, err := s.gen.Generate(ctx, q)
 		return sql, nil, err
 	}
-	var samples []string
-	var serr error
-	so := SampleOptions{N: n, Temperature: s.cfg.Generator.SampleTemperature, Seed: seedOf(q)}
-	if gs, ok := s.gen.(generateSampler); ok {
-		sql, samples, err := gs.GenerateSampled(ctx, q, so)
-		if errors.Is(err, errSampling) {
-			s.log.Warn("sampling failed", "db", q.DB, "err", err)
-			return sql, nil, nil
-		}
-		return sql, samples, err
+	gs, ok := s.gen.(generateSampler)
+	if !ok {
+		gs = apart{s.gen, sampler}
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { samples, serr = sampler.Sample(ctx, q, so) })
-	sql, err := s.gen.Generate(ctx, q)
-	wg.Wait()
-	if serr != nil {
-		if err == nil {
-			s.log.Warn("sampling failed", "db", q.DB, "err", serr)
-		}
-		samples = nil
+	sql, samples, err := gs.GenerateSampled(ctx, q, SampleOptions{N: n, Temperature: s.cfg.Generator.SampleTemperature, Seed: seedOf(q)})
+	if errors.Is(err, errSampling) {
+		s.log.Warn("sampling failed", "db", q.DB, "err", err)
+		return sql, nil, nil
 	}
 	return sql, samples, err
 }

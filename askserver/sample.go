@@ -79,14 +79,39 @@ func (g *NativeGenerator) GenerateSampled(ctx context.Context, q Question, o Sam
 	return greedy[0].Text, texts(samples), nil
 }
 
-// generateSampler is a generator that draws its answer and the samples
-// from one prompt (the native one fits each prompt once per ask).
+// generateSampler draws a question's answer and its samples together; a
+// sampling failure that leaves the answer whole is an error wrapping
+// errSampling, returned with the answer.
 type generateSampler interface {
 	GenerateSampled(ctx context.Context, q Question, o SampleOptions) (string, []string, error)
 }
 
 // errSampling marks a GenerateSampled error that left the answer whole.
 var errSampling = errors.New("sampling failed")
+
+// apart is a generator's Generate and Sample run side by side, for
+// generators that prompt each on its own (an OpenAI-compatible one).
+type apart struct {
+	gen     SQLGenerator
+	sampler SQLSampler
+}
+
+// GenerateSampled implements generateSampler.
+func (a apart) GenerateSampled(ctx context.Context, q Question, o SampleOptions) (string, []string, error) {
+	var samples []string
+	var serr error
+	var wg sync.WaitGroup
+	wg.Go(func() { samples, serr = a.sampler.Sample(ctx, q, o) })
+	sql, err := a.gen.Generate(ctx, q)
+	wg.Wait()
+	switch {
+	case err != nil:
+		return "", nil, err
+	case serr != nil:
+		return sql, nil, fmt.Errorf("%w: %w", errSampling, serr)
+	}
+	return sql, samples, nil
+}
 
 func sampleOptions(o SampleOptions) policy.SampleOptions {
 	return policy.SampleOptions{N: o.N, Temperature: o.Temperature, TopP: sampleTopP, Seed: o.Seed}
