@@ -187,7 +187,7 @@ func (o *Options) Check() error {
 	}
 	if o.General != "" && o.General != birdtrain.Name {
 		if _, err := os.Stat(o.General); err != nil {
-			return fmt.Errorf("-general %s: %w (or -general %s: BIRD's train questions, built in)", o.General, err, birdtrain.Name)
+			return fmt.Errorf("-general: %w (or -general %s: BIRD's train questions, built in)", err, birdtrain.Name)
 		}
 	}
 	if err := o.Vote.Check(); err != nil {
@@ -343,7 +343,7 @@ func models(pl *experiment.Plan, out string, rounds int) (sft, kto string, err e
 type Stamp struct {
 	Databases    []StampDB `json:"databases"`
 	Descriptions string    `json:"descriptions,omitempty"` // the file's sha256
-	// General is Options.General and its questions' sha256.
+	// General is the sha256 of Options.General's question file.
 	General   string  `json:"general,omitempty"`
 	N         int     `json:"n"`
 	DevShare  float64 `json:"dev"`
@@ -395,13 +395,11 @@ func generate(ctx context.Context, o Options, snaps map[string]*dbgen.Snapshot) 
 		}
 		want.Descriptions = sum
 	}
-	general, err := generalQuestions(o.General)
+	general, generalSum, err := generalQuestions(o.General)
 	if err != nil {
 		return nil, false, err
 	}
-	if general != nil {
-		want.General = o.General + " sha256 " + general.sha256
-	}
+	want.General = generalSum
 	stampPath, data := filepath.Join(o.Out, StampFile), filepath.Join(o.Out, DataDir)
 	var have Stamp
 	if b, err := os.ReadFile(stampPath); err == nil {
@@ -463,7 +461,7 @@ func generate(ctx context.Context, o Options, snaps map[string]*dbgen.Snapshot) 
 		want.Counts["test"] += s.Test
 	}
 	if general != nil {
-		n, err := writeGeneral(ctx, o, general.examples, gens)
+		n, err := writeGeneral(ctx, o, general, gens)
 		if err != nil {
 			return nil, false, err
 		}
@@ -488,33 +486,18 @@ func counts(c map[string]int) string {
 	return s
 }
 
-// general is Options.General's questions and their file's sha256.
-type general struct {
-	examples []dataset.Example
-	sha256   string
-}
-
-// generalQuestions reads Options.General (nil when empty).
-func generalQuestions(name string) (*general, error) {
-	var data []byte
-	switch name {
-	case "":
-		return nil, nil
-	case birdtrain.Name:
-		data = birdtrain.JSON()
-	default:
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return nil, fmt.Errorf("-general %s: %w", name, err)
-		}
-		data = b
+// generalQuestions reads Options.General (nil when empty) and the
+// sha256 of its bytes.
+func generalQuestions(name string) ([]dataset.Example, string, error) {
+	if name == "" {
+		return nil, "", nil
 	}
-	b, err := dataset.ParseBIRDQuestions(name, data)
+	b, data, err := birdtrain.Load(name)
 	if err != nil {
-		return nil, fmt.Errorf("-general: %w", err)
+		return nil, "", fmt.Errorf("-general: %w", err)
 	}
 	sum := sha256.Sum256(data)
-	return &general{examples: b.Examples, sha256: hex.EncodeToString(sum[:])}, nil
+	return b.Examples, hex.EncodeToString(sum[:]), nil
 }
 
 // writeGeneral writes the general questions as DataDir's GeneralSplit,

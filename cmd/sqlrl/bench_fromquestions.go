@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/datasets/birdtrain"
 	"github.com/sqlrl/sqlrl/progress"
 	"github.com/sqlrl/sqlrl/standin"
@@ -45,22 +44,15 @@ func benchFromQuestionsFlags(fs *flag.FlagSet) func(context.Context, []string) e
 	split := fs.String("split", "train", "the `split` to write")
 	dbs := fs.String("databases", "", "the `folder` receiving the stand-in databases (default -out/<split>_databases; a benchmark's train_databases for train sft -general)")
 	quiet := quietFlag(fs)
-	return func(ctx context.Context, _ []string) (err error) {
+	return func(ctx context.Context, _ []string) error {
 		if *questions == "" {
 			return usagef("-questions is required: a BIRD-layout question file with gold SQL")
 		}
-		var exs []dataset.Example
-		if *questions == birdtrain.Name {
-			if exs, err = birdtrain.Questions(); err != nil {
-				return err
-			}
-		} else {
-			b, err := dataset.LoadQuestions(*questions)
-			if err != nil {
-				return err
-			}
-			exs = b.Examples
+		b, _, err := birdtrain.Load(*questions)
+		if err != nil {
+			return err
 		}
+		exs := b.Examples
 		var bar *progress.Bar
 		if !*quiet {
 			bar = progress.New(os.Stderr, "check golds", len(exs))

@@ -7,8 +7,9 @@
 package birdtrain
 
 import (
-	"bytes"
 	_ "embed"
+	"fmt"
+	"os"
 
 	"github.com/sqlrl/sqlrl/dataset"
 )
@@ -16,18 +17,25 @@ import (
 //go:embed train.json
 var trainJSON []byte
 
-// Name is how commands name the embedded file (specialise -general).
+// Name is how commands name the embedded file (specialise -general,
+// bench from-questions -questions).
 const Name = "bird-train"
 
-// JSON is the question file as published (BIRD's layout, without
-// difficulty).
-func JSON() []byte { return bytes.Clone(trainJSON) }
-
-// Questions reads the embedded questions.
-func Questions() ([]dataset.Example, error) {
-	b, err := dataset.ParseBIRDQuestions(Name, trainJSON)
-	if err != nil {
-		return nil, err
+// Load reads a BIRD-layout question file, or the embedded questions when
+// name is Name, and returns them with the file's bytes (for a stamp of
+// what was read).
+func Load(name string) (*dataset.Benchmark, []byte, error) {
+	data := trainJSON
+	if name != Name {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load %w (or %s: BIRD's train questions, built in)", err, Name)
+		}
+		data = b
 	}
-	return b.Examples, nil
+	b, err := dataset.ParseBIRDQuestions(name, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, data, nil
 }
