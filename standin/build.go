@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,13 +111,7 @@ type Summary struct {
 // WriteText prints the summary.
 func (s *Summary) WriteText(w io.Writer, dir string) {
 	fmt.Fprintf(w, "%s: %d of %d questions kept over %d stand-in databases (%d tables, %d columns)\n", dir, s.Kept, s.Questions, s.Databases, s.Tables, s.Columns)
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range s.Dropped {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(s.Dropped)) {
 		fmt.Fprintf(w, "  dropped, %s: %d\n", k, s.Dropped[k])
 	}
 }

@@ -15,6 +15,7 @@ package standin
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -58,7 +59,7 @@ const maxValues = 200
 // questions whose gold does not run on the result.
 func Infer(sqls map[string][]string) []*Schema {
 	var out []*Schema
-	for _, db := range slices.Sorted(mapsKeys(sqls)) {
+	for _, db := range slices.Sorted(maps.Keys(sqls)) {
 		s := &Schema{DBID: db}
 		idx := map[string]*Table{}
 		var deferred []unresolved
@@ -71,16 +72,6 @@ func Infer(sqls map[string][]string) []*Schema {
 		out = append(out, s)
 	}
 	return out
-}
-
-func mapsKeys(m map[string][]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // unresolved is an unqualified column of a query reading several tables.
@@ -223,41 +214,30 @@ func (s *Schema) add(idx map[string]*Table, sql string) []unresolved {
 	for _, t := range tables {
 		s.table(idx, t)
 	}
-	var left []unresolved
-	place := func(r ref) *Column {
-		u := useAt(toks, r.pos)
-		switch {
-		case r.qual != "":
-			t := aliases[strings.ToLower(r.qual)]
-			if t == "" {
-				t = r.qual
-			}
-			c := s.table(idx, t).column(r.col)
-			c.apply(u)
-			return c
-		case len(tables) == 1:
-			c := s.table(idx, tables[0]).column(r.col)
-			c.apply(u)
-			return c
-		case len(tables) > 1:
-			left = append(left, unresolved{col: r.col, tables: slices.Clone(tables), use: u})
-		}
-		return nil
-	}
-	// A reference by its last token (left of =) and its first (right of =).
+	// Each placed reference by its last token (left of =) and its first
+	// (right of =); an unqualified one of a several-table query waits.
 	type placed struct {
 		c     *Column
 		table string
 	}
 	ends, starts := map[int]placed{}, map[int]placed{}
+	var left []unresolved
 	for _, r := range refs {
-		if c := place(r); c != nil {
-			p := placed{c, tables0(tables)}
-			if r.qual != "" {
-				p.table = cmp.Or(aliases[strings.ToLower(r.qual)], r.qual)
-			}
-			ends[r.pos], starts[r.start] = p, p
+		var t string
+		switch {
+		case r.qual != "":
+			t = cmp.Or(aliases[strings.ToLower(r.qual)], r.qual)
+		case len(tables) == 1:
+			t = tables[0]
+		case len(tables) > 1:
+			left = append(left, unresolved{col: r.col, tables: slices.Clone(tables), use: useAt(toks, r.pos)})
+			continue
+		default:
+			continue
 		}
+		c := s.table(idx, t).column(r.col)
+		c.apply(useAt(toks, r.pos))
+		ends[r.pos], starts[r.start] = placed{c, t}, placed{c, t}
 	}
 	// Join keys: a = b between columns of two tables.
 	for i := 1; i+1 < len(toks); i++ {
@@ -269,24 +249,16 @@ func (s *Schema) add(idx map[string]*Table, sql string) []unresolved {
 		if !oka || !okb || strings.EqualFold(pa.table, pb.table) {
 			continue
 		}
-		a, b := pa.c, pb.c
-		a.Key, b.Key = true, true
-		from, fromT, to, toT := a, pa.table, b, pb.table
-		if idLike(a.Name, pa.table) && !idLike(b.Name, pb.table) {
-			from, fromT, to, toT = b, pb.table, a, pa.table
+		pa.c.Key, pb.c.Key = true, true
+		// The side named like its own table's id is the one referenced.
+		if idLike(pa.c.Name, pa.table) && !idLike(pb.c.Name, pb.table) {
+			pa, pb = pb, pa
 		}
-		if from.Ref == nil && !(fromT == toT) {
-			from.Ref = &[2]string{toT, to.Name}
+		if pa.c.Ref == nil {
+			pa.c.Ref = &[2]string{pb.table, pb.c.Name}
 		}
 	}
 	return left
-}
-
-func tables0(tables []string) string {
-	if len(tables) == 0 {
-		return ""
-	}
-	return tables[0]
 }
 
 // idLike says a column looks like its table's own key: id, <table>_id,
