@@ -14,34 +14,14 @@ import (
 	"github.com/sqlrl/sqlrl/standin"
 )
 
-// copyTree copies the files under src into dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestGeneralSplit: general questions (stand-ins beside train's
 // databases) join the train split before the cut, so SFT's share is the
 // one a train.json holding both would give, and the holdout holds none.
 func TestGeneralSplit(t *testing.T) {
 	dir := t.TempDir()
-	copyTree(t, filepath.Join(tinyBench(t), "train_databases"), filepath.Join(dir, "train_databases"))
+	if err := os.CopyFS(filepath.Join(dir, "train_databases"), os.DirFS(filepath.Join(tinyBench(t), "train_databases"))); err != nil {
+		t.Fatal(err)
+	}
 	trainB, err := os.ReadFile(filepath.Join(tinyBench(t), "train.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,21 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/progress"
+	"github.com/sqlrl/sqlrl/specialise"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -49,7 +47,8 @@ func scoreFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	questions := fs.String("questions", "", "BIRD-layout question `file` with gold SQL (required)")
 	root := fs.String("db-root", "", "`dir` holding <db_id>/<db_id>.sqlite (required)")
 	out := fs.String("json", "", "question-by-question report to write (`file`, required)")
-	vote := consensus.Sampling{Temperature: 1, TopP: consensus.TopP}
+	vote := specialise.DefaultVote() // the served model's, but off unless -vote
+	vote.Samples = 0
 	fs.IntVar(&vote.Samples, "vote", 0, "answer by a vote of the greedy decode and this many samples, executed (0: greedy)")
 	fs.Float64Var(&vote.Temperature, "vote-temperature", vote.Temperature, "temperature of -vote's samples")
 	reads := fs.String("test-reads", "", "record this read in `dir`/test-reads.json (for a test file)")
@@ -89,14 +88,7 @@ func scoreFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 		if err != nil {
 			return fmt.Errorf("score %s: %w", *model, err)
 		}
-		if ev.Report == nil {
-			return errors.New("score: the evaluation kept no question-by-question report")
-		}
-		js, err := json.MarshalIndent(ev.Report, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(*out, append(js, '\n')); err != nil {
+		if err := writeJSON(*out, ev.Report, false); err != nil { // as eval --json writes it
 			return err
 		}
 		if *reads != "" {

@@ -42,7 +42,7 @@ func TestScore(t *testing.T) {
 		{"bad root", []string{"score", "-model", model, "-questions", qs, "-db-root", "no/such", "-json", filepath.Join(dir, "x.json")}, 2, "", "-db-root no/such"},
 		{"negative vote", []string{"score", "-model", model, "-questions", qs, "-db-root", root, "-json", filepath.Join(dir, "x.json"), "-vote", "-1"}, 2, "", "-vote must be 0 or more"},
 		{"greedy", []string{"score", "-q", "-threads", "1", "-model", model, "-questions", qs, "-db-root", root, "-json", filepath.Join(dir, "greedy.json")}, 0, "(greedy): EX", ""},
-		{"vote, a test read", []string{"score", "-q", "-threads", "1", "-model", model, "-questions", qs, "-db-root", root, "-json", filepath.Join(dir, "vote.json"), "-vote", "2", "-test-reads", dir}, 0, "read 1 of", ""},
+		{"vote, a test read", []string{"score", "-q", "-threads", "1", "-model", model, "-questions", qs, "-db-root", root, "-json", filepath.Join(dir, "vote.json"), "-vote", "2", "-test-reads", dir}, 0, "and 2 samples at T 1, top-p 0.9): EX", ""},
 		{"compare reads them", []string{"compare", filepath.Join(dir, "greedy.json"), filepath.Join(dir, "vote.json")}, 0, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,5 +54,31 @@ func TestScore(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "test-reads.json")); err != nil {
 		t.Error(err)
+	}
+	// The report holds every question of the file, in its order.
+	var rep struct {
+		Questions []struct {
+			QuestionID int    `json:"question_id"`
+			Pred       string `json:"pred"`
+		} `json:"questions"`
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "vote.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var want []struct {
+		QuestionID int `json:"question_id"`
+	}
+	json.Unmarshal(js, &want)
+	if len(rep.Questions) != 12 {
+		t.Fatalf("%d questions in the report, want 12", len(rep.Questions))
+	}
+	for i, q := range rep.Questions {
+		if q.QuestionID != want[i].QuestionID {
+			t.Errorf("question %d: id %d, want %d", i, q.QuestionID, want[i].QuestionID)
+		}
 	}
 }
