@@ -51,14 +51,15 @@ type sftJSON struct {
 	DevSplit  string     `json:"dev_split"`
 	// later settings
 	loopJSON
-	On         string            `json:"on,omitempty"`
-	Pool       float64           `json:"pool,omitempty"`
-	Augment    int               `json:"augment,omitempty"`
-	Renaming   train.SFTRenaming `json:"renaming,omitzero"`
-	PromptLoss float64           `json:"prompt_loss,omitempty"`
-	Group      int               `json:"group,omitempty"`
-	Values     bool              `json:"values,omitempty"`
-	General    string            `json:"general,omitempty"`
+	On           string            `json:"on,omitempty"`
+	Pool         float64           `json:"pool,omitempty"`
+	Augment      int               `json:"augment,omitempty"`
+	Renaming     train.SFTRenaming `json:"renaming,omitzero"`
+	PromptLoss   float64           `json:"prompt_loss,omitempty"`
+	Group        int               `json:"group,omitempty"`
+	Values       bool              `json:"values,omitempty"`
+	General      string            `json:"general,omitempty"`
+	TokenizerOwn bool              `json:"tokenizer_own,omitempty"`
 }
 
 type rlJSON struct {
@@ -123,7 +124,7 @@ func toSFTJSON(s *SFTConfig) *sftJSON {
 	return &sftJSON{Fraction: s.Fraction, Preset: s.Preset, Model: s.Model, Vocab: s.VocabSize, Epochs: s.Epochs, MaxSteps: s.MaxSteps,
 		Batch: s.BatchSize, LR: s.LR, EvalEvery: s.EvalEvery, EvalN: s.EvalN, DevSplit: s.DevSplit,
 		loopJSON: toLoopJSON(s.LoopConfig), On: s.On, Pool: s.Pool, Augment: s.Augment, Renaming: s.SFTRenaming,
-		PromptLoss: s.PromptLoss, Group: s.Group, Values: s.Values, General: s.General}
+		PromptLoss: s.PromptLoss, Group: s.Group, Values: s.Values, General: s.General, TokenizerOwn: s.TokenizerOwn}
 }
 
 func (w *sftJSON) config() *SFTConfig {
@@ -133,7 +134,7 @@ func (w *sftJSON) config() *SFTConfig {
 	return &SFTConfig{LoopConfig: w.loopJSON.config(w.LR, w.EvalEvery, w.EvalN),
 		Split:  train.Split{On: w.On, Fraction: w.Fraction, Pool: w.Pool, Augment: w.Augment, DevSplit: w.DevSplit, General: w.General},
 		Preset: w.Preset, Model: w.Model, VocabSize: w.Vocab, Epochs: w.Epochs, MaxSteps: w.MaxSteps, BatchSize: w.Batch,
-		SFTRenaming: w.Renaming, PromptLoss: w.PromptLoss, Group: w.Group, Values: w.Values}
+		SFTRenaming: w.Renaming, PromptLoss: w.PromptLoss, Group: w.Group, Values: w.Values, TokenizerOwn: w.TokenizerOwn}
 }
 
 func toRLJSON(r *RLConfig) *rlJSON {

@@ -374,6 +374,11 @@ type SFTConfig struct {
 	// (policy.Format.Values); the checkpoint keeps the format, so RL,
 	// evaluation and serving read prompts the same way.
 	Values bool `json:"values,omitempty"`
+	// TokenizerOwn trains the tokenizer on the benchmark's own training
+	// questions alone, leaving Split.General's out: its pieces then fit
+	// the user's database, and the general questions are cut into more
+	// tokens instead of the user's.
+	TokenizerOwn bool `json:"tokenizer_own,omitempty"`
 }
 
 // DefaultSFTConfig is the settings `sqlrl train sft` starts from: the
@@ -398,6 +403,7 @@ func (c *SFTConfig) Flags(fs *flag.FlagSet) {
 	c.SFTRenaming.Flags(fs)
 	fs.Float64Var(&c.PromptLoss, "prompt-loss", c.PromptLoss, "weight of an auxiliary NLL on prompt tokens (0: completion-only loss)")
 	fs.BoolVar(&c.Values, "values", c.Values, "link the stored values a question quotes in its prompt: \"values: table.column = 'value'\" (compact prompts)")
+	fs.BoolVar(&c.TokenizerOwn, "tokenizer-own", c.TokenizerOwn, "with -general: train the tokenizer on the benchmark's own training questions alone, not the general split's")
 	fs.IntVar(&c.Group, "group", c.Group, "questions on one database trained together on one draw of renamed names, sharing the schema's computation (1: none)")
 }
 

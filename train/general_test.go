@@ -92,6 +92,23 @@ func TestGeneralSplit(t *testing.T) {
 		t.Error("SFT's share differs from a merged train.json's")
 	}
 
+	// -tokenizer-own: the general questions' words leave the tokenizer.
+	pieces := func(own bool) int {
+		o := SFTOptions{SFTConfig: SFTConfig{Split: Split{General: "general"}, Preset: "tiny", VocabSize: 600, TokenizerOwn: own}}
+		o.defaults()
+		pol, err := newSFT(d, o).NewPolicy(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(pol.Tok.Encode("superhero student_club"))
+	}
+	if both, own := pieces(false), pieces(true); own <= both {
+		t.Errorf("the general split's database names cut into %d tokens by the tokenizer of both, %d by the own one's (want more)", both, own)
+	}
+	if _, err := SFT(context.Background(), d, SFTOptions{SFTConfig: SFTConfig{TokenizerOwn: true}}); err == nil || !strings.Contains(err.Error(), "needs -general") {
+		t.Errorf("-tokenizer-own without -general: got %v", err)
+	}
+
 	for _, tc := range []struct{ name, body, err string }{
 		{"on a train database", `[{"question_id": 1, "db_id": "` + b.Examples[0].DBID + `", "question": "q", "SQL": "SELECT 1"}]`, "a database of the train split"},
 		{"no database", `[{"question_id": 1, "db_id": "nowhere", "question": "q", "SQL": "SELECT 1"}]`, "its database"},

@@ -71,6 +71,9 @@ func SFT(ctx context.Context, d *Data, o SFTOptions) (*Result, error) {
 	if _, err := renameModeFor(o.RenameText, o.RenameFamilies); err != nil {
 		return nil, err
 	}
+	if o.TokenizerOwn && o.General == "" {
+		return nil, errors.New("train: -tokenizer-own keeps the general split's questions out of the tokenizer; it needs -general")
+	}
 	t := newSFT(d, o)
 	res, err := Loop(ctx, d, o.loop(), t)
 	if err != nil {
@@ -129,6 +132,9 @@ func (t *sft) Fingerprint() map[string]string {
 	if o.RenameFamilies {
 		f["rename_families"] = "true"
 	}
+	if o.TokenizerOwn {
+		f["tokenizer_own"] = "true"
+	}
 	if o.Model != nil {
 		b, _ := json.Marshal(o.Model)
 		f["model"] = string(b)
@@ -155,7 +161,8 @@ func (t *sft) String() string {
 }
 
 // NewPolicy trains a tokenizer on the training prompts and completions as
-// they are and draws random weights. Renamed variants stay out of the
+// they are (with TokenizerOwn, the general split's left out) and draws
+// random weights. Renamed variants stay out of the
 // tokenizer on purpose: their made-up names then split into pieces, as
 // unseen names do at evaluation, and training teaches where a name made of
 // pieces ends.
@@ -163,6 +170,9 @@ func (t *sft) NewPolicy(ctx context.Context) (*policy.Policy, error) {
 	o := t.o
 	var corpus []string
 	for i := range t.d.Train {
+		if o.TokenizerOwn && t.d.Train[i].QuestionID >= GeneralIDBase {
+			continue
+		}
 		p, c, err := t.d.render(ctx, &t.d.Train[i], nil, 0, nil)
 		if err != nil {
 			return nil, err
