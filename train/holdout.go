@@ -3,6 +3,8 @@ package train
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sqlrl/sqlrl/dataset"
@@ -156,21 +158,72 @@ const NoteRLQuestions = "rl_questions"
 // database is read here, so that a missing one fails before any training,
 // naming its question.
 func (d *Data) UseQuestions(ctx context.Context, path, dbRoot string) error {
+	exs, p, _, err := d.openQuestions(ctx, "RL questions", path, dbRoot)
+	if err != nil {
+		return err
+	}
+	d.TrainPrompter, d.Holdout, d.HoldoutAugment = p, exs, 1
+	d.Notes[NoteRLQuestions] = path
+	d.Notes["rl_db_root"] = dbRoot
+	return nil
+}
+
+// NoteSFTQuestions is the Data.Notes key UseSFTQuestions sets to the
+// question file's path, for the run's fingerprint and the checkpoint's
+// provenance.
+const NoteSFTQuestions = "sft_questions"
+
+// UseSFTQuestions makes the questions of a BIRD-layout question file that
+// have SQL SFT's training examples (d.Train), rendered in d.Format over
+// the databases of dbRoot (<dbRoot>/<db_id>/<db_id>.sqlite), with the
+// databases' text values as the renaming's words. It is for a file that
+// is no benchmark's split, the case of `sqlrl data from-feedback`'s
+// feedback.json, whose SQL is the answer a user accepted or corrected and
+// empty where there is neither: those are left out and counted in
+// skipped. Every question's database is read here, so that a missing one
+// fails before any training, naming its question.
+func (d *Data) UseSFTQuestions(ctx context.Context, path, dbRoot string) (skipped int, err error) {
+	exs, p, eng, err := d.openQuestions(ctx, "SFT questions", path, dbRoot)
+	if err != nil {
+		return 0, err
+	}
+	kept := slices.DeleteFunc(exs, func(ex Example) bool { return strings.TrimSpace(ex.SQL) == "" })
+	if len(kept) == 0 {
+		return len(exs), fmt.Errorf("SFT questions %s: none of its %d questions has SQL to train on", path, len(exs))
+	}
+	base := make([]dataset.Example, len(kept))
+	for i := range kept {
+		base[i] = kept[i].Example
+	}
+	if d.Words, err = dbWords(eng, p, base); err != nil {
+		return 0, fmt.Errorf("SFT questions %s: %w", path, err)
+	}
+	d.TrainPrompter, d.Train = p, kept
+	d.Notes[NoteSFTQuestions] = path
+	d.Notes["sft_db_root"] = dbRoot
+	return len(exs) - len(kept), nil
+}
+
+// openQuestions reads the question file at path (what names it in
+// errors) and opens its databases under dbRoot for prompts in d.Format,
+// reading each question's schema once. The engine joins d's, closed by
+// Close.
+func (d *Data) openQuestions(ctx context.Context, what, path, dbRoot string) ([]Example, *policy.Prompter, sqlexec.Engine, error) {
 	b, err := dataset.LoadQuestions(path)
 	if err != nil {
-		return fmt.Errorf("RL questions: %w", err)
+		return nil, nil, nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if len(b.Examples) == 0 {
-		return fmt.Errorf("RL questions %s: no questions", path)
+		return nil, nil, nil, fmt.Errorf("%s %s: no questions", what, path)
 	}
 	if dbRoot == "" {
-		return fmt.Errorf("RL questions %s: no database root to render their prompts from", path)
+		return nil, nil, nil, fmt.Errorf("%s %s: no database root to render their prompts from", what, path)
 	}
 	eng := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: dbRoot, Limits: sqlexec.Limits{Timeout: time.Minute}})
 	p, err := policy.NewPrompter(eng, dbRoot, d.Format)
 	if err != nil {
 		eng.Close()
-		return fmt.Errorf("RL questions %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	exs := make([]Example, 0, len(b.Examples))
 	read := map[string]bool{}
@@ -178,18 +231,15 @@ func (d *Data) UseQuestions(ctx context.Context, path, dbRoot string) error {
 		if !read[ex.DBID] {
 			if _, err := p.Schema(ctx, ex.DBID); err != nil {
 				eng.Close()
-				return fmt.Errorf("RL questions %s: question %d: database %s under %s: %w", path, ex.QuestionID, ex.DBID, dbRoot, err)
+				return nil, nil, nil, fmt.Errorf("%s %s: question %d: database %s under %s: %w", what, path, ex.QuestionID, ex.DBID, dbRoot, err)
 			}
 			read[ex.DBID] = true
 		}
 		exs = append(exs, Example{Example: ex})
 	}
 	d.engines = append(d.engines, eng)
-	d.TrainPrompter, d.Holdout, d.HoldoutAugment = p, exs, 1
 	if d.Notes == nil {
 		d.Notes = map[string]string{}
 	}
-	d.Notes[NoteRLQuestions] = path
-	d.Notes["rl_db_root"] = dbRoot
-	return nil
+	return exs, p, eng, nil
 }
