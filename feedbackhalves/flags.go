@@ -10,7 +10,7 @@ import (
 
 // DefaultOptions are `sqlrl experiment feedback-halves`' defaults.
 func DefaultOptions() Options {
-	return Options{Out: "out/feedback-halves", Seeds: DefaultSeeds, KTO: DefaultKTO()}
+	return Options{Out: "out/feedback-halves", Seeds: DefaultSeeds, Train: TrainKTO, KTO: DefaultKTO(), SFT: DefaultSFT()}
 }
 
 // Flags declares the command's settings on fs, bound to o.
@@ -26,6 +26,9 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.KTO.Steps, "steps", o.KTO.Steps, "offline KTO steps on each half's feedback")
 	fs.IntVar(&o.KTO.Prompts, "prompts", o.KTO.Prompts, "questions a KTO step")
 	fs.Float64Var(&o.KTO.LR, "lr", o.KTO.LR, "KTO's learning rate")
+	fs.StringVar(&o.Train, "train", o.Train, "`kind` of training on each half's feedback: kto (offline KTO on its labels: -steps, -prompts, -lr) or sft (SFT from -model on the answers the user accepted or corrected: -sft-epochs, -sft-lr)")
+	fs.IntVar(&o.SFT.Epochs, "sft-epochs", o.SFT.Epochs, "with -train sft: passes over the accepted and corrected answers (choose on a synthetic dev split as -questions, not on the human questions)")
+	fs.Float64Var(&o.SFT.LR, "sft-lr", o.SFT.LR, "with -train sft: peak learning rate, warmup then cosine to a tenth (choose on a synthetic dev split as -questions, not on the human questions)")
 }
 
 func joinSeeds(seeds []uint64) string {

@@ -5,14 +5,15 @@
 // question of one half once, a scripted user judges each answer by BIRD
 // EX against the gold (thumbs up, or thumbs down with the gold as the
 // correction), the feedback store is exported (package feedback) and
-// offline KTO trains the model on it (package train); the other half,
+// offline KTO trains the model on it, or SFT on the answers the user
+// accepted or corrected (package train); the other half,
 // never trained on, is scored greedily under the schema guide before and
 // after. Both halves take each role, for every seed, and the report pools
 // the paired outcomes (package significance).
 //
 // Every (seed, half) run is a directory named by a hash of its config: a
 // finished run is read back instead of redone, an interrupted one resumes
-// (the KTO run from its last checkpoint). Every scoring of a held-back
+// (the training run from its last checkpoint). Every scoring of a held-back
 // half is a read of a test file, recorded in test-reads.json as package
 // experiment's protocol counts them.
 package feedbackhalves
@@ -37,6 +38,7 @@ import (
 	"github.com/sqlrl/sqlrl/export"
 	"github.com/sqlrl/sqlrl/nn"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 // Files and folders under Options.Out and a run's directory.
@@ -46,7 +48,8 @@ const (
 	ServedFile = "served.json" // the answers and the user's verdicts
 	StoreFile  = "feedback.sqlite"
 	ExportDir  = "feedback" // the store's export (data from-feedback)
-	KTODir     = "kto"      // the offline KTO run
+	KTODir     = "kto"      // the offline KTO run (-train kto)
+	SFTDir     = "sft"      // the SFT run (-train sft)
 	ReportJSON = "report.json"
 	ReportMD   = "report.md"
 	ReadsFile  = experiment.TestReadsFile
@@ -68,6 +71,36 @@ type KTO struct {
 // 8 questions at RL's rate.
 func DefaultKTO() KTO { return KTO{Steps: 100, Prompts: 8, LR: 2e-5} }
 
+// What trains the model on a half's feedback (Options.Train).
+const (
+	// TrainKTO is offline KTO on the export's labels (rollouts.jsonl):
+	// the model's answers, up or down, and the corrections.
+	TrainKTO = "kto"
+	// TrainSFT is SFT on the answers the user accepted or corrected
+	// (feedback.json's questions with SQL).
+	TrainSFT = "sft"
+)
+
+// SFT is the SFT run's settings on a half's accepted and corrected
+// answers; the rest are `sqlrl train sft`'s defaults, and the prompt
+// format, tokenizer and model are the checkpoint's.
+type SFT struct {
+	Epochs int     `json:"epochs"`
+	LR     float64 `json:"lr"`
+	Batch  int     `json:"batch"`
+	// Renaming repeats the renaming of the run that wrote the checkpoint
+	// (RenamingFrom, its settings file): none when that run renamed none
+	// or has no settings beside the checkpoint (Rename < 0).
+	Renaming     train.SFTRenaming `json:"renaming"`
+	RenamingFrom string            `json:"renaming_from,omitempty"`
+}
+
+// DefaultSFT continues a model trained at SFT's 2e-3 at a tenth of that
+// rate for a few epochs, in SFT's batches, without renaming.
+func DefaultSFT() SFT {
+	return SFT{Epochs: 4, LR: 2e-4, Batch: train.DefaultSFTConfig().BatchSize, Renaming: train.SFTRenaming{Rename: -1}}
+}
+
 // Options configure Run.
 type Options struct {
 	// Model is the served native model: a checkpoint or run directory.
@@ -80,7 +113,11 @@ type Options struct {
 	// resumes.
 	Out   string
 	Seeds []uint64
+	// Train is TrainKTO (default) or TrainSFT; KTO and SFT are their
+	// settings.
+	Train string
 	KTO   KTO
+	SFT   SFT
 	// Threads for decoding and training (0: 2).
 	Threads int
 	// Progress receives stage lines and progress bars (nil: none).
@@ -98,6 +135,7 @@ type input struct {
 	root       string // absolute
 	checkpoint string // the model's resolved checkpoint
 	modelSHA   string
+	sft        SFT // Options.SFT with the checkpoint's renaming (TrainSFT)
 }
 
 // Check refuses settings that cannot run, naming the flag that fixes
@@ -112,8 +150,18 @@ func (o *Options) Check() error {
 		return errors.New("-out is required: the folder for the runs and the report")
 	case len(o.Seeds) == 0:
 		return errors.New("-seeds: at least one seed")
-	case o.KTO.Steps < 1 || o.KTO.Prompts < 1 || !(o.KTO.LR > 0):
-		return fmt.Errorf("-steps %d, -prompts %d, -lr %g: each must be positive", o.KTO.Steps, o.KTO.Prompts, o.KTO.LR)
+	}
+	switch o.Train {
+	case "", TrainKTO:
+		if o.KTO.Steps < 1 || o.KTO.Prompts < 1 || !(o.KTO.LR > 0) {
+			return fmt.Errorf("-steps %d, -prompts %d, -lr %g: each must be positive", o.KTO.Steps, o.KTO.Prompts, o.KTO.LR)
+		}
+	case TrainSFT:
+		if o.SFT.Epochs < 1 || !(o.SFT.LR > 0) || o.SFT.Batch < 1 {
+			return fmt.Errorf("-sft-epochs %d, -sft-lr %g (batch %d): each must be positive", o.SFT.Epochs, o.SFT.LR, o.SFT.Batch)
+		}
+	default:
+		return fmt.Errorf("-train %q: want %s (offline KTO on the feedback's labels) or %s (SFT on the accepted and corrected answers)", o.Train, TrainKTO, TrainSFT)
 	}
 	seen := map[uint64]bool{}
 	for _, s := range o.Seeds {
@@ -189,6 +237,12 @@ func (o *Options) check() (*input, error) {
 		}
 	}
 	in.exs = b.Examples
+	if o.Train == TrainSFT {
+		in.sft = o.SFT
+		if in.sft.Renaming, in.sft.RenamingFrom, err = renamingOf(in.checkpoint); err != nil {
+			return nil, fmt.Errorf("-model %s: %w", o.Model, err)
+		}
+	}
 	return in, nil
 }
 
@@ -218,7 +272,19 @@ type runConfig struct {
 	DBRoot      string `json:"db_root"`
 	Seed        uint64 `json:"seed"`
 	Trained     string `json:"trained"`
-	KTO         KTO    `json:"kto"`
+	KTO         *KTO   `json:"kto,omitempty"`
+	// Train is "" for KTO, so that a KTO run hashes as it did before
+	// there was a choice, or TrainSFT with SFT's settings.
+	Train string `json:"train,omitempty"`
+	SFT   *SFT   `json:"sft,omitempty"`
+}
+
+// trainedDir is the run's folder of the trained model.
+func (c runConfig) trainedDir() string {
+	if c.Train == TrainSFT {
+		return SFTDir
+	}
+	return KTODir
 }
 
 func (c runConfig) id() string {
@@ -257,7 +323,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			t, s            []dataset.Example
 		}{{HalfA, HalfB, a, b}, {HalfB, HalfA, b, a}} {
 			c := runConfig{Version: configVersion, Checkpoint: in.checkpoint, ModelSHA256: in.modelSHA, Questions: in.sum,
-				DBRoot: in.root, Seed: seed, Trained: sw.trained, KTO: o.KTO}
+				DBRoot: in.root, Seed: seed, Trained: sw.trained}
+			if o.Train == TrainSFT {
+				c.Train, c.SFT = TrainSFT, &in.sft
+			} else {
+				c.KTO = &o.KTO
+			}
 			name := fmt.Sprintf("s%d-%sto%s", seed, sw.trained, sw.scored)
 			plan = append(plan, plannedRun{cfg: c, name: name, dir: filepath.Join(o.Out, RunsDir, name+"-"+c.id()), trained: sw.t, score: sw.s})
 		}
@@ -341,12 +412,20 @@ func doRun(ctx context.Context, o Options, in *input, p plannedRun) (*RunResult,
 		return nil, err
 	}
 	r.Export, r.ExportedIDs = fb.manifest, fb.questionIDs
-	ktoStart := time.Now()
-	steps, left, err := trainHalf(ctx, o, in, p)
-	if err != nil {
-		return nil, err
+	trainStart := time.Now()
+	if p.cfg.Train == TrainSFT {
+		r.Train = TrainSFT
+		if r.SFTExamples, r.SFTSteps, r.SFTLeftOut, err = trainHalfSFT(ctx, o, in, p, fb); err != nil {
+			return nil, err
+		}
+		r.SFTSeconds = time.Since(trainStart).Seconds()
+	} else {
+		steps, left, err := trainHalf(ctx, o, in, p)
+		if err != nil {
+			return nil, err
+		}
+		r.KTOSteps, r.KTOLeftOut, r.KTOSeconds = steps, left, time.Since(trainStart).Seconds()
 	}
-	r.KTOSteps, r.KTOLeftOut, r.KTOSeconds = steps, left, time.Since(ktoStart).Seconds()
 	if err := scoreHalf(ctx, o, in, p, r); err != nil {
 		return nil, err
 	}

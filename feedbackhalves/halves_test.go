@@ -229,6 +229,8 @@ func TestBadInput(t *testing.T) {
 		{"no databases folder", func(o *Options) { o.Questions = orphan }, "set -db-root"},
 		{"seed twice", func(o *Options) { o.Seeds = []uint64{1, 1} }, "seed 1 given twice"},
 		{"no steps", func(o *Options) { o.KTO.Steps = 0 }, "-steps 0"},
+		{"unknown training", func(o *Options) { o.Train = "dpo" }, `-train "dpo": want kto`},
+		{"no SFT epochs", func(o *Options) { o.Train, o.SFT = TrainSFT, SFT{LR: 1e-3, Batch: 4} }, "-sft-epochs 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := quickOptions(t, questions, model)

@@ -21,7 +21,7 @@ const GoalPoints = 5.0
 // levels are BIRD's difficulties in table order.
 var levels = []string{"simple", "moderate", "challenging"}
 
-// Verdict is one held-back question's outcome before and after KTO.
+// Verdict is one held-back question's outcome before and after training.
 type Verdict struct {
 	QuestionID int    `json:"question_id"`
 	Difficulty string `json:"difficulty,omitempty"`
@@ -30,7 +30,8 @@ type Verdict struct {
 }
 
 // RunResult is one (seed, half) run: the feedback on the trained half,
-// its export, the KTO run and the held-back half's scores.
+// its export, the training on it (KTO or SFT) and the held-back half's
+// scores.
 type RunResult struct {
 	Name    string `json:"name"`
 	Seed    uint64 `json:"seed"`
@@ -48,6 +49,14 @@ type RunResult struct {
 	// prompts leave no room for a completion in the model's context.
 	KTOLeftOut int     `json:"kto_left_out"`
 	KTOSeconds float64 `json:"kto_seconds"`
+	// Train is "" for KTO (the runs before -train) or TrainSFT; then
+	// SFTExamples counts the accepted and corrected answers SFT trained
+	// on, SFTLeftOut those longer than the model's context.
+	Train       string  `json:"train,omitempty"`
+	SFTExamples int     `json:"sft_examples,omitempty"`
+	SFTSteps    int     `json:"sft_steps,omitempty"`
+	SFTLeftOut  int     `json:"sft_left_out,omitempty"`
+	SFTSeconds  float64 `json:"sft_seconds,omitempty"`
 	// Before and After are the held-back half's EX (in [0, 1]) by
 	// difficulty; Verdicts its questions one by one.
 	Before     *train.Eval `json:"before"`
@@ -95,19 +104,23 @@ type Check struct {
 
 // Report is report.json; report.md is drawn from it.
 type Report struct {
-	Command         string             `json:"command"`
-	Model           string             `json:"model"`
-	ModelSHA256     string             `json:"model_sha256"`
-	Questions       string             `json:"questions"`
-	QuestionsSHA256 string             `json:"questions_sha256"`
-	QuestionCount   int                `json:"question_count"`
-	DBRoot          string             `json:"db_root"`
-	Seeds           []uint64           `json:"seeds"`
-	KTO             KTO                `json:"kto"`
-	Machine         experiment.Machine `json:"machine"`
-	Runs            []*RunResult       `json:"runs"`
-	PerSeed         []SeedRow          `json:"per_seed"`
-	Levels          []LevelRow         `json:"levels"`
+	Command         string   `json:"command"`
+	Model           string   `json:"model"`
+	ModelSHA256     string   `json:"model_sha256"`
+	Questions       string   `json:"questions"`
+	QuestionsSHA256 string   `json:"questions_sha256"`
+	QuestionCount   int      `json:"question_count"`
+	DBRoot          string   `json:"db_root"`
+	Seeds           []uint64 `json:"seeds"`
+	// Train is "" for KTO, with its settings in KTO, or TrainSFT, with
+	// SFT's.
+	Train   string             `json:"train,omitempty"`
+	KTO     *KTO               `json:"kto,omitempty"`
+	SFT     *SFT               `json:"sft,omitempty"`
+	Machine experiment.Machine `json:"machine"`
+	Runs    []*RunResult       `json:"runs"`
+	PerSeed []SeedRow          `json:"per_seed"`
+	Levels  []LevelRow         `json:"levels"`
 	// Pooled is the after-minus-before comparison over every question
 	// and seed, with its paired bootstrap interval.
 	Pooled significance.Comparison `json:"pooled"`
@@ -126,7 +139,12 @@ type Report struct {
 // question once.
 func newReport(o Options, in *input, runs []*RunResult) (*Report, error) {
 	rep := &Report{Command: o.Command, Model: in.checkpoint, ModelSHA256: in.modelSHA, Questions: o.Questions, QuestionsSHA256: in.sum,
-		QuestionCount: len(in.exs), DBRoot: in.root, Seeds: o.Seeds, KTO: o.KTO, Machine: experiment.ThisMachine(), Runs: runs}
+		QuestionCount: len(in.exs), DBRoot: in.root, Seeds: o.Seeds, Machine: experiment.ThisMachine(), Runs: runs}
+	if o.Train == TrainSFT {
+		rep.Train, rep.SFT = TrainSFT, &in.sft
+	} else {
+		rep.KTO = &o.KTO
+	}
 	var seeds []significance.Seed
 	var gains []float64
 	levelEX := map[string][2][]float64{}
@@ -253,8 +271,20 @@ func (rep *Report) Markdown() []byte {
 	fmt.Fprintf(&b, "- halves: cut by seed, stratified by database and difficulty; for each seed, feedback on half A scored on half B, and the swap\n")
 	fmt.Fprintf(&b, "- serving: `sqlrl serve`'s API in process (askserver), the model's greedy guided answer, no confidence samples\n")
 	fmt.Fprintf(&b, "- scripted user: BIRD EX of the answer against the gold -> thumbs up; else thumbs down with the gold SQL as the correction\n")
-	fmt.Fprintf(&b, "- training: the store's export (`data from-feedback`), offline KTO from the model: %d steps of %d questions, lr %g, seed = the split's seed\n",
-		rep.KTO.Steps, rep.KTO.Prompts, rep.KTO.LR)
+	trained := "KTO"
+	if c := rep.SFT; rep.Train == TrainSFT && c != nil {
+		trained = "SFT"
+		fmt.Fprintf(&b, "- training: the store's export (`data from-feedback`), SFT from the model on the answers the user accepted or corrected (feedback.json's questions with SQL), in the model's prompt format: %d epochs of batch %d, lr %g (warmup, cosine to a tenth), %s, seed = the split's seed\n",
+			c.Epochs, c.Batch, c.LR, renamingText(c.Renaming))
+		if c.RenamingFrom != "" {
+			fmt.Fprintf(&b, "- SFT's renaming: as the run that wrote the model renamed (%s)\n", c.RenamingFrom)
+		} else {
+			fmt.Fprintf(&b, "- SFT's renaming: none, since no run settings (%s) lie beside the model to say otherwise\n", train.SettingsFile)
+		}
+	} else if k := rep.KTO; k != nil {
+		fmt.Fprintf(&b, "- training: the store's export (`data from-feedback`), offline KTO from the model: %d steps of %d questions, lr %g, seed = the split's seed\n",
+			k.Steps, k.Prompts, k.LR)
+	}
 	fmt.Fprintf(&b, "- scoring: greedy guided EX on the held-back half, before and after\n")
 	fmt.Fprintf(&b, "- machine: %s, %d CPUs, kernel %s, commit %s; the runs took %s\n\n", orUnknown(m.CPU), m.CPUs, orUnknown(m.Kernel), orUnknown(m.Commit), dur(rep.Seconds))
 
@@ -277,8 +307,8 @@ func (rep *Report) Markdown() []byte {
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %+.1f (%+.1f, %+.1f) |\n", l.Level, l.Questions, l.Before.Mean, l.After.Mean, l.Gain.Mean, l.Gain.Min, l.Gain.Max)
 	}
 
-	fmt.Fprintf(&b, "\n## Per seed and half\n\nEX on the held-back half, before -> after KTO, by difficulty.\n\n")
-	fmt.Fprintf(&b, "| seed | feedback on | thumbs up / down | exported (desirable / undesirable) | KTO | scored | simple | moderate | challenging | total |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "\n## Per seed and half\n\nEX on the held-back half, before -> after %s, by difficulty.\n\n", trained)
+	fmt.Fprintf(&b, "| seed | feedback on | thumbs up / down | exported (desirable / undesirable) | %s | scored | simple | moderate | challenging | total |\n|---|---|---|---|---|---|---|---|---|---|\n", trained)
 	for _, r := range rep.Runs {
 		var cells []string
 		for _, l := range append(slices.Clone(levels), "total") {
@@ -288,17 +318,26 @@ func (rep *Report) Markdown() []byte {
 		if r.Export != nil {
 			des, undes = r.Export.Desirable, r.Export.Undesirable
 		}
-		fmt.Fprintf(&b, "| %d | %s (%d) | %d / %d | %d / %d | %d steps, %s, %d left out | %s (%d) | %s |\n", r.Seed, r.Trained, r.Feedback.Questions,
-			r.Feedback.Up, r.Feedback.Down, des, undes, r.KTOSteps, dur(r.KTOSeconds), r.KTOLeftOut, r.Scored, len(r.ScoredIDs), strings.Join(cells, " | "))
+		run := fmt.Sprintf("%d steps, %s, %d left out", r.KTOSteps, dur(r.KTOSeconds), r.KTOLeftOut)
+		if r.Train == TrainSFT {
+			run = fmt.Sprintf("%d answers, %d steps, %s, %d left out", r.SFTExamples, r.SFTSteps, dur(r.SFTSeconds), r.SFTLeftOut)
+		}
+		fmt.Fprintf(&b, "| %d | %s (%d) | %d / %d | %d / %d | %s | %s (%d) | %s |\n", r.Seed, r.Trained, r.Feedback.Questions,
+			r.Feedback.Up, r.Feedback.Down, des, undes, run, r.Scored, len(r.ScoredIDs), strings.Join(cells, " | "))
 	}
-	failed, left, exported := 0, 0, 0
+	failed, left, exported, sftLeft, sftExamples := 0, 0, 0, 0, 0
 	for _, r := range rep.Runs {
 		failed += r.Feedback.CorrectionsFailed
 		left += r.KTOLeftOut
 		exported += len(r.ExportedIDs)
+		sftLeft += r.SFTLeftOut
+		sftExamples += r.SFTExamples
 	}
 	if left > 0 {
 		fmt.Fprintf(&b, "\nKTO left out %d of the %d exported questions over all runs: their prompts leave no room for a completion in the model's context.\n", left, exported)
+	}
+	if sftLeft > 0 {
+		fmt.Fprintf(&b, "\nSFT left out %d of the %d accepted or corrected answers over all runs: prompt and answer are longer than the model's context.\n", sftLeft, sftExamples)
 	}
 	if failed > 0 {
 		fmt.Fprintf(&b, "\n%d golds sent as corrections did not run on the server (nothing to train towards on those).\n", failed)

@@ -86,4 +86,24 @@ func TestReport(t *testing.T) {
 	rep.Machine = experiment.Machine{CPUs: 2, CPU: "Test CPU", Kernel: "go", Commit: "abc123"}
 	rep.TestReads, rep.TestReadsAll = 4, 5
 	testkit.Golden(t, "testdata/report.md", rep.Markdown())
+
+	// the same runs trained by SFT: the report names SFT, its settings
+	// and the renaming's source, and no KTO
+	for _, r := range runs {
+		r.Train, r.SFTExamples, r.SFTSteps, r.SFTLeftOut, r.SFTSeconds = TrainSFT, 4, 4, 1, 30
+		r.KTOSteps, r.KTOLeftOut, r.KTOSeconds = 0, 0, 0
+	}
+	o.Train = TrainSFT
+	o.Command = "sqlrl experiment feedback-halves -train sft -model M -questions dev.json -seeds 1,2"
+	in.sft = DefaultSFT()
+	in.sft.RenamingFrom = "/models/kto/settings.json"
+	if rep, err = newReport(o, in, runs); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Train != TrainSFT || rep.KTO != nil || rep.SFT == nil || *rep.SFT != in.sft {
+		t.Errorf("report: train %q, KTO %+v, SFT %+v; want SFT's settings alone", rep.Train, rep.KTO, rep.SFT)
+	}
+	rep.Machine = experiment.Machine{CPUs: 2, CPU: "Test CPU", Kernel: "go", Commit: "abc123"}
+	rep.TestReads, rep.TestReadsAll = 4, 5
+	testkit.Golden(t, "testdata/report-sft.md", rep.Markdown())
 }

@@ -2,7 +2,10 @@ package feedbackhalves
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -14,11 +17,13 @@ import (
 	"github.com/sqlrl/sqlrl/train"
 )
 
-// exported is a half's feedback export: its counts and the human
-// question ids its records came from.
+// exported is a half's feedback export: its counts, the human question
+// ids its records came from and the records' own ids (answer ids), each
+// checked to answer a question of the trained half.
 type exported struct {
 	manifest    *feedback.ExportManifest
 	questionIDs []int
+	answers     map[int]bool
 }
 
 // exportHalf exports the run's feedback store as `sqlrl data
@@ -49,13 +54,14 @@ func exportHalf(ctx context.Context, in *input, p plannedRun, s *Served) (*expor
 	for _, ex := range p.trained {
 		trained[ex.QuestionID] = true
 	}
-	e := &exported{manifest: m}
+	e := &exported{manifest: m, answers: map[int]bool{}}
 	for _, ex := range b.Examples {
 		qid, ok := byAnswer[int64(ex.QuestionID)]
 		if !ok || !trained[qid] {
 			return nil, fmt.Errorf("the export's record %d (answer %d) is no answer to a question of half %s: refusing to train on it", ex.Index, ex.QuestionID, p.cfg.Trained)
 		}
 		e.questionIDs = append(e.questionIDs, qid)
+		e.answers[ex.QuestionID] = true
 	}
 	slices.Sort(e.questionIDs)
 	return e, nil
@@ -90,9 +96,116 @@ func trainHalf(ctx context.Context, o Options, in *input, p plannedRun) (steps, 
 	return int(res.State.Step), res.Skipped, nil
 }
 
+// trainHalfSFT continues SFT from the model on the export's accepted and
+// corrected answers (feedback.json's questions with SQL), rendered in the
+// checkpoint's prompt format over the questions' databases, as `sqlrl
+// train sft -init MODEL` trains; an interrupted run resumes from its
+// checkpoint. It trains only on records exportHalf checked (fb), so the
+// held-back half cannot reach it. It returns the examples, the steps
+// taken and the examples left out because they do not fit the model's
+// context.
+func trainHalfSFT(ctx context.Context, o Options, in *input, p plannedRun, fb *exported) (examples, steps, left int, err error) {
+	info, err := policy.ReadInfo(in.checkpoint)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	path := filepath.Join(p.dir, ExportDir, feedback.FileQuestions)
+	data := &train.Data{Format: info.Prompt, Task: info.Task, Notes: map[string]string{}}
+	defer data.Close()
+	if _, err := data.UseSFTQuestions(ctx, path, in.root); err != nil {
+		return 0, 0, 0, fmt.Errorf("SFT on the accepted and corrected answers: %w", err)
+	}
+	for _, ex := range data.Train {
+		if !fb.answers[ex.QuestionID] {
+			return 0, 0, 0, fmt.Errorf("%s: answer %d is no exported answer to a question of half %s: refusing to train on it", path, ex.QuestionID, p.cfg.Trained)
+		}
+	}
+	c := p.cfg.SFT
+	so := train.DefaultSFTOptions()
+	so.Init, so.Out = in.checkpoint, filepath.Join(p.dir, SFTDir)
+	so.Epochs, so.LR, so.BatchSize, so.SFTRenaming = c.Epochs, c.LR, c.Batch, c.Renaming
+	so.EvalEvery = -1
+	so.Seed, so.Threads, so.LogEvery, so.Progress = p.cfg.Seed, o.Threads, 10, o.Progress
+	stage(o.Progress, "%s: SFT on %d accepted or corrected answers, %d epochs of batch %d at lr %g, %s",
+		p.name, len(data.Train), c.Epochs, c.Batch, c.LR, renamingText(c.Renaming))
+	res, err := train.SFT(ctx, data, so)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("SFT: %w", err)
+	}
+	return len(data.Train), int(res.State.Step), res.Skipped, nil
+}
+
+// renamingOf reads the renaming of the run that wrote checkpoint ck from
+// its settings file beside the checkpoint (train.SettingsFile), as SFT's
+// renaming: an SFT run's own; an RL run's online renaming, per name with
+// its probability, as SFT renaming every example; none (Rename -1) when
+// the run renamed none, or there is no settings file (a bare checkpoint).
+func renamingOf(ck string) (r train.SFTRenaming, from string, err error) {
+	none := train.SFTRenaming{Rename: -1}
+	path := filepath.Join(filepath.Dir(ck), train.SettingsFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return none, "", nil
+	} else if err != nil {
+		return none, "", fmt.Errorf("read the renaming of the checkpoint's run: %w", err)
+	}
+	bad := func(err error) (train.SFTRenaming, string, error) {
+		return none, "", fmt.Errorf("read the renaming of the checkpoint's run from %s: %w", path, err)
+	}
+	var s struct {
+		Vocab     *int            `json:"vocab"`     // SFT's settings only
+		Algorithm json.RawMessage `json:"algorithm"` // RL's only
+		Renaming  json.RawMessage `json:"renaming"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return bad(err)
+	}
+	switch {
+	case len(s.Renaming) == 0:
+	case s.Vocab != nil:
+		if err := json.Unmarshal(s.Renaming, &r); err != nil {
+			return bad(err)
+		}
+		if r.Rename < 0 {
+			break
+		}
+		if r.Rename == 0 {
+			r.Rename = 1 // SFT's default: every example
+		}
+		if r.RenameEach == 0 {
+			r.RenameEach = train.DefaultRenameEach
+		}
+		return r, path, nil
+	case s.Algorithm != nil:
+		var rl train.Renaming
+		if err := json.Unmarshal(s.Renaming, &rl); err != nil {
+			return bad(err)
+		}
+		if rl.Rename > 0 {
+			return train.SFTRenaming{Rename: 1, RenameEach: rl.Rename, RenameText: rl.RenameText, RenameFamilies: rl.RenameFamilies}, path, nil
+		}
+	}
+	return none, path, nil
+}
+
+// renamingText says how SFT renames, for the log and the report.
+func renamingText(r train.SFTRenaming) string {
+	if r.Rename < 0 {
+		return "no renaming"
+	}
+	what := "names"
+	switch {
+	case r.RenameText:
+		what = "the names' words, everywhere"
+	case r.RenameFamilies:
+		what = "the names' words, by family"
+	}
+	return fmt.Sprintf("renaming %s (%.0f%% of examples, each with probability %g)", what, 100*r.Rename, r.RenameEach)
+}
+
 // scoreHalf scores the held-back half greedily under the schema guide
-// with the model before and after KTO, and records the read of the test
-// file.
+// with the model before and after training, and records the read of the
+// test file.
 func scoreHalf(ctx context.Context, o Options, in *input, p plannedRun, r *RunResult) error {
 	stage(o.Progress, "%s: scoring held-back half %s (%d questions) before and after", p.name, r.Scored, len(p.score))
 	readAt := time.Now().UTC()
@@ -100,7 +213,7 @@ func scoreHalf(ctx context.Context, o Options, in *input, p plannedRun, r *RunRe
 	if r.Before, err = train.EvalQuestions(ctx, in.checkpoint, in.root, p.score, train.EvalOptions{}); err != nil {
 		return fmt.Errorf("score the model before: %w", err)
 	}
-	if r.After, err = train.EvalQuestions(ctx, filepath.Join(p.dir, KTODir), in.root, p.score, train.EvalOptions{}); err != nil {
+	if r.After, err = train.EvalQuestions(ctx, filepath.Join(p.dir, p.cfg.trainedDir()), in.root, p.score, train.EvalOptions{}); err != nil {
 		return fmt.Errorf("score the model after: %w", err)
 	}
 	bq, aq := r.Before.Report.Questions, r.After.Report.Questions

@@ -11,8 +11,8 @@ import (
 func init() {
 	register(&command{
 		name:    "experiment feedback-halves",
-		summary: "the flywheel on real questions: feedback on one half of them, offline KTO, EX on the other half before and after",
-		usage:   "-model DIR -questions FILE [-db-root DIR] [-out DIR] [-seeds 1,2,3] [-steps N] [-prompts N] [-lr R]",
+		summary: "the flywheel on real questions: feedback on one half of them, offline KTO or SFT, EX on the other half before and after",
+		usage:   "-model DIR -questions FILE [-db-root DIR] [-out DIR] [-seeds 1,2,3] [-train kto|sft] [-steps N] [-prompts N] [-lr R] [-sft-epochs N] [-sft-lr R]",
 		help: `Measures whether a served model gets better from its users' feedback on
 questions it was never trained on. For each seed the questions of -questions
 (BIRD layout, with gold SQL) are cut in two halves, stratified by database and
@@ -25,7 +25,11 @@ difficulty, and for each half in turn:
      the correction;
   3. the feedback store is exported ('sqlrl data from-feedback') and offline
      KTO trains the model on it (-steps, -prompts, -lr; the rest are
-     'sqlrl train kto's defaults);
+     'sqlrl train kto's defaults), or with -train sft, SFT continues the
+     model on the answers the user accepted or corrected, in the model's
+     own prompt format and tokenizer (-sft-epochs, -sft-lr; batch and the
+     rest are 'sqlrl train sft's defaults; renaming only as the run that
+     wrote the model renamed);
   4. the other half, never trained on, is scored greedily under the schema
      guide before and after, by difficulty.
 
@@ -33,12 +37,17 @@ difficulty, and for each half in turn:
 the paired bootstrap interval of the change pooled over seeds, McNemar's
 test per seed, the spread over seeds and the issue's check. Each scoring of
 a held-back half is a read of a test file, counted in -out/test-reads.json:
-do not choose settings on it. Each (seed, half) run is a folder under
--out/runs named by a hash of its config: running the same command again
-reads finished runs back and resumes an interrupted one.
+do not choose settings on it. Choose -sft-epochs and -sft-lr (or -steps and
+-lr) with a synthetic dev split with gold as -questions (the dev.json of
+'sqlrl specialise's data), then run the human questions once. Each (seed,
+half) run is a folder under -out/runs named by a hash of its config:
+running the same command again reads finished runs back and resumes an
+interrupted one.
 
   sqlrl experiment feedback-halves -model out/specialise/flywheel/runs/rl-.../train \
-    -questions datasets/bird-dev-sample/dev.json -out out/feedback-halves`,
+    -questions datasets/bird-dev-sample/dev.json -out out/feedback-halves
+  sqlrl experiment feedback-halves -train sft -model out/specialise/flywheel/runs/rl-.../train \
+    -questions out/specialise/data/dev.json -out out/feedback-halves-sft-dev`,
 		args:  argsNone,
 		flags: feedbackHalvesFlags,
 	})

@@ -1,0 +1,182 @@
+package feedbackhalves
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/dataset"
+	"github.com/sqlrl/sqlrl/feedback"
+	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/train"
+)
+
+// TestRunSFT runs -train sft end to end on one seed with a micro model:
+// each half's SFT trains from the model on the export's accepted and
+// corrected answers (all of the trained half's, since the scripted user
+// corrects every wrong answer with a gold that runs), the after-model's
+// weights differ from the model's, the report names SFT and its
+// settings, and a second run reads every run back.
+func TestRunSFT(t *testing.T) {
+	questions, model := fixture(t)
+	o := quickOptions(t, questions, model)
+	o.Seeds, o.Train, o.SFT = []uint64{1}, TrainSFT, SFT{Epochs: 2, LR: 1e-3, Batch: 4, Renaming: train.SFTRenaming{Rename: 1}}
+	rep, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := policy.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 2 {
+		t.Fatalf("%d runs, want 2 halves", len(rep.Runs))
+	}
+	for _, r := range rep.Runs {
+		b, err := dataset.LoadQuestions(filepath.Join(r.Dir, ExportDir, feedback.FileQuestions))
+		if err != nil {
+			t.Fatal(err)
+		}
+		withSQL := 0
+		for _, ex := range b.Examples {
+			if ex.SQL != "" {
+				withSQL++
+			}
+		}
+		steps := 2 * ((withSQL + 3) / 4)
+		if r.Train != TrainSFT || r.SFTExamples != withSQL || withSQL != len(r.TrainedIDs) || r.SFTSteps != steps || r.KTOSteps != 0 {
+			t.Errorf("%s: train %q, %d examples (%d with SQL, %d trained questions), %d steps (want %d), %d KTO steps",
+				r.Name, r.Train, r.SFTExamples, withSQL, len(r.TrainedIDs), r.SFTSteps, steps, r.KTOSteps)
+		}
+		if _, err := os.Stat(filepath.Join(r.Dir, KTODir)); err == nil {
+			t.Errorf("%s: a KTO run in an SFT run", r.Name)
+		}
+		after, err := policy.Load(filepath.Join(r.Dir, SFTDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(after.Model.Params, before.Model.Params) || after.Info.Prompt != before.Info.Prompt || after.Tok.VocabSize() != before.Tok.VocabSize() {
+			t.Errorf("%s: the after-model has the model's weights, or another format or tokenizer", r.Name)
+		}
+		if r.After.N != len(r.ScoredIDs) || len(r.Verdicts) != len(r.ScoredIDs) {
+			t.Errorf("%s: scored %d of %d questions after", r.Name, r.After.N, len(r.ScoredIDs))
+		}
+		var cfg runConfig
+		if raw, err := os.ReadFile(filepath.Join(r.Dir, "config.json")); err != nil || json.Unmarshal(raw, &cfg) != nil || cfg.Train != TrainSFT || cfg.KTO != nil || cfg.SFT == nil || cfg.SFT.Renaming.Rename != -1 {
+			t.Errorf("%s: config.json %+v (%v): want SFT's settings, no KTO's, no renaming (the model's run renamed none)", r.Name, cfg, err)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(o.Out, ReportMD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"SFT from the model on the answers the user accepted or corrected", "2 epochs of batch 4, lr 0.001", "no renaming", "before -> after SFT", "| SFT |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	if rep.Train != TrainSFT || rep.SFT == nil || rep.KTO != nil || strings.Contains(string(md), "KTO") {
+		t.Errorf("report: train %q, sft %+v, kto %+v: want SFT's settings alone", rep.Train, rep.SFT, rep.KTO)
+	}
+
+	again, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range again.Runs {
+		if !r.Resumed || r.Dir != rep.Runs[i].Dir || r.SFTExamples != rep.Runs[i].SFTExamples {
+			t.Errorf("%s: done again or read back otherwise (%s, %d examples), want it read back from %s", r.Name, r.Dir, r.SFTExamples, rep.Runs[i].Dir)
+		}
+	}
+	if md2, err := os.ReadFile(filepath.Join(o.Out, ReportMD)); err != nil || !strings.Contains(string(md2), "before -> after SFT") {
+		t.Errorf("rerun's report.md: %v", err)
+	}
+
+	// KTO over the same -out: other runs, beside the SFT ones
+	o.Train = TrainKTO
+	kto, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range kto.Runs {
+		if r.Resumed || r.Dir == rep.Runs[i].Dir || r.Train != "" {
+			t.Errorf("%s: KTO read back an SFT run (%s)", r.Name, r.Dir)
+		}
+	}
+}
+
+// TestSFTRefusesForeignAnswers: SFT trains only on answers exportHalf
+// checked to be of the trained half; an export with another record is
+// refused before any training.
+func TestSFTRefusesForeignAnswers(t *testing.T) {
+	questions, model := fixture(t)
+	o := quickOptions(t, questions, model)
+	o.Train, o.SFT = TrainSFT, DefaultSFT()
+	in, err := o.check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plannedRun{name: "s1-AtoB", dir: t.TempDir(), cfg: runConfig{Seed: 1, Trained: HalfA, Train: TrainSFT, SFT: &in.sft}}
+	recs := `[{"question_id": 1, "db_id": "shop", "question": "How many customers are there?", "evidence": "", "SQL": "SELECT COUNT(*) FROM customer"},
+	{"question_id": 2, "db_id": "shop", "question": "How many orders are there?", "evidence": "", "SQL": "SELECT COUNT(*) FROM orders"}]`
+	if err := os.MkdirAll(filepath.Join(p.dir, ExportDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, ExportDir, feedback.FileQuestions), []byte(recs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, err = trainHalfSFT(context.Background(), o, in, p, &exported{answers: map[int]bool{1: true}})
+	if err == nil || !strings.Contains(err.Error(), "answer 2 is no exported answer to a question of half A") {
+		t.Fatalf("got %v, want SFT to refuse answer 2", err)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, SFTDir)); err == nil {
+		t.Error("training started")
+	}
+}
+
+// TestRenamingOf: SFT repeats the renaming of the run that wrote the
+// checkpoint, read from its settings file.
+func TestRenamingOf(t *testing.T) {
+	none := train.SFTRenaming{Rename: -1}
+	for _, tc := range []struct {
+		name, settings string
+		want           train.SFTRenaming
+		err            string
+	}{
+		{"bare checkpoint", "", none, ""},
+		{"SFT without renaming", `{"vocab": 2048, "renaming": {"rename": -1, "rename_each": 0.9}}`, none, ""},
+		{"SFT's default", `{"vocab": 2048, "renaming": {}}`, train.SFTRenaming{Rename: 1, RenameEach: train.DefaultRenameEach}, ""},
+		{"SFT renaming words", `{"vocab": 2048, "renaming": {"rename": 0.5, "rename_each": 0.3, "rename_text": true}}`, train.SFTRenaming{Rename: 0.5, RenameEach: 0.3, RenameText: true}, ""},
+		{"RL without renaming", `{"algorithm": {"algo": "kto"}, "renaming": {}}`, none, ""},
+		{"RL renaming", `{"algorithm": {"algo": "kto"}, "renaming": {"rename": 0.4, "rename_families": true}}`, train.SFTRenaming{Rename: 1, RenameEach: 0.4, RenameFamilies: true}, ""},
+		{"other settings", `{"steps": 3}`, none, ""},
+		{"damaged", `{"vocab": `, none, "settings.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := t.TempDir()
+			ck := filepath.Join(run, "step-000010")
+			if tc.settings != "" {
+				if err := os.WriteFile(filepath.Join(run, train.SettingsFile), []byte(tc.settings), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, from, err := renamingOf(ck)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("got %v, want an error naming %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %+v (%v), want %+v", got, err, tc.want)
+			}
+			if (from != "") != (tc.settings != "") {
+				t.Errorf("read from %q", from)
+			}
+		})
+	}
+}
