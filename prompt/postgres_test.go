@@ -1,0 +1,130 @@
+package prompt
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sqlrl/sqlrl/internal/pgtest"
+	"github.com/sqlrl/sqlrl/sqlexec"
+)
+
+// TestCatalogPostgres reads the BIRD sample's databases from their
+// PostgreSQL copies (`sqlrl db copy`) into the schema the SQLite files
+// give: the same tables in the same order, columns, keys, example values
+// and values for value linking, column by column; only the declared types
+// are PostgreSQL's own.
+func TestCatalogPostgres(t *testing.T) {
+	pg := pgtest.CopySample(t).Postgres(t, sqlexec.PostgresOptions{})
+	lite := sqlexec.NewSQLite(sqlexec.SQLiteOptions{Root: sample(t).DBRoot})
+	t.Cleanup(func() { lite.Close() })
+	ctx := context.Background()
+	opts := CatalogOptions{Values: DefaultValues}
+	for _, db := range []string{"superhero", "student_club"} {
+		want, err := NewCatalog(lite, opts).Schema(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewCatalog(pg, opts).Schema(ctx, db)
+		if err != nil {
+			t.Fatalf("%s over PostgreSQL: %v", db, err)
+		}
+		if g, w := tableNames(got), tableNames(want); !slices.Equal(g, w) {
+			t.Fatalf("%s: tables %v, want %v", db, g, w)
+		}
+		values, examples := 0, 0
+		for i, wt := range want.Tables {
+			gt := got.Tables[i]
+			if g, w := fmt.Sprint(gt.PrimaryKey, gt.ForeignKeys), fmt.Sprint(wt.PrimaryKey, wt.ForeignKeys); g != w {
+				t.Errorf("%s.%s: keys %s, want %s", db, wt.Name, g, w)
+			}
+			if len(gt.Columns) != len(wt.Columns) {
+				t.Errorf("%s.%s: %d columns, want %d", db, wt.Name, len(gt.Columns), len(wt.Columns))
+				continue
+			}
+			for j, wc := range wt.Columns {
+				gc := gt.Columns[j]
+				// PostgreSQL's primary keys are NOT NULL; SQLite's
+				// need not be declared so.
+				notNull := wc.NotNull || slices.Contains(wt.PrimaryKey, wc.Name)
+				if gc.Name != wc.Name || gc.NotNull != notNull {
+					t.Errorf("%s.%s column %d: %q not null %v, want %q %v", db, wt.Name, j, gc.Name, gc.NotNull, wc.Name, notNull)
+				}
+				// Examples are the first values in storage order, which
+				// PostgreSQL reads in key order (firstDistinctSQL).
+				if readInKeyOrder(t, lite, db, wt, wc.Name) {
+					if !slices.Equal(gc.Examples, wc.Examples) {
+						t.Errorf("%s.%s.%s: examples %v, want %v", db, wt.Name, wc.Name, gc.Examples, wc.Examples)
+					}
+					examples++
+				}
+				if !maps.Equal(gc.Values.byKey, wc.Values.byKey) || gc.Values.maxWords != wc.Values.maxWords {
+					t.Errorf("%s.%s.%s: %d values, want the SQLite file's %d", db, wt.Name, wc.Name, gc.Values.Len(), wc.Values.Len())
+				}
+				values += wc.Values.Len()
+			}
+		}
+		if values == 0 || examples == 0 {
+			t.Errorf("%s: %d values, %d columns' examples compared: the comparison compared nothing", db, values, examples)
+		}
+		t.Logf("%s: %d values, %d columns' examples equal", db, values, examples)
+	}
+}
+
+// readInKeyOrder reports whether the SQLite file gives column's values in
+// t's primary key order when read as the catalog reads them, without ORDER
+// BY (always so for an INTEGER PRIMARY KEY or none).
+func readInKeyOrder(t *testing.T, eng sqlexec.Engine, db string, tb *Table, column string) bool {
+	t.Helper()
+	if len(tb.PrimaryKey) == 0 {
+		return true
+	}
+	var keys []string
+	for _, k := range tb.PrimaryKey {
+		keys = append(keys, SQLite.quoteAlways(k))
+	}
+	col, from := SQLite.quoteAlways(column), SQLite.quoteAlways(tb.Name)
+	var got [2]string
+	for i, order := range []string{"", " ORDER BY " + strings.Join(keys, ", ")} {
+		res, err := eng.Query(context.Background(), db, "SELECT "+col+" FROM "+from+order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = fmt.Sprint(res.Rows)
+	}
+	return got[0] == got[1]
+}
+
+func tableNames(s *Schema) []string {
+	var out []string
+	for _, t := range s.Tables {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// TestFirstDistinctSQL pins the queries: SQLite's are those value linking
+// was trained with (a change would change every prompt with values), and
+// PostgreSQL's take rows in primary key order, else physical order.
+func TestFirstDistinctSQL(t *testing.T) {
+	hero := &Table{Name: "superhero", PrimaryKey: []string{"id"}}
+	link := &Table{Name: "hero power"}
+	for _, tc := range []struct {
+		d    Dialect
+		t    *Table
+		text bool
+		want string
+	}{
+		{SQLite, hero, true, `SELECT DISTINCT "full_name" FROM (SELECT "full_name" FROM "superhero" LIMIT 200000) WHERE typeof("full_name") = 'text' AND length("full_name") <= 60 LIMIT 5000`},
+		{SQLite, hero, false, `SELECT DISTINCT "full_name" FROM (SELECT "full_name" FROM "superhero" LIMIT 200000) WHERE "full_name" IS NOT NULL LIMIT 5000`},
+		{PostgreSQL, hero, true, `SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT "full_name"::text AS v, "id" AS o0 FROM "superhero" ORDER BY o0 LIMIT 200000) s) s WHERE char_length(v) <= 60 ORDER BY v::text, n) s ORDER BY n LIMIT 5000`},
+		{PostgreSQL, link, false, `SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT "full_name" AS v, ctid AS o0 FROM "hero power" ORDER BY o0 LIMIT 200000) s) s WHERE v IS NOT NULL ORDER BY v::text, n) s ORDER BY n LIMIT 5000`},
+	} {
+		if got := tc.d.firstDistinctSQL(tc.t, "full_name", ValueScanRows, DefaultValues, tc.text, MaxValueRunes); got != tc.want {
+			t.Errorf("%s %s text=%v:\n got %s\nwant %s", tc.d, tc.t.Name, tc.text, got, tc.want)
+		}
+	}
+}
