@@ -3,6 +3,7 @@ package prompt
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -70,16 +71,20 @@ func (c *Catalog) listTables(ctx context.Context, db string, d Dialect) (*tableL
 
 // pgTablesOf restricts a pg_catalog query to the tables listTables lists:
 // the ordinary, partitioned and foreign tables of the schema being read
-// (the engine's search_path), partitions left to their parent.
+// (the engine's search_path) that the role may SELECT from, partitions
+// left to their parent.
 const pgTablesOf = `c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())
-	AND c.relkind IN ('r', 'p', 'f') AND NOT c.relispartition AND has_table_privilege(c.oid, 'SELECT')`
+	AND c.relkind IN ('r', 'p', 'f') AND NOT c.relispartition AND has_any_column_privilege(c.oid, 'SELECT')`
 
 // listPostgresTables reads db's tables from pg_catalog, in three queries
-// whatever the number of tables. Tables the role may not SELECT are left
-// out (a model could not query them); so are foreign keys into another
-// schema.
+// whatever the number of tables. What the role may not SELECT is left out
+// (a model could not query it), as a snapshot of the database leaves it
+// out (package dbgen): tables and columns, keys over those columns, and
+// foreign keys into other schemas or tables left out.
 func (c *Catalog) listPostgresTables(ctx context.Context, db string) (*tableList, error) {
-	res, err := c.eng.Query(ctx, db, `SELECT c.relname::text FROM pg_catalog.pg_class c WHERE `+pgTablesOf+` ORDER BY c.oid`)
+	// physical: a ctid to order rows by (not a foreign table's, nor one
+	// the role may read only some columns of)
+	res, err := c.eng.Query(ctx, db, `SELECT c.relname::text, c.relkind <> 'f' AND has_table_privilege(c.oid, 'SELECT') FROM pg_catalog.pg_class c WHERE `+pgTablesOf+` ORDER BY c.oid`)
 	if err != nil {
 		return nil, fmt.Errorf("list tables: %w", err)
 	}
@@ -87,12 +92,15 @@ func (c *Catalog) listPostgresTables(ctx context.Context, db string) (*tableList
 	byName := map[string]*Table{}
 	for _, row := range res.Rows {
 		t := &Table{Name: row[0].S}
+		if row[1].I != 0 {
+			t.rowOrder = []string{"ctid"}
+		}
 		out.tables = append(out.tables, t)
 		byName[t.Name] = t
 	}
 	res, err = c.eng.Query(ctx, db, `SELECT c.relname::text, a.attname::text, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull, ty.typcategory IN ('S', 'E')
 		FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_type ty ON ty.oid = a.atttypid
-		WHERE `+pgTablesOf+` AND a.attnum > 0 AND NOT a.attisdropped ORDER BY c.oid, a.attnum`)
+		WHERE `+pgTablesOf+` AND a.attnum > 0 AND NOT a.attisdropped AND has_column_privilege(c.oid, a.attnum, 'SELECT') ORDER BY c.oid, a.attnum`)
 	if err != nil {
 		return nil, fmt.Errorf("list columns: %w", err)
 	}
@@ -110,13 +118,21 @@ func (c *Catalog) listPostgresTables(ctx context.Context, db string) (*tableList
 	if err != nil {
 		return nil, err
 	}
+	listed := func(t *Table, cols []string) bool {
+		return t != nil && !slices.ContainsFunc(cols, func(c string) bool {
+			return !slices.ContainsFunc(t.Columns, func(tc Column) bool { return tc.Name == c })
+		})
+	}
 	for _, k := range keys {
 		t := byName[k.Table]
 		switch {
-		case t == nil:
+		case !listed(t, k.Columns):
 		case k.Primary:
-			t.PrimaryKey = k.Columns
-		case !k.External:
+			t.PrimaryKey, t.rowOrder = k.Columns, nil
+			for _, c := range k.Columns {
+				t.rowOrder = append(t.rowOrder, PostgreSQL.quoteAlways(c))
+			}
+		case !k.External && listed(byName[k.RefTable], k.RefColumns):
 			t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Columns: k.Columns, RefTable: k.RefTable, RefColumns: k.RefColumns})
 		}
 	}
@@ -132,12 +148,15 @@ func (c *Catalog) listPostgresTables(ctx context.Context, db string) (*tableList
 // key order for an INTEGER PRIMARY KEY): no sort, so a table of millions
 // of rows costs what a big one does. PostgreSQL has no storage order that
 // survives an UPDATE or a VACUUM FULL, so its rows are taken in primary key
-// order, else in physical (ctid) order: both are SQLite's order for a copy
-// made by `sqlrl db copy` from a table with an INTEGER PRIMARY KEY or none,
-// and for a snapshot (package dbgen, which copies rows in primary key
-// order). Where the orders differ, so can the values read, and only when
-// a column has more distinct values than limit or a table more rows than
-// scan, or two spellings of the same words (ValueSet keeps the first).
+// order, else in physical (ctid) order, which costs a scan of the whole
+// table (Table.rowOrder; a foreign table, or one the role may read only
+// some columns of, has neither and is read in the order the server gives).
+// Both are SQLite's order for a copy made by `sqlrl db copy` from a table
+// with an INTEGER PRIMARY KEY or none, and for a snapshot (package dbgen,
+// which copies rows in primary key order). Where the orders differ, so can
+// the values read, and only when a column has more distinct values than
+// limit, a table more rows than scan, or two spellings of the same words
+// (ValueSet keeps the first).
 func (d Dialect) firstDistinctSQL(t *Table, column string, scan, limit int, text bool, maxRunes int) string {
 	col, table := d.quoteAlways(column), d.quoteAlways(t.Name)
 	if d != PostgreSQL {
@@ -148,12 +167,13 @@ func (d Dialect) firstDistinctSQL(t *Table, column string, scan, limit int, text
 		return fmt.Sprintf("SELECT DISTINCT %s FROM (SELECT %s FROM %s LIMIT %d) WHERE %s LIMIT %d", col, col, table, scan, filter, limit)
 	}
 	var keys, outer []string
-	for i, k := range t.PrimaryKey {
-		keys = append(keys, fmt.Sprintf("%s AS o%d", d.quoteAlways(k), i))
+	for i, k := range t.rowOrder {
+		keys = append(keys, fmt.Sprintf("%s AS o%d", k, i))
 		outer = append(outer, fmt.Sprintf("o%d", i))
 	}
-	if len(keys) == 0 {
-		keys, outer = []string{"ctid AS o0"}, []string{"o0"}
+	order := ""
+	if len(keys) > 0 {
+		keys[0], order = ", "+keys[0], " ORDER BY "+strings.Join(outer, ", ")
 	}
 	v, filter := col, "v IS NOT NULL"
 	if text {
@@ -166,7 +186,6 @@ func (d Dialect) firstDistinctSQL(t *Table, column string, scan, limit int, text
 	// DISTINCT ON keeps each value's first row (by its text, which every
 	// type has, and not every type an equality), and the outer ORDER BY puts
 	// them back in row order.
-	by := strings.Join(outer, ", ")
-	return fmt.Sprintf(`SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT %s AS v, %s FROM %s ORDER BY %s LIMIT %d) s) s WHERE %s ORDER BY v::text, n) s ORDER BY n LIMIT %d`,
-		v, strings.Join(keys, ", "), table, by, scan, filter, limit)
+	return fmt.Sprintf(`SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT %s AS v%s FROM %s%s LIMIT %d) s) s WHERE %s ORDER BY v::text, n) s ORDER BY n LIMIT %d`,
+		v, strings.Join(keys, ", "), table, order, scan, filter, limit)
 }

@@ -110,8 +110,9 @@ func tableNames(s *Schema) []string {
 // was trained with (a change would change every prompt with values), and
 // PostgreSQL's take rows in primary key order, else physical order.
 func TestFirstDistinctSQL(t *testing.T) {
-	hero := &Table{Name: "superhero", PrimaryKey: []string{"id"}}
-	link := &Table{Name: "hero power"}
+	hero := &Table{Name: "superhero", PrimaryKey: []string{"id"}, rowOrder: []string{`"id"`}}
+	link := &Table{Name: "hero power", rowOrder: []string{"ctid"}}
+	foreign := &Table{Name: "remote"}
 	for _, tc := range []struct {
 		d    Dialect
 		t    *Table
@@ -122,9 +123,66 @@ func TestFirstDistinctSQL(t *testing.T) {
 		{SQLite, hero, false, `SELECT DISTINCT "full_name" FROM (SELECT "full_name" FROM "superhero" LIMIT 200000) WHERE "full_name" IS NOT NULL LIMIT 5000`},
 		{PostgreSQL, hero, true, `SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT "full_name"::text AS v, "id" AS o0 FROM "superhero" ORDER BY o0 LIMIT 200000) s) s WHERE char_length(v) <= 60 ORDER BY v::text, n) s ORDER BY n LIMIT 5000`},
 		{PostgreSQL, link, false, `SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT "full_name" AS v, ctid AS o0 FROM "hero power" ORDER BY o0 LIMIT 200000) s) s WHERE v IS NOT NULL ORDER BY v::text, n) s ORDER BY n LIMIT 5000`},
+		{PostgreSQL, foreign, true, `SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT "full_name"::text AS v FROM "remote" LIMIT 200000) s) s WHERE char_length(v) <= 60 ORDER BY v::text, n) s ORDER BY n LIMIT 5000`},
 	} {
 		if got := tc.d.firstDistinctSQL(tc.t, "full_name", ValueScanRows, DefaultValues, tc.text, MaxValueRunes); got != tc.want {
 			t.Errorf("%s %s text=%v:\n got %s\nwant %s", tc.d, tc.t.Name, tc.text, got, tc.want)
 		}
+	}
+}
+
+// TestCatalogPostgresHostile reads a PostgreSQL schema that no SQLite copy
+// made: reserved and quoted names, a uuid key, enum, varchar, json and
+// bytea columns, a table without a key, a table and a column the role may
+// not read (left out, with the key over that column).
+func TestCatalogPostgresHostile(t *testing.T) {
+	db := pgtest.NewDB(t)
+	pgtest.Exec(t, db.Admin,
+		`CREATE SCHEMA "Odd schema"`,
+		`CREATE TYPE "Odd schema".mood AS ENUM ('Very Happy', 'Rather Sad')`,
+		`CREATE TABLE "Odd schema"."Order" (id uuid PRIMARY KEY, "select" text, "we""ird" varchar(20), feeling "Odd schema".mood, doc json, raw bytea, n integer)`,
+		`INSERT INTO "Odd schema"."Order" VALUES ('b0000000-0000-0000-0000-000000000002', 'Blue Beetle', 'Green Lantern', 'Rather Sad', '{"a": 1}', '\x00ff', 7),
+			('a0000000-0000-0000-0000-000000000001', 'Black Widow', NULL, 'Very Happy', '[1]', NULL, 8)`,
+		`CREATE TABLE "Odd schema".nokey (label text, "Order" uuid REFERENCES "Odd schema"."Order")`,
+		`INSERT INTO "Odd schema".nokey VALUES ('Zed Zone', NULL), ('Alpha Area', 'a0000000-0000-0000-0000-000000000001')`,
+		`CREATE TABLE "Odd schema".secret (code text)`,
+		`CREATE TABLE "Odd schema".person (id bigint PRIMARY KEY, name text, salary bigint)`,
+		`INSERT INTO "Odd schema".person VALUES (1, 'Ada Lovelace', 100)`)
+	db.AddReadOnlyRole(t, "Odd schema")
+	pgtest.Exec(t, db.Admin, `REVOKE SELECT ON "Odd schema".secret FROM `+db.Role,
+		`REVOKE SELECT ON "Odd schema".person FROM `+db.Role, `GRANT SELECT (name, salary) ON "Odd schema".person TO `+db.Role)
+	pg := db.Postgres(t, sqlexec.PostgresOptions{})
+	s, err := NewCatalog(pg, CatalogOptions{Values: DefaultValues}).Schema(context.Background(), "Odd schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tableNames(s), []string{"Order", "nokey", "person"}; !slices.Equal(got, want) {
+		t.Fatalf("tables %v, want %v", got, want)
+	}
+	order, nokey, person := s.Tables[0], s.Tables[1], s.Tables[2]
+	if fmt.Sprint(order.PrimaryKey, nokey.ForeignKeys, person.PrimaryKey) != "[id] [{[Order] Order [id]}] []" {
+		t.Errorf("keys: %v %v %v", order.PrimaryKey, nokey.ForeignKeys, person.PrimaryKey)
+	}
+	if n := len(person.Columns); n != 2 {
+		t.Errorf("person: %d columns, want the 2 the role may read", n)
+	}
+	for _, tc := range []struct {
+		text, want string
+	}{
+		{"the order of Black Widow and Blue Beetle", "[Order.select=Black Widow Order.select=Blue Beetle]"},
+		{"who is rather sad in green lantern", "[Order.feeling=Rather Sad Order.we\"ird=Green Lantern]"},
+		{"in the alpha area, Ada Lovelace", "[nokey.label=Alpha Area person.name=Ada Lovelace]"},
+		{"a doc 1 of 7", "[]"},
+	} {
+		var got []string
+		for _, m := range s.MatchValues(tc.text, 6) {
+			got = append(got, m.Table+"."+m.Column+"="+m.Value)
+		}
+		if fmt.Sprint(got) != tc.want && !(tc.want == "[]" && len(got) == 0) {
+			t.Errorf("%q: %v, want %s", tc.text, got, tc.want)
+		}
+	}
+	if ex := order.Columns[0].Examples; len(ex) == 0 || ex[0] != "'a0000000-0000-0000-0000-000000000001'" {
+		t.Errorf("Order.id examples %v: want the uuids in key order", ex)
 	}
 }
