@@ -82,9 +82,7 @@ const pgTablesOf = `c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WH
 // out (package dbgen): tables and columns, keys over those columns, and
 // foreign keys into other schemas or tables left out.
 func (c *Catalog) listPostgresTables(ctx context.Context, db string) (*tableList, error) {
-	// physical: a ctid to order rows by (not a foreign table's, nor one
-	// the role may read only some columns of)
-	res, err := c.eng.Query(ctx, db, `SELECT c.relname::text, c.relkind <> 'f' AND has_table_privilege(c.oid, 'SELECT') FROM pg_catalog.pg_class c WHERE `+pgTablesOf+` ORDER BY c.oid`)
+	res, err := c.eng.Query(ctx, db, `SELECT c.relname::text FROM pg_catalog.pg_class c WHERE `+pgTablesOf+` ORDER BY c.oid`)
 	if err != nil {
 		return nil, fmt.Errorf("list tables: %w", err)
 	}
@@ -92,9 +90,6 @@ func (c *Catalog) listPostgresTables(ctx context.Context, db string) (*tableList
 	byName := map[string]*Table{}
 	for _, row := range res.Rows {
 		t := &Table{Name: row[0].S}
-		if row[1].I != 0 {
-			t.rowOrder = []string{"ctid"}
-		}
 		out.tables = append(out.tables, t)
 		byName[t.Name] = t
 	}
@@ -128,10 +123,7 @@ func (c *Catalog) listPostgresTables(ctx context.Context, db string) (*tableList
 		switch {
 		case !listed(t, k.Columns):
 		case k.Primary:
-			t.PrimaryKey, t.rowOrder = k.Columns, nil
-			for _, c := range k.Columns {
-				t.rowOrder = append(t.rowOrder, PostgreSQL.quoteAlways(c))
-			}
+			t.PrimaryKey = k.Columns
 		case !k.External && listed(byName[k.RefTable], k.RefColumns):
 			t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Columns: k.Columns, RefTable: k.RefTable, RefColumns: k.RefColumns})
 		}
@@ -146,11 +138,10 @@ func (c *Catalog) listPostgresTables(ctx context.Context, db string) (*tableList
 //
 // The first rows are SQLite's storage order (rowid order, which is primary
 // key order for an INTEGER PRIMARY KEY): no sort, so a table of millions
-// of rows costs what a big one does. PostgreSQL has no storage order that
-// survives an UPDATE or a VACUUM FULL, so its rows are taken in primary key
-// order, else in physical (ctid) order, which costs a scan of the whole
-// table (Table.rowOrder; a foreign table, or one the role may read only
-// some columns of, has neither and is read in the order the server gives).
+// of rows costs what a big one does. PostgreSQL's storage order does not
+// survive an UPDATE or a VACUUM FULL, so a table with a primary key is read
+// in its order (a walk of the key's index); one without is read in the
+// order a sequential scan gives, physical order, unsorted as on SQLite.
 // Both are SQLite's order for a copy made by `sqlrl db copy` from a table
 // with an INTEGER PRIMARY KEY or none, and for a snapshot (package dbgen,
 // which copies rows in primary key order). Where the orders differ, so can
@@ -166,26 +157,26 @@ func (d Dialect) firstDistinctSQL(t *Table, column string, scan, limit int, text
 		}
 		return fmt.Sprintf("SELECT DISTINCT %s FROM (SELECT %s FROM %s LIMIT %d) WHERE %s LIMIT %d", col, col, table, scan, filter, limit)
 	}
-	var keys, outer []string
-	for i, k := range t.rowOrder {
-		keys = append(keys, fmt.Sprintf("%s AS o%d", k, i))
-		outer = append(outer, fmt.Sprintf("o%d", i))
-	}
-	order := ""
-	if len(keys) > 0 {
-		keys[0], order = ", "+keys[0], " ORDER BY "+strings.Join(outer, ", ")
+	keys, order := "", ""
+	if len(t.PrimaryKey) > 0 {
+		var outer []string
+		for i, k := range t.PrimaryKey {
+			keys += fmt.Sprintf(", %s AS o%d", d.quoteAlways(k), i)
+			outer = append(outer, fmt.Sprintf("o%d", i))
+		}
+		order = " ORDER BY " + strings.Join(outer, ", ")
 	}
 	v, filter := col, "v IS NOT NULL"
 	if text {
 		v, filter = col+"::text", fmt.Sprintf("char_length(v) <= %d", maxRunes)
 	}
-	// The first scan rows in that order (a walk of the key's index, or a
-	// top-N sort), numbered n as they come out of it: row_number() over no
-	// ORDER BY of its own, since comparing rows would need the key type's
-	// equality, which the read-only role may not run (tid's, uuid's);
+	// The first scan rows in that order, numbered n as they come out of
+	// it: row_number() over no ORDER BY of its own, since comparing rows
+	// would need the key type's equality, which the read-only role may not
+	// run (uuid's);
 	// DISTINCT ON keeps each value's first row (by its text, which every
 	// type has, and not every type an equality), and the outer ORDER BY puts
 	// them back in row order.
 	return fmt.Sprintf(`SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT %s AS v%s FROM %s%s LIMIT %d) s) s WHERE %s ORDER BY v::text, n) s ORDER BY n LIMIT %d`,
-		v, strings.Join(keys, ", "), table, order, scan, filter, limit)
+		v, keys, table, order, scan, filter, limit)
 }

@@ -108,11 +108,11 @@ func tableNames(s *Schema) []string {
 
 // TestFirstDistinctSQL pins the queries: SQLite's are those value linking
 // was trained with (a change would change every prompt with values), and
-// PostgreSQL's take rows in primary key order, else physical order.
+// PostgreSQL's take rows in primary key order, else unsorted.
 func TestFirstDistinctSQL(t *testing.T) {
-	hero := &Table{Name: "superhero", PrimaryKey: []string{"id"}, rowOrder: []string{`"id"`}}
-	link := &Table{Name: "hero power", rowOrder: []string{"ctid"}}
-	foreign := &Table{Name: "remote"}
+	hero := &Table{Name: "superhero", PrimaryKey: []string{"id"}}
+	pair := &Table{Name: "attendance", PrimaryKey: []string{"event", "member"}}
+	link := &Table{Name: "hero power"}
 	for _, tc := range []struct {
 		d    Dialect
 		t    *Table
@@ -122,8 +122,8 @@ func TestFirstDistinctSQL(t *testing.T) {
 		{SQLite, hero, true, `SELECT DISTINCT "full_name" FROM (SELECT "full_name" FROM "superhero" LIMIT 200000) WHERE typeof("full_name") = 'text' AND length("full_name") <= 60 LIMIT 5000`},
 		{SQLite, hero, false, `SELECT DISTINCT "full_name" FROM (SELECT "full_name" FROM "superhero" LIMIT 200000) WHERE "full_name" IS NOT NULL LIMIT 5000`},
 		{PostgreSQL, hero, true, `SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT "full_name"::text AS v, "id" AS o0 FROM "superhero" ORDER BY o0 LIMIT 200000) s) s WHERE char_length(v) <= 60 ORDER BY v::text, n) s ORDER BY n LIMIT 5000`},
-		{PostgreSQL, link, false, `SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT "full_name" AS v, ctid AS o0 FROM "hero power" ORDER BY o0 LIMIT 200000) s) s WHERE v IS NOT NULL ORDER BY v::text, n) s ORDER BY n LIMIT 5000`},
-		{PostgreSQL, foreign, true, `SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT "full_name"::text AS v FROM "remote" LIMIT 200000) s) s WHERE char_length(v) <= 60 ORDER BY v::text, n) s ORDER BY n LIMIT 5000`},
+		{PostgreSQL, pair, false, `SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT "full_name" AS v, "event" AS o0, "member" AS o1 FROM "attendance" ORDER BY o0, o1 LIMIT 200000) s) s WHERE v IS NOT NULL ORDER BY v::text, n) s ORDER BY n LIMIT 5000`},
+		{PostgreSQL, link, true, `SELECT v FROM (SELECT DISTINCT ON (v::text) v, n FROM (SELECT v, row_number() OVER () AS n FROM (SELECT "full_name"::text AS v FROM "hero power" LIMIT 200000) s) s WHERE char_length(v) <= 60 ORDER BY v::text, n) s ORDER BY n LIMIT 5000`},
 	} {
 		if got := tc.d.firstDistinctSQL(tc.t, "full_name", ValueScanRows, DefaultValues, tc.text, MaxValueRunes); got != tc.want {
 			t.Errorf("%s %s text=%v:\n got %s\nwant %s", tc.d, tc.t.Name, tc.text, got, tc.want)

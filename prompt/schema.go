@@ -31,10 +31,6 @@ type Table struct {
 	PrimaryKey  []string
 	ForeignKeys []ForeignKey
 
-	// rowOrder is, on PostgreSQL, what orders the rows that example values
-	// and values are read from (firstDistinctSQL).
-	rowOrder []string
-
 	// nameTerms, colTerms and valueTerms are the words pruning matches the
 	// question against (see rank.go).
 	nameTerms, colTerms, valueTerms map[string]bool
