@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/sqlrl/sqlrl/confidence"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +51,15 @@ func (r *router) descriptionDir(db string) string {
 		return filepath.Dir(d.target)
 	}
 	return ""
+}
+
+// Dialect says db's dialect (prompt.EngineDialect), so that package
+// prompt's catalog reads each database in its own.
+func (r *router) Dialect(db string) prompt.Dialect {
+	if d := r.dbs[db]; d != nil {
+		return d.dialect
+	}
+	return prompt.SQLite
 }
 
 // Query implements sqlexec.Engine.
@@ -190,7 +198,8 @@ func (s *schemaCache) get() *schemas {
 // publishes them.
 func (s *schemaCache) load(ctx context.Context, only string) (*schemas, error) {
 	// the descriptions beside each SQLite file, as `data prepare` writes
-	// them into the chat prompts an LLM is trained on
+	// them into the chat prompts an LLM is trained on; PostgreSQL databases
+	// are read from pg_catalog (prompt.EngineDialect asks the router)
 	cat := prompt.NewCatalog(s.r, prompt.CatalogOptions{DescriptionDir: s.r.descriptionDir})
 	b, err := prompt.NewBuilder(cat, prompt.Options{Budget: s.promptTokens, Counter: estimateTokens{}})
 	if err != nil {
@@ -198,18 +207,12 @@ func (s *schemaCache) load(ctx context.Context, only string) (*schemas, error) {
 	}
 	next := &schemas{builder: b, byDB: map[string]*prompt.Schema{}, errs: map[string]error{}, tables: map[string][]confidence.Table{}}
 	old := s.get()
-	for name, d := range s.r.dbs {
+	for name := range s.r.dbs {
 		if only != "" && name != only && old != nil {
 			next.byDB[name], next.errs[name], next.tables[name] = old.byDB[name], old.errs[name], old.tables[name]
 			continue
 		}
-		var sc *prompt.Schema
-		var err error
-		if d.kind == "sqlite" {
-			sc, err = cat.Schema(ctx, name)
-		} else {
-			sc, err = postgresSchema(ctx, d)
-		}
+		sc, err := cat.Schema(ctx, name)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -237,30 +240,4 @@ func literalTables(schema *prompt.Schema) []confidence.Table {
 		tables = append(tables, ct)
 	}
 	return tables
-}
-
-// postgresSchema reads a PostgreSQL schema's tables and columns from
-// information_schema (package prompt's catalog reads SQLite only).
-func postgresSchema(ctx context.Context, d *database) (*prompt.Schema, error) {
-	lit := "'" + strings.ReplaceAll(d.target, "'", "''") + "'"
-	res, err := d.eng.Query(ctx, d.target, `SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = `+lit+` ORDER BY table_name, ordinal_position`)
-	if err != nil {
-		return nil, fmt.Errorf("schema of %s: %w", d.name, err)
-	}
-	s := &prompt.Schema{DBID: d.name}
-	var t *prompt.Table
-	for _, row := range res.Rows {
-		if len(row) < 4 {
-			continue
-		}
-		if t == nil || t.Name != row[0].S {
-			t = &prompt.Table{Name: row[0].S}
-			s.Tables = append(s.Tables, t)
-		}
-		t.Columns = append(t.Columns, prompt.Column{Name: row[1].S, Type: row[2].S, NotNull: row[3].S == "NO"})
-	}
-	if len(s.Tables) == 0 {
-		return nil, fmt.Errorf("schema of %s: no tables in schema %s", d.name, d.target)
-	}
-	return s, nil
 }

@@ -25,8 +25,7 @@ type Question struct {
 	// Schema is the database's schema as last read (start or reload).
 	Schema *prompt.Schema
 	// Prompt is the chat prompt package prompt writes for the question
-	// (SQLite databases; nil where the schema cannot be read by package
-	// prompt's catalog, as for PostgreSQL).
+	// (SQLite databases: it names SQLite's dialect; nil for PostgreSQL).
 	Prompt *prompt.Prompt
 	// Build writes Prompt again within budget tokens (as the server's
 	// estimate counts them; the tables least relevant to the question are
@@ -84,9 +83,8 @@ func (g *NativeGenerator) prompter() (*policy.Prompter, error) {
 
 // checkNativeDatabases refuses, at start, PostgreSQL databases that pol
 // cannot prompt for: a checkpoint in the text format writes package
-// prompt's CREATE TABLE prompt, whose schema and example values are read
-// from SQLite. The compact format is written from the schema the server
-// reads from information_schema.
+// prompt's CREATE TABLE prompt in SQLite's dialect. The compact format is
+// written from the schema package prompt's catalog reads from pg_catalog.
 func checkNativeDatabases(pol *policy.Policy, r *router) error {
 	if pol.Info.Prompt.Kind == policy.FormatCompact {
 		return nil
@@ -150,12 +148,9 @@ func (g *NativeGenerator) fit(ctx context.Context, q Question) (*policy.Fitted, 
 	g.mu.Lock()
 	pr := g.pr
 	g.mu.Unlock()
+	// The prompter's catalog reads each database in its dialect (the
+	// router says which), with the values and descriptions the format asks.
 	ex := dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}
-	if q.Dialect == prompt.PostgreSQL {
-		// package prompt's catalog reads SQLite; the server read this
-		// schema from information_schema
-		return pr.FitSchema(ctx, q.Schema, ex, g.Policy.FitOptions(g.MaxTokens))
-	}
 	return pr.Fit(ctx, ex, g.Policy.FitOptions(g.MaxTokens))
 }
 

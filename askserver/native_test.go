@@ -20,20 +20,10 @@ func nativeServer(t *testing.T) *Server {
 	t.Helper()
 	dir := t.TempDir()
 	tinyCheckpoint(t, filepath.Join(dir, "ckpt"), policy.Format{Kind: policy.FormatCompact})
-	conf := fmt.Sprintf(`{"databases": {"superhero": {"sqlite": %q}}, "generator": {"native": "ckpt", "max_tokens": 16, "slots": 4}}`, benchDB(t, "superhero"))
-	path := filepath.Join(dir, "serve.json")
-	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c, err := LoadConfig(path)
+	s, err := configServer(t, dir, fmt.Sprintf(`{"databases": {"superhero": {"sqlite": %q}}, "generator": {"native": "ckpt", "max_tokens": 16, "slots": 4}}`, benchDB(t, "superhero")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(context.Background(), c, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
 	return s
 }
 
@@ -111,24 +101,17 @@ func tinyCheckpoint(t *testing.T, dir string, f policy.Format) {
 }
 
 // TestNativePostgres serves a PostgreSQL database with the native policy:
-// a compact checkpoint is prompted from the schema the server reads from
-// information_schema (it failed every ask with `relation "sqlite_master"
-// does not exist`); a text-format one, whose prompts need SQLite, is
-// refused at start with the database named and what to do.
+// a compact checkpoint is prompted from the schema package prompt's
+// catalog reads from pg_catalog (it failed every ask with `relation
+// "sqlite_master" does not exist`); a text-format one, whose prompts name
+// SQLite, is refused at start with the database named and what to do.
 func TestNativePostgres(t *testing.T) {
 	d := pgtest.CopySample(t)
 	dir := t.TempDir()
 	tinyCheckpoint(t, filepath.Join(dir, "compact"), policy.Format{Kind: policy.FormatCompact, Types: true})
 	tinyCheckpoint(t, filepath.Join(dir, "text"), policy.Format{Kind: policy.FormatText})
 	open := func(ckpt string) (*Server, error) {
-		conf := fmt.Sprintf(`{"databases": {"heroes": {"postgres": %q, "schema": "superhero"}}, "generator": {"native": %q, "max_tokens": 16, "slots": 2}}`, d.ReadOnly, ckpt)
-		path := filepath.Join(dir, "serve.json")
-		os.WriteFile(path, []byte(conf), 0o644)
-		c, err := LoadConfig(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return New(context.Background(), c, Options{})
+		return configServer(t, dir, fmt.Sprintf(`{"databases": {"heroes": {"postgres": %q, "schema": "superhero"}}, "generator": {"native": %q, "max_tokens": 16, "slots": 2}}`, d.ReadOnly, ckpt))
 	}
 	if _, err := open("text"); err == nil || !strings.Contains(err.Error(), "databases heroes are PostgreSQL") || !strings.Contains(err.Error(), "compact") {
 		t.Errorf("text-format checkpoint on PostgreSQL: %v; want a refusal naming heroes", err)
@@ -137,7 +120,6 @@ func TestNativePostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
 	_, ts := serveTest(t, s)
 	_, out := call(t, ts, "POST", "/api/ask", "", map[string]string{"db": "heroes", "question": "How many superheroes are there?"})
 	if e, _ := out["error"].(map[string]any); e != nil && (strings.HasPrefix(e["class"].(string), "generation") || e["class"] == ClassSchema) || out["sql"] == "" {

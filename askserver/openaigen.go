@@ -236,13 +236,7 @@ func (r renderer) render(ctx context.Context, budget int) ([]openai.Message, err
 	if r.native != nil {
 		ex := dataset.Example{DBID: q.DB, Question: q.Question, Evidence: q.Evidence}
 		o := policy.FitOptions{Context: budget + policy.DefaultFitMargin + r.maxTokens, MaxTokens: r.maxTokens, MinTokens: r.maxTokens, Counter: estimateTokens{}}
-		var fit *policy.Fitted
-		var err error
-		if q.Dialect == prompt.PostgreSQL {
-			fit, err = r.native.FitSchema(ctx, q.Schema, ex, o)
-		} else {
-			fit, err = r.native.Fit(ctx, ex, o)
-		}
+		fit, err := r.native.Fit(ctx, ex, o)
 		if err != nil {
 			return nil, err
 		}

@@ -49,13 +49,6 @@ type ColumnJSON struct {
 	Examples []string `json:"examples"`
 }
 
-// Limits of what the schema browser reads.
-const (
-	browseExamples   = prompt.DefaultExamples
-	browseValueChars = prompt.DefaultMaxValueChars
-	browseScanRows   = prompt.DefaultScanRows
-)
-
 // perLoad caches a value per database for one schema load: a reload (a
 // new *schemas) empties it. Concurrent requests for a database wait for
 // one computation; a failed one is not kept, so the next request retries,
@@ -140,7 +133,7 @@ func (s *Server) schema(ctx context.Context, r *http.Request) (any, error) {
 }
 
 // browseSchema builds db's SchemaJSON from the schema the server loaded
-// (tables, columns, keys, and for SQLite the prompts' example values), the
+// (tables, columns, keys and the prompts' example values), the
 // descriptions the prompts' catalog reads (BIRD's database_description/
 // beside a SQLite file; PostgreSQL's column comments), and queries bounded
 // together by one statement timeout: row counts and, where the loaded
@@ -156,16 +149,6 @@ func (s *Server) browseSchema(ctx context.Context, d *database, schema *prompt.S
 	}
 	qctx, cancel := context.WithTimeout(ctx, time.Duration(s.cfg.Limits.StatementTimeout))
 	defer cancel()
-	var pgKeys map[descKey]pgKey
-	if d.kind == "postgres" {
-		// A PostgreSQL schema is read from information_schema.columns,
-		// without its keys.
-		var err error
-		if pgKeys, err = s.postgresKeys(qctx, d); err != nil {
-			s.log.Warn("schema browser: keys not read", "db", d.name, "err", err)
-			out.Notes = append(out.Notes, "primary and foreign keys could not be read (the server log has the details)")
-		}
-	}
 	uncounted := 0
 	for _, t := range schema.Tables {
 		tj := TableJSON{Name: t.Name, Description: descs[descKey{t.Name, ""}], Columns: []ColumnJSON{}}
@@ -192,22 +175,8 @@ func (s *Server) browseSchema(ctx context.Context, d *database, schema *prompt.S
 			for _, k := range t.PrimaryKey {
 				cj.PrimaryKey = cj.PrimaryKey || strings.EqualFold(k, c.Name)
 			}
-			if k, ok := pgKeys[descKey{t.Name, c.Name}]; ok {
-				cj.PrimaryKey = cj.PrimaryKey || k.primary
-				if cj.References == "" {
-					cj.References = k.references
-				}
-			}
 			for _, lit := range c.Examples {
 				cj.Examples = append(cj.Examples, unquoteLiteral(lit))
-			}
-			if len(c.Examples) == 0 && qctx.Err() == nil {
-				// A PostgreSQL schema is read without example values.
-				ex, err := s.exampleValues(qctx, d, t.Name, c.Name)
-				if err != nil && qctx.Err() == nil {
-					s.log.Warn("schema browser: example values failed", "db", d.name, "table", t.Name, "column", c.Name, "err", err)
-				}
-				cj.Examples = append(cj.Examples, ex...)
 			}
 			tj.Columns = append(tj.Columns, cj)
 		}
@@ -303,50 +272,6 @@ WHERE n.nspname = `+lit+` AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
 	return nil
 }
 
-// pgKey is what a column is in its table's keys.
-type pgKey struct {
-	primary    bool
-	references string // "table.column" of a foreign key
-}
-
-// postgresKeys reads d's primary and foreign key columns from
-// pg_constraint.
-func (s *Server) postgresKeys(ctx context.Context, d *database) (map[descKey]pgKey, error) {
-	lit := "'" + strings.ReplaceAll(d.target, "'", "''") + "'"
-	res, err := d.eng.Query(ctx, d.target, `SELECT c.relname, a.attname, COALESCE(fc.relname, ''), COALESCE(fa.attname, '')
-FROM pg_catalog.pg_constraint con
-JOIN pg_catalog.pg_class c ON c.oid = con.conrelid
-JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(attnum, i)
-JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum
-LEFT JOIN pg_catalog.pg_class fc ON fc.oid = con.confrelid
-LEFT JOIN pg_catalog.pg_attribute fa ON fa.attrelid = con.confrelid AND fa.attnum = con.confkey[k.i]
-WHERE n.nspname = `+lit+` AND con.contype IN ('p', 'f')
-ORDER BY c.relname, con.conname, k.i`)
-	if err != nil {
-		return nil, err
-	}
-	out := map[descKey]pgKey{}
-	for _, row := range res.Rows {
-		if len(row) != 4 {
-			continue
-		}
-		key := descKey{row[0].S, row[1].S}
-		k := out[key]
-		switch {
-		case row[2].S == "":
-			k.primary = true
-		case k.references == "":
-			k.references = row[2].S
-			if row[3].S != "" {
-				k.references += "." + row[3].S
-			}
-		}
-		out[key] = k
-	}
-	return out, nil
-}
-
 // quoteIdent double-quotes a name for SQL (SQLite and PostgreSQL alike).
 func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
@@ -360,32 +285,6 @@ func (s *Server) count(ctx context.Context, d *database, table string) (int64, e
 		return 0, fmt.Errorf("count of %s: unexpected result", table)
 	}
 	return res.Rows[0][0].I, nil
-}
-
-// exampleValues reads up to browseExamples distinct non-NULL, non-empty
-// values of a column among its first browseScanRows rows, as package
-// prompt's catalog does for SQLite.
-func (s *Server) exampleValues(ctx context.Context, d *database, table, column string) ([]string, error) {
-	col := quoteIdent(column)
-	res, err := s.dbs.Query(ctx, d.name, fmt.Sprintf("SELECT DISTINCT %s FROM (SELECT %s FROM %s LIMIT %d) AS t WHERE %s IS NOT NULL LIMIT %d",
-		col, col, quoteIdent(table), browseScanRows, col, browseExamples+3))
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, row := range res.Rows {
-		if len(out) == browseExamples {
-			break
-		}
-		v := csvField(row[0])
-		if row[0].Kind == sqlexec.KindBlob || strings.TrimSpace(v) == "" || seen[v] {
-			continue
-		}
-		seen[v] = true
-		out = append(out, clip(strings.Join(strings.Fields(v), " "), browseValueChars))
-	}
-	return out, nil
 }
 
 // unquoteLiteral turns a prompt's example literal ('gold', 42, 3.5) back

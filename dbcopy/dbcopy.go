@@ -190,14 +190,16 @@ func newReader(src Source) (*reader, error) {
 func qi(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // PlanCopy reads src's schema and scans each table once to learn the storage
-// classes its columns really hold.
+// classes its columns really hold. Tables keep the file's order (creation),
+// so that the copy lists them as the file does and a prompt written from
+// either is the same.
 func PlanCopy(ctx context.Context, src Source) (*Plan, error) {
 	r, err := newReader(src)
 	if err != nil {
 		return nil, err
 	}
 	defer r.eng.Close()
-	res, err := r.query(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	res, err := r.query(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +290,9 @@ func planTable(ctx context.Context, r *reader, name string) (*Table, []string, e
 			fk.RefColumns = append(fk.RefColumns, row[4].S)
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	// SQLite numbers constraints from the last declared one: create them
+	// in declaration order, the order sqlexec.ReadTableInfo reads them in.
+	sort.Slice(ids, func(i, j int) bool { return ids[i] > ids[j] })
 	for _, id := range ids {
 		fk := byID[id]
 		if len(fk.RefColumns) != 0 && len(fk.RefColumns) != len(fk.Columns) {

@@ -271,7 +271,7 @@ func readPgCatalog(ctx context.Context, eng *sqlexec.Postgres, schema string) ([
 			}
 		}
 	}
-	skipped, err = readPgKeys(q, byName, schema, skipped)
+	skipped, err = readPgKeys(ctx, eng, byName, schema, skipped)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -280,46 +280,22 @@ func readPgCatalog(ctx context.Context, eng *sqlexec.Postgres, schema string) ([
 
 // readPgKeys adds the primary and foreign keys of the tables in byName,
 // naming in skipped the foreign keys into other schemas.
-func readPgKeys(q func(string) (*sqlexec.Result, error), byName map[string]*pgTable, schema string, skipped []string) ([]string, error) {
-	const ns = `(SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())`
-	// One row per key column, in key order; a foreign key's target column
-	// is the one at the same position of confkey.
-	res, err := q(`SELECT con.oid::bigint, con.contype::text, c.relname::text, a.attname::text, rn.nspname::text, rc.relname::text, ra.attname::text
-		FROM pg_catalog.pg_constraint con JOIN pg_catalog.pg_class c ON c.oid = con.conrelid
-		CROSS JOIN LATERAL unnest(con.conkey) WITH ORDINALITY AS k(num, pos)
-		JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.num
-		LEFT JOIN pg_catalog.pg_class rc ON rc.oid = con.confrelid
-		LEFT JOIN pg_catalog.pg_namespace rn ON rn.oid = rc.relnamespace
-		LEFT JOIN pg_catalog.pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attnum = con.confkey[k.pos::int]
-		WHERE c.relnamespace = ` + ns + ` AND con.contype IN ('p', 'f') ORDER BY c.oid, con.contype DESC, con.oid, k.pos`)
+func readPgKeys(ctx context.Context, eng *sqlexec.Postgres, byName map[string]*pgTable, schema string, skipped []string) ([]string, error) {
+	keys, err := sqlexec.ReadPostgresKeys(ctx, eng, schema)
 	if err != nil {
-		return nil, fmt.Errorf("list keys: %w", err)
+		return nil, err
 	}
-	var cur *pgForeignKey
-	var curOID int64 // the constraint of the last row; cur is nil when it is skipped
-	for _, r := range res.Rows {
-		t := byName[r[2].S]
-		if t == nil {
-			continue
+	for _, k := range keys {
+		t := byName[k.Table]
+		switch {
+		case t == nil:
+		case k.Primary:
+			t.pk = k.Columns
+		case k.External:
+			skipped = append(skipped, fmt.Sprintf("foreign key %s.%s: references %s.%s in another schema", t.name, k.Columns[0], k.RefSchema, k.RefTable))
+		default:
+			t.fks = append(t.fks, pgForeignKey{cols: k.Columns, refCols: k.RefColumns, refTable: k.RefTable})
 		}
-		if r[1].S == "p" {
-			t.pk = append(t.pk, r[3].S)
-			continue
-		}
-		if r[0].I == curOID && cur == nil {
-			continue // a skipped foreign key's next column
-		}
-		if r[0].I != curOID {
-			if r[4].S != schema {
-				skipped = append(skipped, fmt.Sprintf("foreign key %s.%s: references %s.%s in another schema", t.name, r[3].S, r[4].S, r[5].S))
-				cur, curOID = nil, r[0].I
-				continue
-			}
-			t.fks = append(t.fks, pgForeignKey{refTable: r[5].S})
-			cur, curOID = &t.fks[len(t.fks)-1], r[0].I
-		}
-		cur.cols = append(cur.cols, r[3].S)
-		cur.refCols = append(cur.refCols, r[6].S)
 	}
 	return skipped, nil
 }

@@ -115,21 +115,6 @@ func (p *Prompter) Fit(ctx context.Context, ex dataset.Example, o FitOptions) (*
 	return p.fit(ctx, s, ex, o)
 }
 
-// ErrSchemaFormat is FitSchema's error for a format that reads its
-// schemas itself (FormatText: package prompt's CREATE TABLE prompt, whose
-// example values come from a SQLite database).
-var ErrSchemaFormat = errors.New("this checkpoint's prompt format reads SQLite schemas only")
-
-// FitSchema is Fit over a schema read elsewhere (a PostgreSQL database's,
-// from information_schema), for the compact format, which is written from
-// the schema alone; FormatText is ErrSchemaFormat.
-func (p *Prompter) FitSchema(ctx context.Context, s *prompt.Schema, ex dataset.Example, o FitOptions) (*Fitted, error) {
-	if p.Format.Kind != FormatCompact {
-		return nil, fmt.Errorf("question %d: %w (format %q)", ex.QuestionID, ErrSchemaFormat, p.Format.Kind)
-	}
-	return p.fit(ctx, s, ex, o)
-}
-
 func (p *Prompter) fit(ctx context.Context, s *prompt.Schema, ex dataset.Example, o FitOptions) (*Fitted, error) {
 	o = o.withDefaults()
 	in := prompt.Input{DBID: ex.DBID, Question: ex.Question, Evidence: ex.Evidence}

@@ -129,8 +129,9 @@ func (o CatalogOptions) withDefaults() CatalogOptions {
 // share a handful of databases, and reading one (a query per column for
 // example values) costs far more than writing a prompt, so each database is
 // read once; concurrent requests for the same database wait for one read.
-// Only SQLite databases can be read for now: introspection goes through
-// sqlite_master and PRAGMA table_info / foreign_key_list.
+// SQLite databases are read through sqlite_master and PRAGMA table_info /
+// foreign_key_list, PostgreSQL ones through pg_catalog (EngineDialect says
+// which a database is; catalogsql.go holds both).
 type Catalog struct {
 	eng  sqlexec.Engine
 	opts CatalogOptions
@@ -181,14 +182,14 @@ func (c *Catalog) read(ctx context.Context, db string) (*Schema, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("schema of %s: %s", db, fmt.Sprintf(format, args...))
 	}
-	res, err := c.eng.Query(ctx, db, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY rowid`)
+	d := EngineDialect(c.eng, db)
+	list, err := c.listTables(ctx, db, d)
 	if err != nil {
-		return nil, fail("list tables: %v", err)
+		return nil, fail("%v", err)
 	}
 	s := &Schema{DBID: db}
-	for _, row := range res.Rows {
-		t := &Table{Name: row[0].S}
-		if err := c.readTable(ctx, db, t); err != nil {
+	for _, t := range list.tables {
+		if err := c.readValues(ctx, db, d, t, list.stringCols); err != nil {
 			return nil, fail("table %s: %v", t.Name, err)
 		}
 		s.Tables = append(s.Tables, t)
@@ -231,28 +232,24 @@ func (c *Catalog) read(ctx context.Context, db string) (*Schema, error) {
 	return s, nil
 }
 
-func (c *Catalog) readTable(ctx context.Context, db string, t *Table) error {
-	info, err := sqlexec.ReadTableInfo(ctx, c.eng, db, t.Name)
-	if err != nil {
-		return err
-	}
-	for _, col := range info.Columns {
-		t.Columns = append(t.Columns, Column{Name: col.Name, Type: col.Type, NotNull: col.NotNull})
-	}
-	t.PrimaryKey = info.PrimaryKey
-	for _, fk := range info.ForeignKeys {
-		t.ForeignKeys = append(t.ForeignKeys, ForeignKey{Columns: fk.Columns, RefTable: fk.RefTable, RefColumns: fk.RefColumns})
-	}
-
+// readValues reads the example values and the values for value linking of
+// t's columns; stringCols is listTables' (nil: every column, as on SQLite,
+// where the query keeps text values alone).
+func (c *Catalog) readValues(ctx context.Context, db string, d Dialect, t *Table, stringCols map[string]bool) error {
+	var err error
 	for i := range t.Columns {
 		col := &t.Columns[i]
 		if c.opts.Examples > 0 {
-			if col.Examples, err = c.examples(ctx, db, t.Name, col.Name); err != nil {
+			if col.Examples, err = c.examples(ctx, db, d, t, col.Name); err != nil {
 				return fmt.Errorf("example values of column %s: %w", col.Name, err)
 			}
 		}
 		if c.opts.Values > 0 {
-			if col.Values, err = c.values(ctx, db, t.Name, col.Name); err != nil {
+			if stringCols != nil && !stringCols[t.Name+"\x00"+col.Name] {
+				col.Values = NewValueSet(nil)
+				continue
+			}
+			if col.Values, err = c.values(ctx, db, d, t, col.Name); err != nil {
 				return fmt.Errorf("values of column %s: %w", col.Name, err)
 			}
 		}
@@ -261,16 +258,13 @@ func (c *Catalog) readTable(ctx context.Context, db string, t *Table) error {
 }
 
 // examples reads up to Examples distinct non-empty values of a column among
-// its first ScanRows rows. Without ORDER BY the rows come in the table's
-// storage order, which is fixed for a given database file and SQLite
-// release, so prompts are reproducible; sorting instead would scan whole
-// tables of millions of rows.
-func (c *Catalog) examples(ctx context.Context, db, table, column string) ([]string, error) {
-	col := SQLite.quoteAlways(column)
+// its first ScanRows rows (firstDistinctSQL says which rows). Without ORDER
+// BY the rows come in the table's storage order, which is fixed for a given
+// database file and SQLite release, so prompts are reproducible; sorting
+// instead would scan whole tables of millions of rows.
+func (c *Catalog) examples(ctx context.Context, db string, d Dialect, t *Table, column string) ([]string, error) {
 	// Ask for a few more than needed: empty strings and blobs are skipped.
-	sql := fmt.Sprintf("SELECT DISTINCT %s FROM (SELECT %s FROM %s LIMIT %d) WHERE %s IS NOT NULL LIMIT %d",
-		col, col, SQLite.quoteAlways(table), c.opts.ScanRows, col, c.opts.Examples+3)
-	res, err := c.eng.Query(ctx, db, sql)
+	res, err := c.eng.Query(ctx, db, d.firstDistinctSQL(t, column, c.opts.ScanRows, c.opts.Examples+3, false, 0))
 	if err != nil {
 		return nil, err
 	}

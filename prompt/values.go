@@ -2,7 +2,6 @@ package prompt
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"unicode"
@@ -183,15 +182,13 @@ func (s *Schema) MatchValues(text string, limit int) []ValueMatch {
 }
 
 // values reads up to c.opts.Values distinct text values of a column among
-// its first ValueScanRows rows (storage order, as examples explains). An
+// its first ValueScanRows rows (firstDistinctSQL says which rows). An
 // engine whose row cap is below the count (a server's max_rows) is asked
 // again for a tenth as many, so that serving reads the schema rather than
 // failing on it.
-func (c *Catalog) values(ctx context.Context, db, table, column string) (*ValueSet, error) {
-	col := SQLite.quoteAlways(column)
+func (c *Catalog) values(ctx context.Context, db string, d Dialect, t *Table, column string) (*ValueSet, error) {
 	query := func(limit int) (*sqlexec.Result, error) {
-		return c.eng.Query(ctx, db, fmt.Sprintf("SELECT DISTINCT %s FROM (SELECT %s FROM %s LIMIT %d) WHERE typeof(%s) = 'text' AND length(%s) <= %d LIMIT %d",
-			col, col, SQLite.quoteAlways(table), ValueScanRows, col, col, MaxValueRunes, limit))
+		return c.eng.Query(ctx, db, d.firstDistinctSQL(t, column, ValueScanRows, limit, true, MaxValueRunes))
 	}
 	res, err := query(c.opts.Values)
 	if sqlexec.ClassOf(err) == sqlexec.ClassTooLarge && c.opts.Values > 100 {

@@ -3,6 +3,7 @@ package prompt
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/sqlexec"
@@ -82,5 +83,34 @@ func TestCatalogValuesRowCap(t *testing.T) {
 	}
 	if n := s.Table("superhero").Columns[1].Values.Len(); n == 0 || n > 100 {
 		t.Errorf("superhero_name: %d values under a cap of 500 rows, want 1 to 100", n)
+	}
+}
+
+// TestValueSetOrder: what MatchValues links does not depend on the order a
+// column's values were read in (SQLite reads them in storage order,
+// PostgreSQL in primary key order), except between two spellings of the
+// same words, where the first read is kept.
+func TestValueSetOrder(t *testing.T) {
+	names := []string{"3-D Man", "A-Bomb", "Abomination", "Black Widow", "Blue Beetle", "Man-Bat"}
+	colours := []string{"Blue", "Black", "Gold"}
+	schema := func(reverse bool) *Schema {
+		n, c := slices.Clone(names), slices.Clone(colours)
+		if reverse {
+			slices.Reverse(n)
+			slices.Reverse(c)
+		}
+		return &Schema{Tables: []*Table{
+			{Name: "superhero", Columns: []Column{{Name: "superhero_name", Values: NewValueSet(n)}}},
+			{Name: "colour", Columns: []Column{{Name: "colour", Values: NewValueSet(c)}}},
+		}}
+	}
+	fwd, rev := schema(false), schema(true)
+	for _, text := range []string{"the eyes of 3-D Man and a-bomb", "Black Widow's blue eyes", "how tall is Man-Bat, the man", "gold and blue beetle"} {
+		if a, b := fwd.MatchValues(text, 6), rev.MatchValues(text, 6); fmt.Sprint(a) != fmt.Sprint(b) || len(a) == 0 {
+			t.Errorf("%q: %v read forward, %v read backward", text, a, b)
+		}
+	}
+	if a, b := NewValueSet([]string{"Spider-Man", "Spider Man"}), NewValueSet([]string{"Spider Man", "Spider-Man"}); a.byKey["spider man"] != "Spider-Man" || b.byKey["spider man"] != "Spider Man" {
+		t.Errorf("two spellings of one key: kept %q and %q, want the first read", a.byKey["spider man"], b.byKey["spider man"])
 	}
 }
