@@ -135,7 +135,7 @@ func humanTest(ctx context.Context, o Options, stamp *Stamp, sft, kto, served st
 		if err != nil {
 			return nil, false, fmt.Errorf("human test of the %s model: %w", j.key, err)
 		}
-		stage(o.Progress, fmt.Sprintf("human test, %s model (%s): %s", j.key, j.vote, ev))
+		stage(o.Progress, fmt.Sprintf("human test, %s model (%s): %s", j.key, j.vote, ev.Summary()))
 		ht.Scores[j.key] = ev
 		if ev.Report != nil {
 			b, err := json.MarshalIndent(ev.Report, "", "  ")
