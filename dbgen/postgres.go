@@ -231,45 +231,31 @@ func checkSchema(ctx context.Context, eng *sqlexec.Postgres, schema string) erro
 // pg_catalog, which, unlike information_schema, also lists the tables the
 // role cannot read (so that they can be named).
 func readPgCatalog(ctx context.Context, eng *sqlexec.Postgres, schema string) ([]*pgTable, []string, error) {
-	q := func(sql string) (*sqlexec.Result, error) { return eng.Query(ctx, schema, sql) }
-	const ns = `(SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())`
-	res, err := q(`SELECT c.relname::text, c.relkind::text, has_table_privilege(c.oid, 'SELECT') FROM pg_catalog.pg_class c
-		WHERE c.relnamespace = ` + ns + ` AND c.relkind IN ('r', 'p', 'f', 'v', 'm') AND NOT c.relispartition ORDER BY c.oid`)
+	rels, err := sqlexec.ReadPostgresTables(ctx, eng, schema)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list tables: %w", err)
+		return nil, nil, err
 	}
 	var tables []*pgTable
 	var skipped []string
 	byName := map[string]*pgTable{}
-	for _, r := range res.Rows {
-		if r[1].S == "v" || r[1].S == "m" {
-			skipped = append(skipped, fmt.Sprintf("view %s: views are not generated over (their tables are)", r[0].S))
+	for _, r := range rels {
+		if r.View {
+			skipped = append(skipped, fmt.Sprintf("view %s: views are not generated over (their tables are)", r.Name))
 			continue
 		}
-		t := &pgTable{name: r[0].S, readable: r[2].I != 0, comments: map[string]string{}}
-		tables = append(tables, t)
-		byName[t.name] = t
-	}
-	res, err = q(`SELECT c.relname::text, a.attname::text, pg_catalog.format_type(a.atttypid, a.atttypmod), d.description,
-			has_column_privilege(c.oid, a.attnum, 'SELECT')
-		FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
-		LEFT JOIN pg_catalog.pg_description d ON d.objoid = c.oid AND d.objsubid = a.attnum
-			AND d.classoid = (SELECT oid FROM pg_catalog.pg_class WHERE relname = 'pg_class' AND relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'pg_catalog'))
-		WHERE c.relnamespace = ` + ns + ` AND a.attnum > 0 AND NOT a.attisdropped ORDER BY c.oid, a.attnum`)
-	if err != nil {
-		return nil, nil, fmt.Errorf("list columns: %w", err)
-	}
-	for _, r := range res.Rows {
-		if t := byName[r[0].S]; t != nil {
-			if r[4].I == 0 {
-				t.hidden = append(t.hidden, r[1].S)
+		t := &pgTable{name: r.Name, readable: r.Select, comments: map[string]string{}}
+		for _, c := range r.Columns {
+			if !c.Select {
+				t.hidden = append(t.hidden, c.Name)
 				continue
 			}
-			t.cols = append(t.cols, pgColumn{name: r[1].S, typ: r[2].S})
-			if r[3].Kind == sqlexec.KindText && strings.TrimSpace(r[3].S) != "" {
-				t.comments[r[1].S] = r[3].S
+			t.cols = append(t.cols, pgColumn{name: c.Name, typ: c.Type})
+			if strings.TrimSpace(c.Comment) != "" {
+				t.comments[c.Name] = c.Comment
 			}
 		}
+		tables = append(tables, t)
+		byName[t.name] = t
 	}
 	skipped, err = readPgKeys(ctx, eng, byName, schema, skipped)
 	if err != nil {

@@ -69,45 +69,35 @@ func (c *Catalog) listTables(ctx context.Context, db string, d Dialect) (*tableL
 	return out, nil
 }
 
-// pgTablesOf restricts a pg_catalog query to the tables listTables lists:
-// the ordinary, partitioned and foreign tables of the schema being read
-// (the engine's search_path) that the role may SELECT from, partitions
-// left to their parent.
-const pgTablesOf = `c.relnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = current_schema())
-	AND c.relkind IN ('r', 'p', 'f') AND NOT c.relispartition AND has_any_column_privilege(c.oid, 'SELECT')`
-
-// listPostgresTables reads db's tables from pg_catalog, in three queries
-// whatever the number of tables. What the role may not SELECT is left out
-// (a model could not query it), as a snapshot of the database leaves it
-// out (package dbgen): tables and columns, keys over those columns, and
-// foreign keys into other schemas or tables left out.
+// listPostgresTables reads db's tables from pg_catalog
+// (sqlexec.ReadPostgresTables: ordinary, partitioned and foreign tables of
+// the schema being read, the engine's search_path). What the role may not
+// SELECT is left out (a model could not query it), as a snapshot of the
+// database leaves it out (package dbgen): tables and columns, keys over
+// those columns, and foreign keys into other schemas or tables left out.
 func (c *Catalog) listPostgresTables(ctx context.Context, db string) (*tableList, error) {
-	res, err := c.eng.Query(ctx, db, `SELECT c.relname::text FROM pg_catalog.pg_class c WHERE `+pgTablesOf+` ORDER BY c.oid`)
+	rels, err := sqlexec.ReadPostgresTables(ctx, c.eng, db)
 	if err != nil {
-		return nil, fmt.Errorf("list tables: %w", err)
+		return nil, err
 	}
 	out := &tableList{stringCols: map[string]bool{}}
 	byName := map[string]*Table{}
-	for _, row := range res.Rows {
-		t := &Table{Name: row[0].S}
-		out.tables = append(out.tables, t)
-		byName[t.Name] = t
-	}
-	res, err = c.eng.Query(ctx, db, `SELECT c.relname::text, a.attname::text, pg_catalog.format_type(a.atttypid, a.atttypmod), a.attnotnull, ty.typcategory IN ('S', 'E')
-		FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_type ty ON ty.oid = a.atttypid
-		WHERE `+pgTablesOf+` AND a.attnum > 0 AND NOT a.attisdropped AND has_column_privilege(c.oid, a.attnum, 'SELECT') ORDER BY c.oid, a.attnum`)
-	if err != nil {
-		return nil, fmt.Errorf("list columns: %w", err)
-	}
-	for _, r := range res.Rows {
-		t := byName[r[0].S]
-		if t == nil {
+	for _, r := range rels {
+		if r.View || !r.AnySelect {
 			continue
 		}
-		t.Columns = append(t.Columns, Column{Name: r[1].S, Type: r[2].S, NotNull: r[3].I != 0})
-		if r[4].I != 0 {
-			out.stringCols[t.Name+"\x00"+r[1].S] = true
+		t := &Table{Name: r.Name}
+		for _, col := range r.Columns {
+			if !col.Select {
+				continue
+			}
+			t.Columns = append(t.Columns, Column{Name: col.Name, Type: col.Type, NotNull: col.NotNull})
+			if col.String {
+				out.stringCols[t.Name+"\x00"+col.Name] = true
+			}
 		}
+		out.tables = append(out.tables, t)
+		byName[t.Name] = t
 	}
 	keys, err := sqlexec.ReadPostgresKeys(ctx, c.eng, db)
 	if err != nil {

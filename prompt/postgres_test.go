@@ -147,7 +147,8 @@ func TestCatalogPostgresHostile(t *testing.T) {
 		`INSERT INTO "Odd schema".nokey VALUES ('Zed Zone', NULL), ('Alpha Area', 'a0000000-0000-0000-0000-000000000001')`,
 		`CREATE TABLE "Odd schema".secret (code text)`,
 		`CREATE TABLE "Odd schema".person (id bigint PRIMARY KEY, name text, salary bigint)`,
-		`INSERT INTO "Odd schema".person VALUES (1, 'Ada Lovelace', 100)`)
+		`INSERT INTO "Odd schema".person VALUES (1, 'Ada Lovelace', 100)`,
+		`CREATE VIEW "Odd schema".sad AS SELECT "select" FROM "Odd schema"."Order" WHERE feeling = 'Rather Sad'`)
 	db.AddReadOnlyRole(t, "Odd schema")
 	pgtest.Exec(t, db.Admin, `REVOKE SELECT ON "Odd schema".secret FROM `+db.Role,
 		`REVOKE SELECT ON "Odd schema".person FROM `+db.Role, `GRANT SELECT (name, salary) ON "Odd schema".person TO `+db.Role)
