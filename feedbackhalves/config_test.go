@@ -2,8 +2,6 @@ package feedbackhalves
 
 import (
 	"testing"
-
-	"github.com/sqlrl/sqlrl/train"
 )
 
 // TestRunConfigID pins the hash that names a run's directory: a KTO run's
@@ -25,11 +23,10 @@ func TestRunConfigID(t *testing.T) {
 	}
 	seen := map[string]string{}
 	for name, c := range map[string]runConfig{
-		"kto":         base(),
-		"sft":         sftConfig(base(), SFT{Epochs: 4, LR: 2e-4, Batch: 16}),
-		"sft epochs":  sftConfig(base(), SFT{Epochs: 5, LR: 2e-4, Batch: 16}),
-		"sft lr":      sftConfig(base(), SFT{Epochs: 4, LR: 1e-4, Batch: 16}),
-		"sft renamed": sftConfig(base(), SFT{Epochs: 4, LR: 2e-4, Batch: 16, Renaming: train.SFTRenaming{Rename: 1, RenameEach: 0.9}}),
+		"kto":        base(),
+		"sft":        sftConfig(base(), SFT{Epochs: 4, LR: 2e-4, Batch: 16}),
+		"sft epochs": sftConfig(base(), SFT{Epochs: 5, LR: 2e-4, Batch: 16}),
+		"sft lr":     sftConfig(base(), SFT{Epochs: 4, LR: 1e-4, Batch: 16}),
 	} {
 		id := c.id()
 		if other, dup := seen[id]; dup {

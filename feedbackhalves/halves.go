@@ -83,22 +83,19 @@ const (
 
 // SFT is the SFT run's settings on a half's accepted and corrected
 // answers; the rest are `sqlrl train sft`'s defaults, and the prompt
-// format, tokenizer and model are the checkpoint's.
+// format, tokenizer and model are the checkpoint's. Names are never
+// renamed: the feedback is about the served database's own names, which
+// the model must learn as they are.
 type SFT struct {
 	Epochs int     `json:"epochs"`
 	LR     float64 `json:"lr"`
 	Batch  int     `json:"batch"`
-	// Renaming repeats the renaming of the run that wrote the checkpoint
-	// (RenamingFrom, its settings file): none when that run renamed none
-	// or has no settings beside the checkpoint (Rename < 0).
-	Renaming     train.SFTRenaming `json:"renaming"`
-	RenamingFrom string            `json:"renaming_from,omitempty"`
 }
 
 // DefaultSFT continues a model trained at SFT's 2e-3 at a tenth of that
-// rate for a few epochs, in SFT's batches, without renaming.
+// rate for a few epochs, in SFT's batches.
 func DefaultSFT() SFT {
-	return SFT{Epochs: 4, LR: 2e-4, Batch: train.DefaultSFTConfig().BatchSize, Renaming: train.SFTRenaming{Rename: -1}}
+	return SFT{Epochs: 4, LR: 2e-4, Batch: train.DefaultSFTConfig().BatchSize}
 }
 
 // Options configure Run.
@@ -135,7 +132,6 @@ type input struct {
 	root       string // absolute
 	checkpoint string // the model's resolved checkpoint
 	modelSHA   string
-	sft        SFT // Options.SFT with the checkpoint's renaming (TrainSFT)
 }
 
 // Check refuses settings that cannot run, naming the flag that fixes
@@ -237,12 +233,6 @@ func (o *Options) check() (*input, error) {
 		}
 	}
 	in.exs = b.Examples
-	if o.Train == TrainSFT {
-		in.sft = o.SFT
-		if in.sft.Renaming, in.sft.RenamingFrom, err = renamingOf(in.checkpoint); err != nil {
-			return nil, fmt.Errorf("-model %s: %w", o.Model, err)
-		}
-	}
 	return in, nil
 }
 
@@ -325,7 +315,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			c := runConfig{Version: configVersion, Checkpoint: in.checkpoint, ModelSHA256: in.modelSHA, Questions: in.sum,
 				DBRoot: in.root, Seed: seed, Trained: sw.trained}
 			if o.Train == TrainSFT {
-				c.Train, c.SFT = TrainSFT, &in.sft
+				c.Train, c.SFT = TrainSFT, &o.SFT
 			} else {
 				c.KTO = &o.KTO
 			}

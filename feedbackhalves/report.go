@@ -141,7 +141,7 @@ func newReport(o Options, in *input, runs []*RunResult) (*Report, error) {
 	rep := &Report{Command: o.Command, Model: in.checkpoint, ModelSHA256: in.modelSHA, Questions: o.Questions, QuestionsSHA256: in.sum,
 		QuestionCount: len(in.exs), DBRoot: in.root, Seeds: o.Seeds, Machine: experiment.ThisMachine(), Runs: runs}
 	if o.Train == TrainSFT {
-		rep.Train, rep.SFT = TrainSFT, &in.sft
+		rep.Train, rep.SFT = TrainSFT, &o.SFT
 	} else {
 		rep.KTO = &o.KTO
 	}
@@ -274,13 +274,8 @@ func (rep *Report) Markdown() []byte {
 	trained := "KTO"
 	if c := rep.SFT; rep.Train == TrainSFT && c != nil {
 		trained = "SFT"
-		fmt.Fprintf(&b, "- training: the store's export (`data from-feedback`), SFT from the model on the answers the user accepted or corrected (feedback.json's questions with SQL), in the model's prompt format: %d epochs of batch %d, lr %g (warmup, cosine to a tenth), %s, seed = the split's seed\n",
-			c.Epochs, c.Batch, c.LR, renamingText(c.Renaming))
-		if c.RenamingFrom != "" {
-			fmt.Fprintf(&b, "- SFT's renaming: as the run that wrote the model renamed (%s)\n", c.RenamingFrom)
-		} else {
-			fmt.Fprintf(&b, "- SFT's renaming: none, since no run settings (%s) lie beside the model to say otherwise\n", train.SettingsFile)
-		}
+		fmt.Fprintf(&b, "- training: the store's export (`data from-feedback`), SFT from the model on the answers the user accepted or corrected (feedback.json's questions with SQL), in the model's prompt format: %d epochs of batch %d, lr %g (warmup, cosine to a tenth), no renaming, seed = the split's seed\n",
+			c.Epochs, c.Batch, c.LR)
 	} else if k := rep.KTO; k != nil {
 		fmt.Fprintf(&b, "- training: the store's export (`data from-feedback`), offline KTO from the model: %d steps of %d questions, lr %g, seed = the split's seed\n",
 			k.Steps, k.Prompts, k.LR)

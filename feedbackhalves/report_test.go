@@ -95,12 +95,11 @@ func TestReport(t *testing.T) {
 	}
 	o.Train = TrainSFT
 	o.Command = "sqlrl experiment feedback-halves -train sft -model M -questions dev.json -seeds 1,2"
-	in.sft = DefaultSFT()
-	in.sft.RenamingFrom = "/models/kto/settings.json"
+	o.SFT = DefaultSFT()
 	if rep, err = newReport(o, in, runs); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Train != TrainSFT || rep.KTO != nil || rep.SFT == nil || *rep.SFT != in.sft {
+	if rep.Train != TrainSFT || rep.KTO != nil || rep.SFT == nil || *rep.SFT != o.SFT {
 		t.Errorf("report: train %q, KTO %+v, SFT %+v; want SFT's settings alone", rep.Train, rep.KTO, rep.SFT)
 	}
 	rep.Machine = experiment.Machine{CPUs: 2, CPU: "Test CPU", Kernel: "go", Commit: "abc123"}

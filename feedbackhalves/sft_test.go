@@ -24,7 +24,7 @@ import (
 func TestRunSFT(t *testing.T) {
 	questions, model := fixture(t)
 	o := quickOptions(t, questions, model)
-	o.Seeds, o.Train, o.SFT = []uint64{1}, TrainSFT, SFT{Epochs: 2, LR: 1e-3, Batch: 4, Renaming: train.SFTRenaming{Rename: 1}}
+	o.Seeds, o.Train, o.SFT = []uint64{1}, TrainSFT, SFT{Epochs: 2, LR: 1e-3, Batch: 4}
 	rep, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -66,8 +66,12 @@ func TestRunSFT(t *testing.T) {
 			t.Errorf("%s: scored %d of %d questions after", r.Name, r.After.N, len(r.ScoredIDs))
 		}
 		var cfg runConfig
-		if raw, err := os.ReadFile(filepath.Join(r.Dir, "config.json")); err != nil || json.Unmarshal(raw, &cfg) != nil || cfg.Train != TrainSFT || cfg.KTO != nil || cfg.SFT == nil || cfg.SFT.Renaming.Rename != -1 {
-			t.Errorf("%s: config.json %+v (%v): want SFT's settings, no KTO's, no renaming (the model's run renamed none)", r.Name, cfg, err)
+		if raw, err := os.ReadFile(filepath.Join(r.Dir, "config.json")); err != nil || json.Unmarshal(raw, &cfg) != nil || cfg.Train != TrainSFT || cfg.KTO != nil || cfg.SFT == nil || *cfg.SFT != o.SFT {
+			t.Errorf("%s: config.json %+v (%v): want SFT's settings, no KTO's", r.Name, cfg, err)
+		}
+		var ran train.SFTConfig
+		if raw, err := os.ReadFile(filepath.Join(r.Dir, SFTDir, train.SettingsFile)); err != nil || json.Unmarshal(raw, &ran) != nil || ran.Rename >= 0 || ran.Epochs != o.SFT.Epochs || ran.LR != o.SFT.LR {
+			t.Errorf("%s: the SFT run's settings %+v (%v): want no renaming, the epochs and rate asked", r.Name, ran, err)
 		}
 	}
 	md, err := os.ReadFile(filepath.Join(o.Out, ReportMD))
@@ -120,7 +124,7 @@ func TestSFTRefusesForeignAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := plannedRun{name: "s1-AtoB", dir: t.TempDir(), cfg: runConfig{Seed: 1, Trained: HalfA, Train: TrainSFT, SFT: &in.sft}}
+	p := plannedRun{name: "s1-AtoB", dir: t.TempDir(), cfg: runConfig{Seed: 1, Trained: HalfA, Train: TrainSFT, SFT: &o.SFT}}
 	recs := `[{"question_id": 1, "db_id": "shop", "question": "How many customers are there?", "evidence": "", "SQL": "SELECT COUNT(*) FROM customer"},
 	{"question_id": 2, "db_id": "shop", "question": "How many orders are there?", "evidence": "", "SQL": "SELECT COUNT(*) FROM orders"}]`
 	if err := os.MkdirAll(filepath.Join(p.dir, ExportDir), 0o755); err != nil {
@@ -135,48 +139,5 @@ func TestSFTRefusesForeignAnswers(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(p.dir, SFTDir)); err == nil {
 		t.Error("training started")
-	}
-}
-
-// TestRenamingOf: SFT repeats the renaming of the run that wrote the
-// checkpoint, read from its settings file.
-func TestRenamingOf(t *testing.T) {
-	none := train.SFTRenaming{Rename: -1}
-	for _, tc := range []struct {
-		name, settings string
-		want           train.SFTRenaming
-		err            string
-	}{
-		{"bare checkpoint", "", none, ""},
-		{"SFT without renaming", `{"vocab": 2048, "renaming": {"rename": -1, "rename_each": 0.9}}`, none, ""},
-		{"SFT's default", `{"vocab": 2048, "renaming": {}}`, train.SFTRenaming{Rename: 1, RenameEach: train.DefaultRenameEach}, ""},
-		{"SFT renaming words", `{"vocab": 2048, "renaming": {"rename": 0.5, "rename_each": 0.3, "rename_text": true}}`, train.SFTRenaming{Rename: 0.5, RenameEach: 0.3, RenameText: true}, ""},
-		{"RL without renaming", `{"algorithm": {"algo": "kto"}, "renaming": {}}`, none, ""},
-		{"RL renaming", `{"algorithm": {"algo": "kto"}, "renaming": {"rename": 0.4, "rename_families": true}}`, train.SFTRenaming{Rename: 1, RenameEach: 0.4, RenameFamilies: true}, ""},
-		{"other settings", `{"steps": 3}`, none, ""},
-		{"damaged", `{"vocab": `, none, "settings.json"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			run := t.TempDir()
-			ck := filepath.Join(run, "step-000010")
-			if tc.settings != "" {
-				if err := os.WriteFile(filepath.Join(run, train.SettingsFile), []byte(tc.settings), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			got, from, err := renamingOf(ck)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("got %v, want an error naming %s", err, tc.err)
-				}
-				return
-			}
-			if err != nil || got != tc.want {
-				t.Fatalf("got %+v (%v), want %+v", got, err, tc.want)
-			}
-			if (from != "") != (tc.settings != "") {
-				t.Errorf("read from %q", from)
-			}
-		})
 	}
 }

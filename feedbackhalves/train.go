@@ -2,10 +2,7 @@ package feedbackhalves
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -123,84 +120,16 @@ func trainHalfSFT(ctx context.Context, o Options, in *input, p plannedRun, fb *e
 	c := p.cfg.SFT
 	so := train.DefaultSFTOptions()
 	so.Init, so.Out = in.checkpoint, filepath.Join(p.dir, SFTDir)
-	so.Epochs, so.LR, so.BatchSize, so.SFTRenaming = c.Epochs, c.LR, c.Batch, c.Renaming
+	so.Epochs, so.LR, so.BatchSize, so.Rename = c.Epochs, c.LR, c.Batch, -1 // -1: no renaming (SFT's default renames)
 	so.EvalEvery = -1
 	so.Seed, so.Threads, so.LogEvery, so.Progress = p.cfg.Seed, o.Threads, 10, o.Progress
-	stage(o.Progress, "%s: SFT on %d accepted or corrected answers, %d epochs of batch %d at lr %g, %s",
-		p.name, len(data.Train), c.Epochs, c.Batch, c.LR, renamingText(c.Renaming))
+	stage(o.Progress, "%s: SFT on %d accepted or corrected answers, %d epochs of batch %d at lr %g",
+		p.name, len(data.Train), c.Epochs, c.Batch, c.LR)
 	res, err := train.SFT(ctx, data, so)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("SFT: %w", err)
 	}
 	return len(data.Train), int(res.State.Step), res.Skipped, nil
-}
-
-// renamingOf reads the renaming of the run that wrote checkpoint ck from
-// its settings file beside the checkpoint (train.SettingsFile), as SFT's
-// renaming: an SFT run's own; an RL run's online renaming, per name with
-// its probability, as SFT renaming every example; none (Rename -1) when
-// the run renamed none, or there is no settings file (a bare checkpoint).
-func renamingOf(ck string) (r train.SFTRenaming, from string, err error) {
-	none := train.SFTRenaming{Rename: -1}
-	path := filepath.Join(filepath.Dir(ck), train.SettingsFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return none, "", nil
-	} else if err != nil {
-		return none, "", fmt.Errorf("read the renaming of the checkpoint's run: %w", err)
-	}
-	bad := func(err error) (train.SFTRenaming, string, error) {
-		return none, "", fmt.Errorf("read the renaming of the checkpoint's run from %s: %w", path, err)
-	}
-	var s struct {
-		Vocab     *int            `json:"vocab"`     // SFT's settings only
-		Algorithm json.RawMessage `json:"algorithm"` // RL's only
-		Renaming  json.RawMessage `json:"renaming"`
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return bad(err)
-	}
-	switch {
-	case len(s.Renaming) == 0:
-	case s.Vocab != nil:
-		if err := json.Unmarshal(s.Renaming, &r); err != nil {
-			return bad(err)
-		}
-		if r.Rename < 0 {
-			break
-		}
-		if r.Rename == 0 {
-			r.Rename = 1 // SFT's default: every example
-		}
-		if r.RenameEach == 0 {
-			r.RenameEach = train.DefaultRenameEach
-		}
-		return r, path, nil
-	case s.Algorithm != nil:
-		var rl train.Renaming
-		if err := json.Unmarshal(s.Renaming, &rl); err != nil {
-			return bad(err)
-		}
-		if rl.Rename > 0 {
-			return train.SFTRenaming{Rename: 1, RenameEach: rl.Rename, RenameText: rl.RenameText, RenameFamilies: rl.RenameFamilies}, path, nil
-		}
-	}
-	return none, path, nil
-}
-
-// renamingText says how SFT renames, for the log and the report.
-func renamingText(r train.SFTRenaming) string {
-	if r.Rename < 0 {
-		return "no renaming"
-	}
-	what := "names"
-	switch {
-	case r.RenameText:
-		what = "the names' words, everywhere"
-	case r.RenameFamilies:
-		what = "the names' words, by family"
-	}
-	return fmt.Sprintf("renaming %s (%.0f%% of examples, each with probability %g)", what, 100*r.Rename, r.RenameEach)
 }
 
 // scoreHalf scores the held-back half greedily under the schema guide

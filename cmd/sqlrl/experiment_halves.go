@@ -28,8 +28,8 @@ difficulty, and for each half in turn:
      'sqlrl train kto's defaults), or with -train sft, SFT continues the
      model on the answers the user accepted or corrected, in the model's
      own prompt format and tokenizer (-sft-epochs, -sft-lr; batch and the
-     rest are 'sqlrl train sft's defaults; renaming only as the run that
-     wrote the model renamed);
+     rest are 'sqlrl train sft's defaults; names never renamed: the
+     feedback is about the served database's own);
   4. the other half, never trained on, is scored greedily under the schema
      guide before and after, by difficulty.
 
