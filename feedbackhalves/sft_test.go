@@ -141,3 +141,73 @@ func TestSFTRefusesForeignAnswers(t *testing.T) {
 		t.Error("training started")
 	}
 }
+
+// TestExportRefusesForeignRecords: exportHalf exports the run's store and
+// refuses a record that is no served answer to a question of the trained
+// half, whether the server never gave it (not in served.json) or gave it
+// to a question of the other half, before anything trains on it.
+func TestExportRefusesForeignRecords(t *testing.T) {
+	questions, model := fixture(t)
+	o := quickOptions(t, questions, model)
+	in, err := o.check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cases := []struct {
+		name   string
+		served func(own, other int64) *Served
+		want   string
+	}{
+		{"own answers only", func(own, other int64) *Served {
+			return &Served{Answers: []Answer{{QuestionID: 100, AnswerID: own}}}
+		}, ""},
+		{"answer never served", func(own, other int64) *Served {
+			return &Served{Answers: []Answer{{QuestionID: 100, AnswerID: own}}}
+		}, "no answer to a question of half A"},
+		{"answer to the other half", func(own, other int64) *Served {
+			return &Served{Answers: []Answer{{QuestionID: 100, AnswerID: own}, {QuestionID: 101, AnswerID: other}}}
+		}, "no answer to a question of half A"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := plannedRun{name: "s1-AtoB", dir: t.TempDir(), cfg: runConfig{Seed: 1, Trained: HalfA},
+				trained: []dataset.Example{{QuestionID: 100, DBID: "shop"}}}
+			st, err := feedback.Open(ctx, filepath.Join(p.dir, StoreFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			record := func(q, sql string) int64 {
+				a, err := st.RecordAnswer(ctx, feedback.Answer{DBID: "shop", Question: q, Model: "m", SQL: sql, Outcome: feedback.OutcomeOK, Rows: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := st.RecordFeedback(ctx, feedback.Feedback{AnswerID: a.ID, Verdict: feedback.VerdictUp, Author: userName}); err != nil {
+					t.Fatal(err)
+				}
+				return a.ID
+			}
+			own := record(fixtureQuestions[0].q, fixtureQuestions[0].sql)
+			var other int64
+			if c.want != "" {
+				other = record(fixtureQuestions[1].q, fixtureQuestions[1].sql)
+			}
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			e, err := exportHalf(ctx, in, p, c.served(own, other))
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(e.questionIDs, []int{100}) || !e.answers[int(own)] {
+					t.Errorf("exported questions %v, answers %v; want question 100 by answer %d", e.questionIDs, e.answers, own)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "refusing to train") {
+				t.Fatalf("got %v, want a refusal naming half A", err)
+			}
+		})
+	}
+}
