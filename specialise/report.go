@@ -116,6 +116,9 @@ func (r *Report) Markdown() []byte {
 	on := "75% of train"
 	if p.SFT.General != "" {
 		on = "75% of train and of the general questions"
+		if p.SFT.TokenizerOwn {
+			on += " (tokenizer learnt from train alone)"
+		}
 	}
 	fmt.Fprintf(&b, "- SFT: model %s, %d epochs on %s; online KTO on the other 25%% of train: %d steps of %d prompts x K=%d, reward %s\n\n",
 		model, p.SFT.Epochs, on, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Reward.Kind)

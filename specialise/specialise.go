@@ -75,6 +75,10 @@ type Options struct {
 	// built in, or a BIRD-layout question file; each question's database
 	// is a stand-in built from the golds (package standin). Empty: none.
 	General string
+	// TokenizerOwn, with General, trains the tokenizer on the generated
+	// questions alone (train sft -tokenizer-own): the general questions'
+	// words do not take the vocabulary the user's schema is cut with.
+	TokenizerOwn bool
 	// Questions is an optional file of the user's own questions with
 	// gold SQL in BIRD's layout (the human test), over databases named as
 	// the -db files' base names.
@@ -185,6 +189,9 @@ func (o *Options) Check() error {
 			return fmt.Errorf("-descriptions %s: %w", o.Descriptions, err)
 		}
 	}
+	if o.TokenizerOwn && o.General == "" {
+		return errors.New("-tokenizer-own keeps -general's questions out of the tokenizer: it needs -general")
+	}
 	if o.General != "" && o.General != birdtrain.Name {
 		if _, err := os.Stat(o.General); err != nil {
 			return fmt.Errorf("-general: %w (or -general %s: BIRD's train questions, built in)", err, birdtrain.Name)
@@ -246,6 +253,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res.Generated = generated
 	if o.General != "" {
 		o.Preset.SFT.General, o.Preset.RL.General = GeneralSplit, GeneralSplit
+		o.Preset.SFT.TokenizerOwn = o.TokenizerOwn
 	}
 	stage(o.Progress, "train and evaluate: SFT, then online KTO on the holdout, then every dev question")
 	fo := experiment.Options{Out: filepath.Join(o.Out, FlywheelDir), Bench: filepath.Join(o.Out, DataDir), Preset: o.Preset,

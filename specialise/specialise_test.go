@@ -15,6 +15,7 @@ import (
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/internal/testkit"
 	"github.com/sqlrl/sqlrl/policy"
+	"github.com/sqlrl/sqlrl/train"
 )
 
 // league is a small database with a foreign key, built in each test.
@@ -259,6 +260,7 @@ func TestBadInput(t *testing.T) {
 		{"database without tables", func(o *Options) { o.DBs = []string{noTables} }, "none.sqlite"},
 		{"missing questions", func(o *Options) { o.Questions = "nope.json" }, "-questions nope.json"},
 		{"no -n", func(o *Options) { o.N = 0 }, "-n must be positive"},
+		{"-tokenizer-own without -general", func(o *Options) { o.TokenizerOwn = true }, "it needs -general"},
 		{"unreachable PostgreSQL", func(o *Options) { o.DBs = []string{"postgres://u:pw@127.0.0.1:1/db?sslmode=disable"} }, "-db postgres://u:xxxxx@127.0.0.1:1/db?sslmode=disable: cannot connect"},
 		{"other settings in -out", func(o *Options) { o.Out, o.Seed = used.Out, 2 }, "pass --force"},
 	} {
@@ -389,6 +391,36 @@ func TestGeneral(t *testing.T) {
 	if err != nil || again.Generated || again.Trained {
 		t.Errorf("rerun: generated %v, trained %v, %v", again.Generated, again.Trained, err)
 	}
+	// -tokenizer-own is an SFT setting: the same questions, SFT anew.
+	o.TokenizerOwn = true
+	own, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own.Generated || !own.Trained || !own.Report.Preset.SFT.TokenizerOwn {
+		t.Errorf("-tokenizer-own: generated %v, trained %v, preset's tokenizer_own %v; want SFT anew on the same questions", own.Generated, own.Trained, own.Report.Preset.SFT.TokenizerOwn)
+	}
+	if md := string(own.Report.Markdown()); !strings.Contains(md, "tokenizer learnt from train alone") {
+		t.Errorf("report does not say the tokenizer's source:\n%s", md)
+	}
+	settings, err := filepath.Glob(filepath.Join(o.Out, FlywheelDir, "runs", "sft-*", "train", train.SettingsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withOwn := 0
+	for _, f := range settings {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), `"tokenizer_own": true`) {
+			withOwn++
+		}
+	}
+	if len(settings) != 2 || withOwn != 1 {
+		t.Errorf("%d SFT runs, %d with tokenizer_own; want the first without and the second with it", len(settings), withOwn)
+	}
+	o.TokenizerOwn = false
 	o.General = ""
 	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("without -general over a run with it: %v, want a --force refusal", err)
