@@ -41,7 +41,7 @@ func init() {
 -out/report.md and report.json hold each stage's time and the tables.
 Running the same command again continues where it stopped: finished
 stages are reused and a rerun of a finished run only writes the report.
-The defaults fit a BIRD-sized database in about half an hour on 2 cores
+The defaults fit a BIRD-sized database in under half an hour on 2 cores
 (docs/dbgen.md). -quick tests the machinery with a micro model.
 
 A postgres:// DSN as -db is read as 'bench from-db' reads it: the tables of
