@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,6 +76,11 @@ type Options struct {
 	// built in, or a BIRD-layout question file; each question's database
 	// is a stand-in built from the golds (package standin). Empty: none.
 	General string
+	// GeneralMax, when positive, keeps at most that many of General's
+	// questions (on databases not named as the user's), chosen by Seed:
+	// SFT's steps grow with them, and the whole of BIRD's train questions
+	// do not fit one database into half an hour (docs/dbgen.md, "Time").
+	GeneralMax int
 	// TokenizerOwn, with General, trains the tokenizer on the generated
 	// questions alone (train sft -tokenizer-own): the general questions'
 	// words do not take the vocabulary the user's schema is cut with.
@@ -160,6 +166,8 @@ func (o *Options) Check() error {
 		return fmt.Errorf("-pg-rows must be positive, got %d", o.Snapshot.MaxRows)
 	case o.Out == "":
 		return errors.New("-out is required: the folder for the run")
+	case o.GeneralMax < 0:
+		return fmt.Errorf("-general-max must be 0 (all) or positive, got %d", o.GeneralMax)
 	case o.N <= 0:
 		return fmt.Errorf("-n must be positive, got %d", o.N)
 	case o.DevShare <= 0 || o.TestShare < 0 || o.DevShare+o.TestShare >= 1:
@@ -352,11 +360,13 @@ type Stamp struct {
 	Databases    []StampDB `json:"databases"`
 	Descriptions string    `json:"descriptions,omitempty"` // the file's sha256
 	// General is the sha256 of Options.General's question file.
-	General   string  `json:"general,omitempty"`
-	N         int     `json:"n"`
-	DevShare  float64 `json:"dev"`
-	TestShare float64 `json:"test"`
-	Seed      uint64  `json:"seed"`
+	General string `json:"general,omitempty"`
+	// GeneralMax is Options.GeneralMax (0: all of General's questions).
+	GeneralMax int     `json:"general_max,omitempty"`
+	N          int     `json:"n"`
+	DevShare   float64 `json:"dev"`
+	TestShare  float64 `json:"test"`
+	Seed       uint64  `json:"seed"`
 	// Seconds generation took, and the questions per split.
 	Seconds float64        `json:"seconds"`
 	Counts  map[string]int `json:"counts"`
@@ -373,7 +383,7 @@ type StampDB struct {
 
 // same says whether s and t describe the same generation.
 func (s *Stamp) same(t *Stamp) bool {
-	return slices.Equal(s.Databases, t.Databases) && s.Descriptions == t.Descriptions && s.General == t.General && s.N == t.N &&
+	return slices.Equal(s.Databases, t.Databases) && s.Descriptions == t.Descriptions && s.General == t.General && s.GeneralMax == t.GeneralMax && s.N == t.N &&
 		s.DevShare == t.DevShare && s.TestShare == t.TestShare && s.Seed == t.Seed
 }
 
@@ -408,6 +418,9 @@ func generate(ctx context.Context, o Options, snaps map[string]*dbgen.Snapshot) 
 		return nil, false, err
 	}
 	want.General = generalSum
+	if general != nil {
+		want.GeneralMax = o.GeneralMax
+	}
 	stampPath, data := filepath.Join(o.Out, StampFile), filepath.Join(o.Out, DataDir)
 	var have Stamp
 	if b, err := os.ReadFile(stampPath); err == nil {
@@ -521,6 +534,10 @@ func writeGeneral(ctx context.Context, o Options, exs []dataset.Example, gens []
 	if left := n - len(exs); left > 0 {
 		stage(o.Progress, fmt.Sprintf("-general: %d questions on databases named as yours left out", left))
 	}
+	if o.GeneralMax > 0 && len(exs) > o.GeneralMax {
+		stage(o.Progress, fmt.Sprintf("-general-max: %d of %d questions, chosen by -seed", o.GeneralMax, len(exs)))
+		exs = sample(exs, o.GeneralMax, o.Seed)
+	}
 	data := filepath.Join(o.Out, DataDir)
 	var bar *progress.Bar
 	if o.Progress != nil {
@@ -538,6 +555,18 @@ func writeGeneral(ctx context.Context, o Options, exs []dataset.Example, gens []
 		return 0, fmt.Errorf("specialise: -general %s: none of its %d questions on other databases has a gold that runs on the stand-in built for it (%v)", o.General, len(exs), sum.Dropped)
 	}
 	return sum.Kept, nil
+}
+
+// sample returns n of exs chosen by seed, in their order in exs.
+func sample(exs []dataset.Example, n int, seed uint64) []dataset.Example {
+	r := rand.New(rand.NewPCG(seed, 0x67656e6572616c)) // "general"
+	pick := r.Perm(len(exs))[:n]
+	slices.Sort(pick)
+	out := make([]dataset.Example, n)
+	for i, j := range pick {
+		out[i] = exs[j]
+	}
+	return out
 }
 
 // stage prints a stage's line.

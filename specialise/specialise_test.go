@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/askserver"
 	"github.com/sqlrl/sqlrl/consensus"
+	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/eval"
 	"github.com/sqlrl/sqlrl/experiment"
 	"github.com/sqlrl/sqlrl/internal/testkit"
@@ -260,6 +262,7 @@ func TestBadInput(t *testing.T) {
 		{"database without tables", func(o *Options) { o.DBs = []string{noTables} }, "none.sqlite"},
 		{"missing questions", func(o *Options) { o.Questions = "nope.json" }, "-questions nope.json"},
 		{"no -n", func(o *Options) { o.N = 0 }, "-n must be positive"},
+		{"negative -general-max", func(o *Options) { o.GeneralMax = -1 }, "-general-max must be 0 (all) or positive"},
 		{"-tokenizer-own without -general", func(o *Options) { o.TokenizerOwn = true }, "it needs -general"},
 		{"unreachable PostgreSQL", func(o *Options) { o.DBs = []string{"postgres://u:pw@127.0.0.1:1/db?sslmode=disable"} }, "-db postgres://u:xxxxx@127.0.0.1:1/db?sslmode=disable: cannot connect"},
 		{"other settings in -out", func(o *Options) { o.Out, o.Seed = used.Out, 2 }, "pass --force"},
@@ -424,6 +427,37 @@ func TestGeneral(t *testing.T) {
 	o.General = ""
 	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("without -general over a run with it: %v, want a --force refusal", err)
+	}
+	// -general-max keeps a seeded subset, the same on every run with the
+	// seed; the stamp records it, so another cap needs --force.
+	capped := func(max int, seed uint64) []string {
+		t.Helper()
+		o := quickOptions(t, db)
+		o.General, o.GeneralMax, o.Seed = file, max, seed
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Report.Questions[GeneralSplit]; got != max {
+			t.Errorf("-general-max %d: %d general questions kept", max, got)
+		}
+		o.GeneralMax = max + 1
+		if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--force") {
+			t.Errorf("another -general-max over the same -out: %v, want a --force refusal", err)
+		}
+		b, err := dataset.LoadQuestions(filepath.Join(o.Out, DataDir, GeneralSplit+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var qs []string
+		for _, ex := range b.Examples {
+			qs = append(qs, ex.Question)
+		}
+		return qs
+	}
+	a, b, c := capped(10, 1), capped(10, 1), capped(10, 2)
+	if !slices.Equal(a, b) || slices.Equal(a, c) {
+		t.Errorf("-general-max's subset: seed 1 %v and again %v, seed 2 %v; want the same for a seed and another for another", a, b, c)
 	}
 	// A file none of whose golds runs stops before training.
 	bad := filepath.Join(t.TempDir(), "bad.json")

@@ -66,6 +66,7 @@ func specialiseFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	fs.StringVar(&o.Questions, "questions", "", "your own questions with gold SQL in BIRD's layout (`file`): the human test, the report's last table")
 	fs.StringVar(&o.Descriptions, "descriptions", "", "a descriptions JSON `file` naming tables and columns (docs/dbgen.md)")
 	fs.StringVar(&o.General, "general", "", "human questions over other databases added to SFT, on stand-ins built from their golds: bird-train (BIRD's train questions, built in) or a BIRD-layout `file`; none by default")
+	fs.IntVar(&o.GeneralMax, "general-max", 0, "with -general: keep at most this many of its questions, chosen by -seed (0: all); fewer general questions, fewer SFT steps")
 	fs.BoolVar(&o.TokenizerOwn, "tokenizer-own", false, "with -general: learn the tokenizer from the generated questions alone, not the general ones too (train sft -tokenizer-own); a changed value trains SFT and everything after it anew")
 	fs.IntVar(&o.N, "n", specialise.DefaultN, "questions generated per database over all splits")
 	fs.Float64Var(&o.DevShare, "dev", o.DevShare, "share of -n for the synthetic dev split")
