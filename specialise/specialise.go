@@ -200,6 +200,9 @@ func (o *Options) Check() error {
 	if o.TokenizerOwn && o.General == "" {
 		return errors.New("-tokenizer-own keeps -general's questions out of the tokenizer: it needs -general")
 	}
+	if o.GeneralMax > 0 && o.General == "" {
+		return errors.New("-general-max caps -general's questions: it needs -general")
+	}
 	if o.General != "" && o.General != birdtrain.Name {
 		if _, err := os.Stat(o.General); err != nil {
 			return fmt.Errorf("-general: %w (or -general %s: BIRD's train questions, built in)", err, birdtrain.Name)

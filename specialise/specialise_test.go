@@ -263,6 +263,7 @@ func TestBadInput(t *testing.T) {
 		{"missing questions", func(o *Options) { o.Questions = "nope.json" }, "-questions nope.json"},
 		{"no -n", func(o *Options) { o.N = 0 }, "-n must be positive"},
 		{"negative -general-max", func(o *Options) { o.GeneralMax = -1 }, "-general-max must be 0 (all) or positive"},
+		{"-general-max without -general", func(o *Options) { o.GeneralMax = 10 }, "it needs -general"},
 		{"-tokenizer-own without -general", func(o *Options) { o.TokenizerOwn = true }, "it needs -general"},
 		{"unreachable PostgreSQL", func(o *Options) { o.DBs = []string{"postgres://u:pw@127.0.0.1:1/db?sslmode=disable"} }, "-db postgres://u:xxxxx@127.0.0.1:1/db?sslmode=disable: cannot connect"},
 		{"other settings in -out", func(o *Options) { o.Out, o.Seed = used.Out, 2 }, "pass --force"},
@@ -354,6 +355,29 @@ func TestServeDescriptions(t *testing.T) {
 	}
 }
 
+// TestSample: -general-max's subset is n distinct questions in the
+// file's order, the same for a seed and another for another seed.
+func TestSample(t *testing.T) {
+	var exs []dataset.Example
+	for i := range 40 {
+		exs = append(exs, dataset.Example{QuestionID: i})
+	}
+	ids := func(seed uint64) []int {
+		var out []int
+		for _, ex := range sample(exs, 10, seed) {
+			out = append(out, ex.QuestionID)
+		}
+		return out
+	}
+	a := ids(1)
+	if len(a) != 10 || !slices.IsSorted(a) || len(slices.Compact(slices.Clone(a))) != 10 {
+		t.Errorf("sample of 10: %v, want 10 distinct questions in the file's order", a)
+	}
+	if b, c := ids(1), ids(2); !slices.Equal(a, b) || slices.Equal(a, c) {
+		t.Errorf("seed 1 %v and again %v, seed 2 %v; want the same for a seed and another for another", a, b, c)
+	}
+}
+
 // TestGeneral: -general's questions reach SFT's data on stand-ins beside
 // the user's databases, never the KTO holdout; the stamp records them, so
 // a rerun reuses them and another file needs --force.
@@ -428,36 +452,20 @@ func TestGeneral(t *testing.T) {
 	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("without -general over a run with it: %v, want a --force refusal", err)
 	}
-	// -general-max keeps a seeded subset, the same on every run with the
-	// seed; the stamp records it, so another cap needs --force.
-	capped := func(max int, seed uint64) []string {
-		t.Helper()
-		o := quickOptions(t, db)
-		o.General, o.GeneralMax, o.Seed = file, max, seed
-		res, err := Run(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := res.Report.Questions[GeneralSplit]; got != max {
-			t.Errorf("-general-max %d: %d general questions kept", max, got)
-		}
-		o.GeneralMax = max + 1
-		if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--force") {
-			t.Errorf("another -general-max over the same -out: %v, want a --force refusal", err)
-		}
-		b, err := dataset.LoadQuestions(filepath.Join(o.Out, DataDir, GeneralSplit+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var qs []string
-		for _, ex := range b.Examples {
-			qs = append(qs, ex.Question)
-		}
-		return qs
+	// -general-max keeps that many; the stamp records it, so another cap
+	// over the same -out needs --force (which questions: TestSample).
+	o = quickOptions(t, db)
+	o.General, o.GeneralMax = file, 10
+	capped, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
 	}
-	a, b, c := capped(10, 1), capped(10, 1), capped(10, 2)
-	if !slices.Equal(a, b) || slices.Equal(a, c) {
-		t.Errorf("-general-max's subset: seed 1 %v and again %v, seed 2 %v; want the same for a seed and another for another", a, b, c)
+	if got := capped.Report.Questions[GeneralSplit]; got != 10 {
+		t.Errorf("-general-max 10: %d general questions kept", got)
+	}
+	o.GeneralMax = 11
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("another -general-max over the same -out: %v, want a --force refusal", err)
 	}
 	// A file none of whose golds runs stops before training.
 	bad := filepath.Join(t.TempDir(), "bad.json")

@@ -13,7 +13,7 @@ func init() {
 	register(&command{
 		name:    "specialise",
 		summary: "your database to a served model: generate questions, SFT, online KTO, serve.json and a before/after report",
-		usage:   "-db FILE.sqlite|postgres://... [-db ...]... [-pg-schema S] [-out DIR] [-questions FILE] [-n N] [-sft-epochs E] [-kto-steps S] [--force]",
+		usage:   "-db FILE.sqlite|postgres://... [-db ...]... [-pg-schema S] [-out DIR] [-questions FILE] [-general bird-train|FILE [-general-max N]] [-n N] [-sft-epochs E] [-kto-steps S] [--force]",
 		help: `One resumable command from a SQLite or PostgreSQL database to a model
 'sqlrl serve' loads:
 
