@@ -60,6 +60,7 @@ type sftJSON struct {
 	Values       bool              `json:"values,omitempty"`
 	General      string            `json:"general,omitempty"`
 	TokenizerOwn bool              `json:"tokenizer_own,omitempty"`
+	GeneralEach  int               `json:"general_each,omitempty"`
 }
 
 type rlJSON struct {
@@ -124,7 +125,7 @@ func toSFTJSON(s *SFTConfig) *sftJSON {
 	return &sftJSON{Fraction: s.Fraction, Preset: s.Preset, Model: s.Model, Vocab: s.VocabSize, Epochs: s.Epochs, MaxSteps: s.MaxSteps,
 		Batch: s.BatchSize, LR: s.LR, EvalEvery: s.EvalEvery, EvalN: s.EvalN, DevSplit: s.DevSplit,
 		loopJSON: toLoopJSON(s.LoopConfig), On: s.On, Pool: s.Pool, Augment: s.Augment, Renaming: s.SFTRenaming,
-		PromptLoss: s.PromptLoss, Group: s.Group, Values: s.Values, General: s.General, TokenizerOwn: s.TokenizerOwn}
+		PromptLoss: s.PromptLoss, Group: s.Group, Values: s.Values, General: s.General, TokenizerOwn: s.TokenizerOwn, GeneralEach: s.GeneralEach}
 }
 
 func (w *sftJSON) config() *SFTConfig {
@@ -134,7 +135,7 @@ func (w *sftJSON) config() *SFTConfig {
 	return &SFTConfig{LoopConfig: w.loopJSON.config(w.LR, w.EvalEvery, w.EvalN),
 		Split:  train.Split{On: w.On, Fraction: w.Fraction, Pool: w.Pool, Augment: w.Augment, DevSplit: w.DevSplit, General: w.General},
 		Preset: w.Preset, Model: w.Model, VocabSize: w.Vocab, Epochs: w.Epochs, MaxSteps: w.MaxSteps, BatchSize: w.Batch,
-		SFTRenaming: w.Renaming, PromptLoss: w.PromptLoss, Group: w.Group, Values: w.Values, TokenizerOwn: w.TokenizerOwn}
+		SFTRenaming: w.Renaming, PromptLoss: w.PromptLoss, Group: w.Group, Values: w.Values, TokenizerOwn: w.TokenizerOwn, GeneralEach: w.GeneralEach}
 }
 
 func toRLJSON(r *RLConfig) *rlJSON {

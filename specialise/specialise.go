@@ -85,6 +85,10 @@ type Options struct {
 	// questions alone (train sft -tokenizer-own): the general questions'
 	// words do not take the vocabulary the user's schema is cut with.
 	TokenizerOwn bool
+	// GeneralEach, with General, trains each SFT epoch on this many of
+	// the general questions, drawn anew each epoch, beside all the
+	// generated ones (train sft -general-each; 0: all every epoch).
+	GeneralEach int
 	// Questions is an optional file of the user's own questions with
 	// gold SQL in BIRD's layout (the human test), over databases named as
 	// the -db files' base names.
@@ -168,6 +172,8 @@ func (o *Options) Check() error {
 		return errors.New("-out is required: the folder for the run")
 	case o.GeneralMax < 0:
 		return fmt.Errorf("-general-max must be 0 (all) or positive, got %d", o.GeneralMax)
+	case o.GeneralEach < 0:
+		return fmt.Errorf("-general-each must be 0 (all) or positive, got %d", o.GeneralEach)
 	case o.N <= 0:
 		return fmt.Errorf("-n must be positive, got %d", o.N)
 	case o.DevShare <= 0 || o.TestShare < 0 || o.DevShare+o.TestShare >= 1:
@@ -202,6 +208,9 @@ func (o *Options) Check() error {
 	}
 	if o.GeneralMax > 0 && o.General == "" {
 		return errors.New("-general-max caps -general's questions: it needs -general")
+	}
+	if o.GeneralEach > 0 && o.General == "" {
+		return errors.New("-general-each draws from -general's questions each epoch: it needs -general")
 	}
 	if o.General != "" && o.General != birdtrain.Name {
 		if _, err := os.Stat(o.General); err != nil {
@@ -265,6 +274,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.General != "" {
 		o.Preset.SFT.General, o.Preset.RL.General = GeneralSplit, GeneralSplit
 		o.Preset.SFT.TokenizerOwn = o.TokenizerOwn
+		o.Preset.SFT.GeneralEach = o.GeneralEach
 	}
 	stage(o.Progress, "train and evaluate: SFT, then online KTO on the holdout, then every dev question")
 	fo := experiment.Options{Out: filepath.Join(o.Out, FlywheelDir), Bench: filepath.Join(o.Out, DataDir), Preset: o.Preset,

@@ -264,6 +264,8 @@ func TestBadInput(t *testing.T) {
 		{"no -n", func(o *Options) { o.N = 0 }, "-n must be positive"},
 		{"negative -general-max", func(o *Options) { o.GeneralMax = -1 }, "-general-max must be 0 (all) or positive"},
 		{"-general-max without -general", func(o *Options) { o.GeneralMax = 10 }, "it needs -general"},
+		{"negative -general-each", func(o *Options) { o.GeneralEach = -1 }, "-general-each must be 0 (all) or positive"},
+		{"-general-each without -general", func(o *Options) { o.GeneralEach = 10 }, "-general-each draws from -general's questions"},
 		{"-tokenizer-own without -general", func(o *Options) { o.TokenizerOwn = true }, "it needs -general"},
 		{"unreachable PostgreSQL", func(o *Options) { o.DBs = []string{"postgres://u:pw@127.0.0.1:1/db?sslmode=disable"} }, "-db postgres://u:xxxxx@127.0.0.1:1/db?sslmode=disable: cannot connect"},
 		{"other settings in -out", func(o *Options) { o.Out, o.Seed = used.Out, 2 }, "pass --force"},

@@ -109,6 +109,77 @@ func TestGeneralSplit(t *testing.T) {
 		t.Errorf("-tokenizer-own without -general: got %v", err)
 	}
 
+	// -general-each: an epoch trains on every own question and N general
+	// ones, another N each epoch, the same N for the same seed and epoch.
+	var own int
+	for _, ex := range d.Train {
+		if ex.QuestionID < GeneralIDBase {
+			own++
+		}
+	}
+	const each = 40
+	eachSFT := func(seed uint64) *sft {
+		o := SFTOptions{Run: Run{Seed: seed}, SFTConfig: SFTConfig{Split: Split{General: "general"}, Preset: "tiny", VocabSize: 600, GeneralEach: each}}
+		o.defaults()
+		return newSFT(d, o)
+	}
+	drawn := func(use []bool) []int {
+		var ids []int
+		for i, u := range use {
+			if u && d.Train[i].QuestionID >= GeneralIDBase {
+				ids = append(ids, d.Train[i].QuestionID)
+			}
+		}
+		return ids
+	}
+	s1 := eachSFT(1)
+	if want := (own + each + s1.o.BatchSize - 1) / s1.o.BatchSize; s1.nb != want {
+		t.Errorf("-general-each %d: %d batches an epoch, want %d (%d own questions and %d general)", each, s1.nb, want, own, each)
+	}
+	e0, e1 := s1.epochUse(0), s1.epochUse(1)
+	if n := len(drawn(e0)); n != each || slices.Index(e0, false) < 0 {
+		t.Errorf("epoch 0 trains on %d general questions, want %d", n, each)
+	}
+	for i, u := range e0 {
+		if !u && d.Train[i].QuestionID < GeneralIDBase {
+			t.Fatalf("epoch 0 leaves out own question %d", d.Train[i].QuestionID)
+		}
+	}
+	if slices.Equal(drawn(e0), drawn(e1)) || !slices.Equal(drawn(e1), drawn(eachSFT(1).epochUse(1))) || slices.Equal(drawn(e1), drawn(eachSFT(2).epochUse(1))) {
+		t.Error("-general-each: want another draw each epoch, the same for the same seed and epoch, another for another seed")
+	}
+	if s1.Fingerprint()["general_each"] != "40" {
+		t.Error("-general-each is not in the fingerprint: a run would resume with another value")
+	}
+	pol, err := s1.NewPolicy(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.Start(context.Background(), pol); err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.epochPlan(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	var planned int
+	for _, b := range s1.plan {
+		planned += len(b)
+	}
+	if len(s1.plan) != s1.nb || planned+s1.skipped != own+each {
+		t.Errorf("epoch 1's plan: %d batches (want %d), %d sequences + %d too long (want %d)", len(s1.plan), s1.nb, planned, s1.skipped, own+each)
+	}
+	for _, tc := range []struct {
+		o   SFTConfig
+		err string
+	}{
+		{SFTConfig{GeneralEach: 5}, "needs -general"},
+		{SFTConfig{Split: Split{General: "general"}, GeneralEach: -1}, "must be 0 (all) or positive"},
+	} {
+		if _, err := SFT(context.Background(), d, SFTOptions{SFTConfig: tc.o}); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("-general-each %d, -general %q: got %v, want %q", tc.o.GeneralEach, tc.o.General, err, tc.err)
+		}
+	}
+
 	for _, tc := range []struct{ name, body, err string }{
 		{"on a train database", `[{"question_id": 1, "db_id": "` + b.Examples[0].DBID + `", "question": "q", "SQL": "SELECT 1"}]`, "a database of the train split"},
 		{"no database", `[{"question_id": 1, "db_id": "nowhere", "question": "q", "SQL": "SELECT 1"}]`, "its database"},

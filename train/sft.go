@@ -74,6 +74,12 @@ func SFT(ctx context.Context, d *Data, o SFTOptions) (*Result, error) {
 	if o.TokenizerOwn && o.General == "" {
 		return nil, errors.New("train: -tokenizer-own keeps the general split's questions out of the tokenizer; it needs -general")
 	}
+	switch {
+	case o.GeneralEach < 0:
+		return nil, fmt.Errorf("train: -general-each must be 0 (all) or positive, got %d", o.GeneralEach)
+	case o.GeneralEach > 0 && o.General == "":
+		return nil, errors.New("train: -general-each draws from the general split's questions each epoch; it needs -general")
+	}
 	t := newSFT(d, o)
 	res, err := Loop(ctx, d, o.loop(), t)
 	if err != nil {
@@ -93,7 +99,8 @@ type sft struct {
 	sc      *policy.LogProbScorer
 	batch   nn.Batch
 	rn      *renamer
-	nb      int // batches per epoch
+	nb      int   // batches per epoch
+	general []int // indices of d.Train's general questions, when GeneralEach draws from them
 	plan    [][]policy.Sequence
 	planFor int
 	skipped int
@@ -106,8 +113,42 @@ func newSFT(d *Data, o SFTOptions) *sft {
 	}
 	mode, _ := renameModeFor(o.RenameText, o.RenameFamilies) // checked by SFT
 	t.rn = d.trainRenamer(mode)
-	t.nb = (len(d.Train) + o.BatchSize - 1) / o.BatchSize
+	n := len(d.Train)
+	if o.GeneralEach > 0 {
+		for i := range d.Train {
+			if d.Train[i].QuestionID >= GeneralIDBase {
+				t.general = append(t.general, i)
+			}
+		}
+		if len(t.general) > o.GeneralEach {
+			n -= len(t.general) - o.GeneralEach
+		} else {
+			t.general = nil // every epoch holds them all
+		}
+	}
+	t.nb = (n + o.BatchSize - 1) / o.BatchSize
 	return t
+}
+
+// epochUse is which of d.Train epoch e trains on: nil for all; with
+// GeneralEach, every own question and GeneralEach general ones, drawn
+// anew each epoch from a stream of their own.
+func (t *sft) epochUse(e int) []bool {
+	if t.general == nil {
+		return nil
+	}
+	use := make([]bool, len(t.d.Train))
+	for i := range use {
+		use[i] = true
+	}
+	for _, i := range t.general {
+		use[i] = false
+	}
+	rng := rand.New(rand.NewPCG(t.o.Seed, 0x67656e0000+uint64(e))) // "gen", epoch
+	for _, k := range rng.Perm(len(t.general))[:t.o.GeneralEach] {
+		use[t.general[k]] = true
+	}
+	return use
 }
 
 // Fingerprint is SFT's part of what a resumed run must share with the run
@@ -134,6 +175,9 @@ func (t *sft) Fingerprint() map[string]string {
 	}
 	if o.TokenizerOwn {
 		f["tokenizer_own"] = "true"
+	}
+	if o.GeneralEach > 0 {
+		f["general_each"] = fmt.Sprint(o.GeneralEach)
 	}
 	if o.Model != nil {
 		b, _ := json.Marshal(o.Model)
@@ -266,12 +310,18 @@ func (t *sft) Step(ctx context.Context, step int64) (StepStats, error) {
 // end, and every Batch consecutive examples make a batch, whose questions
 // on one database share their schema's computation. Without groups: a
 // seeded shuffle, then sorting by length within windows of 16 batches, so
-// a batch holds similar lengths, then a shuffle of the batches.
+// a batch holds similar lengths, then a shuffle of the batches. With
+// GeneralEach, the examples are epochUse's: the epoch's draw of general
+// questions beside all the own ones.
 func (t *sft) epochPlan(ctx context.Context, e int) error {
 	o := t.o
 	n := len(t.d.Train)
 	rng := rand.New(rand.NewPCG(o.Seed, 0xe90c0000+uint64(e)))
 	perm := rng.Perm(n)
+	use := t.epochUse(e)
+	if use != nil {
+		perm = slices.DeleteFunc(perm, func(i int) bool { return !use[i] })
+	}
 	// draw[i] seeds example i's augmentation; examples of a group share it
 	draw := make([]uint64, n)
 	order := perm
@@ -312,6 +362,9 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 	fit := completionFitter(t.pol)
 	t.skipped = 0
 	for i := 0; i < n; i++ {
+		if use != nil && !use[i] {
+			continue
+		}
 		ex := &t.d.Train[i]
 		var arng *rand.Rand
 		p := 0.0
@@ -346,9 +399,9 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 	}
 	var batches [][]policy.Sequence
 	if grouped {
-		for s := 0; s < n; s += o.BatchSize {
+		for s := 0; s < len(order); s += o.BatchSize {
 			var bt []policy.Sequence
-			for _, i := range order[s:min(s+o.BatchSize, n)] {
+			for _, i := range order[s:min(s+o.BatchSize, len(order))] {
 				if seqs[i].Tokens != nil {
 					bt = append(bt, seqs[i])
 				}
@@ -359,8 +412,8 @@ func (t *sft) epochPlan(ctx context.Context, e int) error {
 		return nil
 	}
 	win := 16 * o.BatchSize
-	for w := 0; w < n; w += win {
-		idx := slices.Clone(perm[w:min(w+win, n)])
+	for w := 0; w < len(perm); w += win {
+		idx := slices.Clone(perm[w:min(w+win, len(perm))])
 		slices.SortStableFunc(idx, func(a, b int) int { return len(seqs[a].Tokens) - len(seqs[b].Tokens) })
 		for s := 0; s < len(idx); s += o.BatchSize {
 			var bt []policy.Sequence

@@ -13,7 +13,7 @@ func init() {
 	register(&command{
 		name:    "specialise",
 		summary: "your database to a served model: generate questions, SFT, online KTO, serve.json and a before/after report",
-		usage:   "-db FILE.sqlite|postgres://... [-db ...]... [-pg-schema S] [-out DIR] [-questions FILE] [-general bird-train|FILE [-general-max N]] [-n N] [-sft-epochs E] [-kto-steps S] [--force]",
+		usage:   "-db FILE.sqlite|postgres://... [-db ...]... [-pg-schema S] [-out DIR] [-questions FILE] [-general bird-train|FILE [-general-max N] [-general-each N]] [-n N] [-sft-epochs E] [-kto-steps S] [--force]",
 		help: `One resumable command from a SQLite or PostgreSQL database to a model
 'sqlrl serve' loads:
 
@@ -67,6 +67,7 @@ func specialiseFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	fs.StringVar(&o.Descriptions, "descriptions", "", "a descriptions JSON `file` naming tables and columns (docs/dbgen.md)")
 	fs.StringVar(&o.General, "general", "", "human questions over other databases added to SFT, on stand-ins built from their golds: bird-train (BIRD's train questions, built in) or a BIRD-layout `file`; none by default")
 	fs.IntVar(&o.GeneralMax, "general-max", 0, "with -general: keep at most this many of its questions, chosen by -seed (0: all); fewer general questions, fewer SFT steps")
+	fs.IntVar(&o.GeneralEach, "general-each", 0, "with -general: each SFT epoch trains on this many of its questions, drawn anew each epoch, beside all the generated ones (0: all every epoch); fewer steps than all, more distinct questions than -general-max; a changed value trains SFT and everything after it anew")
 	fs.BoolVar(&o.TokenizerOwn, "tokenizer-own", false, "with -general: learn the tokenizer from the generated questions alone, not the general ones too (train sft -tokenizer-own); a changed value trains SFT and everything after it anew")
 	fs.IntVar(&o.N, "n", specialise.DefaultN, "questions generated per database over all splits")
 	fs.Float64Var(&o.DevShare, "dev", o.DevShare, "share of -n for the synthetic dev split")
