@@ -145,8 +145,26 @@ func TestGeneralSplit(t *testing.T) {
 			t.Fatalf("epoch 0 leaves out own question %d", d.Train[i].QuestionID)
 		}
 	}
-	if slices.Equal(drawn(e0), drawn(e1)) || !slices.Equal(drawn(e1), drawn(eachSFT(1).epochUse(1))) || slices.Equal(drawn(e1), drawn(eachSFT(2).epochUse(1))) {
-		t.Error("-general-each: want another draw each epoch, the same for the same seed and epoch, another for another seed")
+	if !slices.Equal(drawn(e1), drawn(eachSFT(1).epochUse(1))) || slices.Equal(drawn(e1), drawn(eachSFT(2).epochUse(1))) {
+		t.Error("-general-each: want the same draw for the same seed and epoch, another for another seed")
+	}
+	// Every general question is met once before any twice: the epochs
+	// that fit in one pass draw disjoint sets, the next completes it.
+	seen := map[int]int{}
+	total := len(s1.general)
+	for e := 0; e <= total/each; e++ {
+		use := s1.epochUse(e)
+		if n := len(drawn(use)); n != each {
+			t.Errorf("epoch %d draws %d general questions, want %d", e, n, each)
+		}
+		for _, id := range drawn(use) {
+			if seen[id]++; seen[id] > 1 && e < total/each {
+				t.Errorf("epoch %d: general question %d drawn again before all %d were", e, id, total)
+			}
+		}
+	}
+	if len(seen) != total {
+		t.Errorf("%d epochs of %d drew %d distinct general questions of %d, want all", total/each+1, each, len(seen), total)
 	}
 	if s1.Fingerprint()["general_each"] != "40" {
 		t.Error("-general-each is not in the fingerprint: a run would resume with another value")

@@ -131,8 +131,11 @@ func newSFT(d *Data, o SFTOptions) *sft {
 }
 
 // epochUse is which of d.Train epoch e trains on: nil for all; with
-// GeneralEach, every own question and GeneralEach general ones, drawn
-// anew each epoch from a stream of their own.
+// GeneralEach, every own question and GeneralEach general ones. Epoch e
+// takes the next GeneralEach of an endless sequence of seeded shuffles of
+// the general questions (a stream of its own per shuffle), so that every
+// general question is met once before any is met twice; one met twice
+// within an epoch, where two shuffles meet, is passed over for the next.
 func (t *sft) epochUse(e int) []bool {
 	if t.general == nil {
 		return nil
@@ -144,9 +147,17 @@ func (t *sft) epochUse(e int) []bool {
 	for _, i := range t.general {
 		use[i] = false
 	}
-	rng := rand.New(rand.NewPCG(t.o.Seed, 0x67656e0000+uint64(e))) // "gen", epoch
-	for _, k := range rng.Perm(len(t.general))[:t.o.GeneralEach] {
-		use[t.general[k]] = true
+	g, n := len(t.general), t.o.GeneralEach // g > n: newSFT
+	var perm []int
+	round := -1
+	for k, took := e*n, 0; took < n; k++ {
+		if r := k / g; r != round {
+			round = r
+			perm = rand.New(rand.NewPCG(t.o.Seed, 0x67656e0000+uint64(r))).Perm(g) // "gen", shuffle r
+		}
+		if i := t.general[perm[k%g]]; !use[i] {
+			use[i], took = true, took+1
+		}
 	}
 	return use
 }
@@ -201,6 +212,10 @@ func (t *sft) Steps() int64 {
 }
 
 func (t *sft) String() string {
+	if t.general != nil {
+		return fmt.Sprintf("%d examples (%d general, %d of them an epoch), %d steps/epoch",
+			len(t.d.Train), len(t.general), t.o.GeneralEach, t.nb)
+	}
 	return fmt.Sprintf("%d examples, %d steps/epoch", len(t.d.Train), t.nb)
 }
 
