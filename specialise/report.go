@@ -117,7 +117,7 @@ func (r *Report) Markdown() []byte {
 	if p.SFT.General != "" {
 		on = "75% of train and of the general questions"
 		if p.SFT.GeneralEach > 0 {
-			on = fmt.Sprintf("75%% of train and, each epoch, %d others drawn anew from 75%% of the general questions", p.SFT.GeneralEach)
+			on = fmt.Sprintf("75%% of train and, each epoch, the next %d of a shuffle of 75%% of the general questions", p.SFT.GeneralEach)
 		}
 		if p.SFT.TokenizerOwn {
 			on += " (tokenizer learnt from train alone)"

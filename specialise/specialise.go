@@ -85,9 +85,9 @@ type Options struct {
 	// questions alone (train sft -tokenizer-own): the general questions'
 	// words do not take the vocabulary the user's schema is cut with.
 	TokenizerOwn bool
-	// GeneralEach, with General, trains each SFT epoch on this many of
-	// the general questions, drawn anew each epoch, beside all the
-	// generated ones (train sft -general-each; 0: all every epoch).
+	// GeneralEach, with General, trains each SFT epoch on all the
+	// generated questions and the next this many of a seeded shuffle of
+	// the general ones (train sft -general-each; 0: all every epoch).
 	GeneralEach int
 	// Questions is an optional file of the user's own questions with
 	// gold SQL in BIRD's layout (the human test), over databases named as

@@ -380,9 +380,9 @@ type SFTConfig struct {
 	// tokens instead of the user's.
 	TokenizerOwn bool `json:"tokenizer_own,omitempty"`
 	// GeneralEach, when positive, trains each epoch on all the
-	// benchmark's own training questions and this many of Split.General's,
-	// drawn anew each epoch: fewer steps than all of them every epoch,
-	// more distinct general questions than a fixed subset of that size.
+	// benchmark's own training questions and the next this many of a
+	// seeded shuffle of Split.General's: fewer steps than all of them
+	// every epoch, more distinct general questions than a fixed subset.
 	GeneralEach int `json:"general_each,omitempty"`
 }
 
@@ -409,7 +409,7 @@ func (c *SFTConfig) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.PromptLoss, "prompt-loss", c.PromptLoss, "weight of an auxiliary NLL on prompt tokens (0: completion-only loss)")
 	fs.BoolVar(&c.Values, "values", c.Values, "link the stored values a question quotes in its prompt: \"values: table.column = 'value'\" (compact prompts)")
 	fs.BoolVar(&c.TokenizerOwn, "tokenizer-own", c.TokenizerOwn, "with -general: train the tokenizer on the benchmark's own training questions alone, not the general split's")
-	fs.IntVar(&c.GeneralEach, "general-each", c.GeneralEach, "with -general: each epoch trains on this many of the general split's questions, drawn anew each epoch, beside all the benchmark's own (0: all of them every epoch)")
+	fs.IntVar(&c.GeneralEach, "general-each", c.GeneralEach, "with -general: each epoch trains on all the benchmark's own questions and the next this many of a seeded shuffle of the general split's, each met once before any twice (0: all of them every epoch)")
 	fs.IntVar(&c.Group, "group", c.Group, "questions on one database trained together on one draw of renamed names, sharing the schema's computation (1: none)")
 }
 

@@ -67,7 +67,7 @@ func specialiseFlags(fs *flag.FlagSet) func(context.Context, []string) error {
 	fs.StringVar(&o.Descriptions, "descriptions", "", "a descriptions JSON `file` naming tables and columns (docs/dbgen.md)")
 	fs.StringVar(&o.General, "general", "", "human questions over other databases added to SFT, on stand-ins built from their golds: bird-train (BIRD's train questions, built in) or a BIRD-layout `file`; none by default")
 	fs.IntVar(&o.GeneralMax, "general-max", 0, "with -general: keep at most this many of its questions, chosen by -seed (0: all); fewer general questions, fewer SFT steps")
-	fs.IntVar(&o.GeneralEach, "general-each", 0, "with -general: each SFT epoch trains on this many of its questions, drawn anew each epoch, beside all the generated ones (0: all every epoch); fewer steps than all, more distinct questions than -general-max; a changed value trains SFT and everything after it anew")
+	fs.IntVar(&o.GeneralEach, "general-each", 0, "with -general: each SFT epoch trains on all the generated questions and the next this many of a -seed shuffle of its questions, each met once before any twice (0: all every epoch); the steps of -general-max N, more distinct questions; a changed value trains SFT and everything after it anew")
 	fs.BoolVar(&o.TokenizerOwn, "tokenizer-own", false, "with -general: learn the tokenizer from the generated questions alone, not the general ones too (train sft -tokenizer-own); a changed value trains SFT and everything after it anew")
 	fs.IntVar(&o.N, "n", specialise.DefaultN, "questions generated per database over all splits")
 	fs.Float64Var(&o.DevShare, "dev", o.DevShare, "share of -n for the synthetic dev split")
