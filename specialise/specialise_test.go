@@ -457,13 +457,20 @@ func TestGeneral(t *testing.T) {
 	// -general-max keeps that many; the stamp records it, so another cap
 	// over the same -out needs --force (which questions: TestSample).
 	o = quickOptions(t, db)
-	o.General, o.GeneralMax = file, 10
+	// -general-each, an SFT setting, reaches SFT and the report.
+	o.General, o.GeneralMax, o.GeneralEach = file, 10, 3
 	capped, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := capped.Report.Questions[GeneralSplit]; got != 10 {
 		t.Errorf("-general-max 10: %d general questions kept", got)
+	}
+	if got := capped.Report.Preset.SFT.GeneralEach; got != 3 {
+		t.Errorf("-general-each 3: SFT's general_each is %d", got)
+	}
+	if md := string(capped.Report.Markdown()); !strings.Contains(md, "the next 3 of a shuffle") {
+		t.Errorf("report does not say -general-each's draw:\n%s", md)
 	}
 	o.GeneralMax = 11
 	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--force") {

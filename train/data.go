@@ -223,6 +223,10 @@ func LoadBench(o BenchOptions) (*Data, error) {
 // joins the train split, so that ids stay unique (train's must be below).
 const GeneralIDBase = 1_000_000
 
+// general reports whether ex came from the general split (its id moved
+// by GeneralIDBase).
+func (ex *Example) general() bool { return ex.QuestionID >= GeneralIDBase }
+
 // loadGeneral reads o.General's questions, checked apart from train's:
 // their ids moved by GeneralIDBase, their databases not train's own and
 // present in train's folder.

@@ -169,16 +169,7 @@ func TestGeneralSplit(t *testing.T) {
 	if s1.Fingerprint()["general_each"] != "40" {
 		t.Error("-general-each is not in the fingerprint: a run would resume with another value")
 	}
-	pol, err := s1.NewPolicy(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s1.Start(context.Background(), pol); err != nil {
-		t.Fatal(err)
-	}
-	if err := s1.epochPlan(context.Background(), 1); err != nil {
-		t.Fatal(err)
-	}
+	planEpoch(t, s1, 1)
 	var planned int
 	for _, b := range s1.plan {
 		planned += len(b)

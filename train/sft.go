@@ -116,7 +116,7 @@ func newSFT(d *Data, o SFTOptions) *sft {
 	n := len(d.Train)
 	if o.GeneralEach > 0 {
 		for i := range d.Train {
-			if d.Train[i].QuestionID >= GeneralIDBase {
+			if d.Train[i].general() {
 				t.general = append(t.general, i)
 			}
 		}
@@ -229,7 +229,7 @@ func (t *sft) NewPolicy(ctx context.Context) (*policy.Policy, error) {
 	o := t.o
 	var corpus []string
 	for i := range t.d.Train {
-		if o.TokenizerOwn && t.d.Train[i].QuestionID >= GeneralIDBase {
+		if o.TokenizerOwn && t.d.Train[i].general() {
 			continue
 		}
 		p, c, err := t.d.render(ctx, &t.d.Train[i], nil, 0, nil)

@@ -156,16 +156,7 @@ func TestGroupsShareSchemas(t *testing.T) {
 	o.Group = 4
 	o.defaults()
 	tr := newSFT(d, o)
-	pol, err := tr.NewPolicy(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Start(context.Background(), pol); err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.epochPlan(context.Background(), 0); err != nil {
-		t.Fatal(err)
-	}
+	planEpoch(t, tr, 0)
 	if len(tr.plan) != tr.nb {
 		t.Fatalf("%d batches, want %d", len(tr.plan), tr.nb)
 	}
@@ -191,5 +182,21 @@ func TestGroupsShareSchemas(t *testing.T) {
 	}
 	if runs > shared/2 {
 		t.Errorf("%d runs of shared schemas for %d sequences: groups do not share", runs, shared)
+	}
+}
+
+// planEpoch starts tr on a new policy and plans epoch e, as the loop
+// does before the epoch's first step.
+func planEpoch(t *testing.T, tr *sft, e int) {
+	t.Helper()
+	pol, err := tr.NewPolicy(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Start(context.Background(), pol); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.epochPlan(context.Background(), e); err != nil {
+		t.Fatal(err)
 	}
 }
