@@ -189,7 +189,14 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	okto := armDef{key: "okto", label: "SFT-75 + online KTO-25 (x4, hybrid)", start: "sft75", rl: recipe}
 	rlSeen := armDef{key: "rl_seen", label: "SFT-100 + online KTO on the same data", start: "sft100", rl: func(r *RLConfig) { r.On, r.Fraction, r.Pool = train.RLOnTrain, 1, 0 }}
 	algo := func(key, label, a string, online bool) armDef {
-		return armDef{key: key, label: label, start: "sft75", rl: func(r *RLConfig) { r.Algo, r.Online = a, online }}
+		return armDef{key: key, label: label, start: "sft75", rl: func(r *RLConfig) {
+			r.Algo, r.Online = a, online
+			if !online {
+				// an offline file's completions are in its prompts' own
+				// names: the flywheel's renaming applies to online samples
+				r.Rename, r.RenameText, r.RenameFamilies = 0, false, false
+			}
+		}}
 	}
 	defs := map[string]struct {
 		q    string
@@ -342,6 +349,47 @@ func roundOf(key string) int {
 		return 0
 	}
 	return r
+}
+
+// keepArms narrows pl to the arms keys of its studies: their models, the
+// runs those start from, and their evaluations (a pre-registered study
+// trains only the arms it compares). A study left with no arm is dropped.
+func (pl *Plan) keepArms(keys []string) {
+	need := map[string]bool{}
+	mark := func(r *Run) {
+		for ; r != nil && !need[r.ID]; r = r.Parent {
+			need[r.ID] = true
+		}
+	}
+	studies := pl.Studies[:0]
+	for _, st := range pl.Studies {
+		arms := st.Arms[:0]
+		for _, a := range st.Arms {
+			if !slices.Contains(keys, a.Key) {
+				continue
+			}
+			arms = append(arms, a)
+			for _, m := range a.Models {
+				mark(m)
+				for _, ev := range m.Evals {
+					mark(ev)
+				}
+			}
+		}
+		if st.Arms = arms; len(arms) > 0 {
+			studies = append(studies, st)
+		}
+	}
+	pl.Studies = studies
+	runs := pl.Runs[:0]
+	for _, r := range pl.Runs {
+		if need[r.ID] {
+			runs = append(runs, r)
+		} else {
+			delete(pl.byID, r.ID)
+		}
+	}
+	pl.Runs = runs
 }
 
 func (pl *Plan) add(r *Run) *Run {

@@ -146,6 +146,8 @@ func ExecuteStudy(ctx context.Context, o Options, so StudyOptions) (*Done, error
 				return fmt.Errorf("study config %s: arm %q is not in studies %s (they have: %s)", so.Config, a, strings.Join(c.Studies, ", "), strings.Join(armKeys(pl), ", "))
 			}
 		}
+		pl.keepArms(c.Arms)
+		arms = planArms(pl)
 		if c.Split != dataset.SplitTest && !slices.Contains(pl.Splits, c.Split) {
 			return fmt.Errorf("study config %s: split %q is not one of the benchmark's evaluation splits (%s) nor test", so.Config, c.Split, strings.Join(pl.Splits, ", "))
 		}

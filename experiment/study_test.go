@@ -349,3 +349,62 @@ func TestKernelRule(t *testing.T) {
 		}
 	}
 }
+
+// TestStudyTrainsOnlyItsArms: a study naming some arms of a study trains
+// those, the runs they start from and their evaluations, nothing else.
+func TestStudyTrainsOnlyItsArms(t *testing.T) {
+	defer func(old func(context.Context, string) (string, string)) { gitCommitted = old }(gitCommitted)
+	gitCommitted = func(context.Context, string) (string, string) { return "c0ffee", "" }
+	bench := fakeBench(t, "dev", "test")
+	cfg := filepath.Join(t.TempDir(), "algos.json")
+	js := strings.NewReplacer(`"flywheel-quick"`, `"quick"`, `"settings": {"sft100": true, "kto-steps": 3},`, ``,
+		`["flywheel"]`, `["algorithms"]`, `["sft75", "okto", "sft100"]`, `["sft75", "okto", "grpo"]`,
+		`"control": "sft100"`, `"control": "grpo"`).Replace(studyJSON)
+	if err := os.WriteFile(cfg, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := &fake{}
+	d, err := ExecuteStudy(context.Background(), studyOptions(bench, t.TempDir(), tr), StudyOptions{Config: cfg, FinalTest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range d.Plan.Runs {
+		names = append(names, r.Name)
+	}
+	// 3 arms x 2 seeds, each evaluated on dev and test (the quick preset
+	// keeps no heldout split)
+	if tr.calls[KindSFT] != 2 || tr.calls[KindRL] != 4 || len(d.Plan.Runs) != 6+6*2 {
+		t.Errorf("%d SFT and %d RL runs trained, planned %v; want SFT-75, online KTO and GRPO, 2 seeds, and their evaluations", tr.calls[KindSFT], tr.calls[KindRL], names)
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, "sft75/") && !strings.HasPrefix(n, "okto/") && !strings.HasPrefix(n, "grpo/") && !strings.HasPrefix(n, "eval/") {
+			t.Errorf("planned %s, an arm the study does not compare", n)
+		}
+	}
+	if len(d.Report.Studies) != 1 || len(d.Report.Studies[0].Tables) == 0 || len(d.Report.Studies[0].Tables[0].Rows) != 3 {
+		t.Errorf("report studies %+v: want algorithms with a row for each of its 3 compared arms", d.Report.Studies)
+	}
+}
+
+// TestOfflineArmRunsUnderFlywheel: the flywheel preset renames KTO's
+// prompts, which an offline file cannot (train refuses it): its offline
+// arm keeps the preset's other settings and drops the renaming.
+func TestOfflineArmRunsUnderFlywheel(t *testing.T) {
+	pl, err := NewPlan(Flywheel(), "fp", []uint64{1}, []string{"dev"}, []string{"algorithms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, r := range pl.Runs {
+		if c := r.Config.RL; c != nil && !c.Online {
+			seen = true
+			if c.Rename != 0 || c.RenameText || c.RenameFamilies || c.Replay != Flywheel().RL.Replay {
+				t.Errorf("%s: rename %v (text %v, families %v), replay %d; want no renaming and the preset's replay", r.Name, c.Rename, c.RenameText, c.RenameFamilies, c.Replay)
+			}
+		}
+	}
+	if !seen {
+		t.Fatal("no offline arm in the algorithms study")
+	}
+}

@@ -20,8 +20,10 @@ pre-registered study"), committed before the first run. The first
 invocation records the file's sha256 in -out; every report prints the hash
 now, and says so when the file changed after the first run began.
 
-Without -final-test the study trains and evaluates its arms on the dev
-splits only. With it, every model of the config's arms is evaluated on the
+The study trains only the arms the config compares, and the runs they
+start from: of the algorithms study, "arms": ["sft75", "okto", "grpo"]
+trains SFT-75, online KTO and GRPO, not the other algorithms. Without
+-final-test it trains and evaluates them on the dev splits only. With it, every model of the config's arms is evaluated on the
 whole sealed test split (nothing else reads it), the read is counted in
 -out/test-reads.json, and the report applies the decision rule to the
 primary comparison: paired bootstrap interval, McNemar per seed and pooled,
