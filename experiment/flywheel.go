@@ -143,9 +143,15 @@ func (p Preset) CheckFlywheel() error {
 func FlywheelStudies() Preset {
 	p := flywheelRecipe() // every arm as the recipe runs it
 	p.Seeds = []uint64{1, 2, 3}
-	p.Budget = fmt.Sprintf("flywheel settings on 2 cores: SFT-75 ~%.0f min and SFT-100 ~%.0f min a seed, each RL arm %d steps of %dx%d ~%.0f-10 min a seed (offline KTO adds sampling 4 completions of every pool prompt), each evaluation of every question ~1 min; runs shared with `experiment flywheel` in the same directory are reused",
-		float64(sftSteps(p.SFT, p.RL.Fraction))*sftStepSec/60, float64(sftSteps(p.SFT, 1))*sftStepSec/60, p.RL.Steps, p.RL.Prompts, p.RL.K, float64(p.RL.Steps)*ktoStepSec/60)
+	p.Budget = studiesBudget(p)
 	return p
+}
+
+// studiesBudget is the arithmetic of the cost of p's OKTO studies on 2
+// cores (FlywheelStudies), from the measured costs above.
+func studiesBudget(p Preset) string {
+	return fmt.Sprintf("flywheel settings on 2 cores: SFT-75 ~%.0f min and SFT-100 ~%.0f min a seed, each RL arm %d steps of %dx%d ~%.0f-10 min a seed (offline KTO adds sampling 4 completions of every pool prompt), each evaluation of every question ~1 min; runs shared with `experiment flywheel` in the same directory are reused",
+		float64(sftSteps(p.SFT, p.RL.Fraction))*sftStepSec/60, float64(sftSteps(p.SFT, 1))*sftStepSec/60, p.RL.Steps, p.RL.Prompts, p.RL.K, float64(p.RL.Steps)*ktoStepSec/60)
 }
 
 // HeldOutShare is the share of the holdout r keeps from RL (RLConfig.Pool

@@ -196,8 +196,11 @@ func (c *StudyConfig) preset() (Preset, error) {
 		if err := p.CheckFlywheel(); err != nil {
 			return Preset{}, fmt.Errorf("settings: %w", err)
 		}
-		if c.Preset == "flywheel" {
+		switch c.Preset { // the budget of the settings, not the preset's
+		case "flywheel":
 			p.Budget = FlywheelBudget(p)
+		case "flywheel-studies":
+			p.Budget = studiesBudget(p)
 		}
 	}
 	return p, nil

@@ -290,6 +290,16 @@ func TestStudyConfigsInDocs(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	// The report's budget line is the settings', not the preset's.
+	for path, want := range map[string]string{"../docs/studies/v1-algorithms-session.json": "each RL arm 100 steps", "../docs/studies/v1-okto-session.json": "KTO 100 steps"} {
+		c, _, err := ReadStudyConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, err := c.preset(); err != nil || !strings.Contains(p.Budget, want) {
+			t.Errorf("%s: budget %q (%v), want it to say %q", path, p.Budget, err, want)
+		}
+	}
 	c, _, err := ReadStudyConfig("../docs/studies/v1-okto.json")
 	if err != nil {
 		t.Fatal(err)
