@@ -137,8 +137,9 @@ func pairedOutcomes(t, c Arm, split, runsDir string) ([]significance.Seed, strin
 
 // startComparisons are the ordinary reports' comparisons: every trained
 // arm of each study (RL, or RL merged back) against its SFT start, on
-// every split, corrected across the study's arms on that split.
-func startComparisons(rep *Report, pl *Plan, runsDir string) []ComparisonRow {
+// every split, corrected across the study's arms on that split, the
+// bootstrap drawn as so says.
+func startComparisons(rep *Report, pl *Plan, runsDir string, so significance.Options) []ComparisonRow {
 	var out []ComparisonRow
 	for _, st := range pl.Studies {
 		arms := map[string]Arm{}
@@ -158,7 +159,7 @@ func startComparisons(rep *Report, pl *Plan, runsDir string) []ComparisonRow {
 			continue
 		}
 		for _, split := range pl.Splits {
-			out = append(out, compareArms(st.Name, split, arms, pairs, runsDir, significance.Options{Seed: bootstrapSeed})...)
+			out = append(out, compareArms(st.Name, split, arms, pairs, runsDir, so)...)
 		}
 	}
 	return out

@@ -188,6 +188,10 @@ func ExecuteStudy(ctx context.Context, o Options, so StudyOptions) (*Done, error
 		return done, err
 	}
 	prot.Decision = prot.decide()
+	// The recipe's claims quote their intervals from the same bootstrap
+	// as the decision, so that one pair never shows two intervals.
+	rep.Comparisons = startComparisons(rep, done.Plan, runsDir, so2)
+	rep.Claims = checkClaims(rep)
 	rep.Comparisons, rep.Protocol = nil, prot
 	if err := rep.Write(o.Out); err != nil {
 		return done, err

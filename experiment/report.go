@@ -18,6 +18,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/nn"
+	"github.com/sqlrl/sqlrl/significance"
 	"github.com/sqlrl/sqlrl/train"
 )
 
@@ -282,7 +283,7 @@ func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, 
 			rep.Curves = append(rep.Curves, c)
 		}
 	}
-	rep.Comparisons = startComparisons(rep, pl, runsDir)
+	rep.Comparisons = startComparisons(rep, pl, runsDir, significance.Options{Seed: bootstrapSeed})
 	rep.Claims = checkClaims(rep)
 	return rep
 }

@@ -130,6 +130,32 @@ func TestStudyProtocol(t *testing.T) {
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
+	// The recipe's claims quote the interval of okto against its start
+	// from the decision's bootstrap: one pair, one interval.
+	var rep struct {
+		Claims []Claim `json:"claims"`
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "report.json")); err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatalf("report.json: %v", err)
+	}
+	for _, r := range p.Comparisons {
+		if r.Treatment != "okto" || r.Control != "sft75" || r.Stats == nil {
+			continue
+		}
+		interval := fmt.Sprintf("95%% interval [%+.1f, %+.1f]", r.Stats.Low, r.Stats.High)
+		found := false
+		for _, c := range rep.Claims {
+			if c.Split == r.Split && strings.Contains(c.Finding, "95% interval") {
+				found = true
+				if !strings.Contains(c.Finding, interval) {
+					t.Errorf("claim on %s: %q; the protocol's interval is %s", r.Split, c.Finding, interval)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no claim on %s quotes an interval", r.Split)
+		}
+	}
 	var primary *ComparisonRow
 	for i, r := range p.Comparisons {
 		if r.Split == "test" && r.Treatment == "okto" && r.Control == "sft100" {
