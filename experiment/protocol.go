@@ -121,6 +121,10 @@ func ExecuteStudy(ctx context.Context, o Options, so StudyOptions) (*Done, error
 		return nil, err
 	}
 	o.Seeds, o.Studies = c.Seeds, c.Studies
+	// one bootstrap for the decision and the recipe's claims, so that a
+	// pair never shows two intervals
+	so2 := significance.Options{Resamples: c.Decision.Resamples, Seed: c.Decision.BootstrapSeed}
+	o.bootstrap = &so2
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -170,7 +174,6 @@ func ExecuteStudy(ctx context.Context, o Options, so StudyOptions) (*Done, error
 	for i, p := range c.Comparisons {
 		pairs[i] = armPair{p.Treatment, p.Control}
 	}
-	so2 := significance.Options{Resamples: c.Decision.Resamples, Seed: c.Decision.BootstrapSeed}
 	for _, split := range done.Plan.Splits {
 		prot.Comparisons = append(prot.Comparisons, compareArms(c.Name, split, arms, pairs, runsDir, so2)...)
 	}
@@ -188,10 +191,6 @@ func ExecuteStudy(ctx context.Context, o Options, so StudyOptions) (*Done, error
 		return done, err
 	}
 	prot.Decision = prot.decide()
-	// The recipe's claims quote their intervals from the same bootstrap
-	// as the decision, so that one pair never shows two intervals.
-	rep.Comparisons = startComparisons(rep, done.Plan, runsDir, so2)
-	rep.Claims = checkClaims(rep)
 	rep.Comparisons, rep.Protocol = nil, prot
 	if err := rep.Write(o.Out); err != nil {
 		return done, err

@@ -221,8 +221,9 @@ type Point struct {
 
 // BuildReport aggregates the finished runs' results (by ID) into tables by
 // study, split and level, checks the recipe's claims against them, and
-// reads the RL runs' logs (under runsDir) for the curves.
-func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, m Machine) *Report {
+// reads the RL runs' logs (under runsDir) for the curves. The comparisons
+// with the arms' starts draw their bootstrap as so says.
+func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, m Machine, so significance.Options) *Report {
 	rep := &Report{Command: command, Machine: m, Preset: pl.Preset, Seeds: pl.Seeds, Splits: pl.Splits, arms: map[string]Arm{}}
 	for _, st := range pl.Studies {
 		for _, a := range st.Arms {
@@ -283,7 +284,7 @@ func BuildReport(pl *Plan, results map[string]*Result, runsDir, command string, 
 			rep.Curves = append(rep.Curves, c)
 		}
 	}
-	rep.Comparisons = startComparisons(rep, pl, runsDir, significance.Options{Seed: bootstrapSeed})
+	rep.Comparisons = startComparisons(rep, pl, runsDir, so)
 	rep.Claims = checkClaims(rep)
 	return rep
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sqlrl/sqlrl/atomicfile"
 	"github.com/sqlrl/sqlrl/eval"
+	"github.com/sqlrl/sqlrl/significance"
 )
 
 // Trainer does the work of one run: train (or resume training) an SFT or
@@ -109,6 +110,9 @@ type Options struct {
 	Machine *Machine
 	// Now is the clock (default time.Now); tests fix it.
 	Now func() time.Time
+	// bootstrap, when set, replaces the reports' bootstrap (a study's
+	// config's, so that its claims and its decision draw alike).
+	bootstrap *significance.Options
 }
 
 // Done says what Execute did.
@@ -294,7 +298,11 @@ func (o *Options) machine() Machine {
 
 // report aggregates the results of pl into the studies' report.
 func (o *Options) report(pl *Plan, results map[string]*Result, start time.Time) *Report {
-	rep := BuildReport(pl, results, filepath.Join(o.Out, "runs"), o.Command, o.machine())
+	so := significance.Options{Seed: bootstrapSeed}
+	if o.bootstrap != nil {
+		so = *o.bootstrap
+	}
+	rep := BuildReport(pl, results, filepath.Join(o.Out, "runs"), o.Command, o.machine(), so)
 	rep.WallSeconds = o.Now().Sub(start).Seconds()
 	return rep
 }
