@@ -58,6 +58,7 @@ type sftJSON struct {
 	PromptLoss   float64           `json:"prompt_loss,omitempty"`
 	Group        int               `json:"group,omitempty"`
 	Values       bool              `json:"values,omitempty"`
+	DescPhrase   bool              `json:"desc_phrase,omitempty"`
 	General      string            `json:"general,omitempty"`
 	TokenizerOwn bool              `json:"tokenizer_own,omitempty"`
 	GeneralEach  int               `json:"general_each,omitempty"`
@@ -125,7 +126,7 @@ func toSFTJSON(s *SFTConfig) *sftJSON {
 	return &sftJSON{Fraction: s.Fraction, Preset: s.Preset, Model: s.Model, Vocab: s.VocabSize, Epochs: s.Epochs, MaxSteps: s.MaxSteps,
 		Batch: s.BatchSize, LR: s.LR, EvalEvery: s.EvalEvery, EvalN: s.EvalN, DevSplit: s.DevSplit,
 		loopJSON: toLoopJSON(s.LoopConfig), On: s.On, Pool: s.Pool, Augment: s.Augment, Renaming: s.SFTRenaming,
-		PromptLoss: s.PromptLoss, Group: s.Group, Values: s.Values, General: s.General, TokenizerOwn: s.TokenizerOwn, GeneralEach: s.GeneralEach}
+		PromptLoss: s.PromptLoss, Group: s.Group, Values: s.Values, DescPhrase: s.DescPhrase, General: s.General, TokenizerOwn: s.TokenizerOwn, GeneralEach: s.GeneralEach}
 }
 
 func (w *sftJSON) config() *SFTConfig {
@@ -135,7 +136,7 @@ func (w *sftJSON) config() *SFTConfig {
 	return &SFTConfig{LoopConfig: w.loopJSON.config(w.LR, w.EvalEvery, w.EvalN),
 		Split:  train.Split{On: w.On, Fraction: w.Fraction, Pool: w.Pool, Augment: w.Augment, DevSplit: w.DevSplit, General: w.General},
 		Preset: w.Preset, Model: w.Model, VocabSize: w.Vocab, Epochs: w.Epochs, MaxSteps: w.MaxSteps, BatchSize: w.Batch,
-		SFTRenaming: w.Renaming, PromptLoss: w.PromptLoss, Group: w.Group, Values: w.Values, TokenizerOwn: w.TokenizerOwn, GeneralEach: w.GeneralEach}
+		SFTRenaming: w.Renaming, PromptLoss: w.PromptLoss, Group: w.Group, Values: w.Values, DescPhrase: w.DescPhrase, TokenizerOwn: w.TokenizerOwn, GeneralEach: w.GeneralEach}
 }
 
 func toRLJSON(r *RLConfig) *rlJSON {

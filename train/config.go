@@ -374,6 +374,10 @@ type SFTConfig struct {
 	// (policy.Format.Values); the checkpoint keeps the format, so RL,
 	// evaluation and serving read prompts the same way.
 	Values bool `json:"values,omitempty"`
+	// DescPhrase shows an abbreviated column's readable name alone and
+	// leaves out descriptions that only restate the names
+	// (policy.Format.DescPhrase; with the format's descriptions).
+	DescPhrase bool `json:"desc_phrase,omitempty"`
 	// TokenizerOwn trains the tokenizer on the benchmark's own training
 	// questions alone, leaving Split.General's out: its pieces then fit
 	// the user's database, and the general questions are cut into more
@@ -408,6 +412,7 @@ func (c *SFTConfig) Flags(fs *flag.FlagSet) {
 	c.SFTRenaming.Flags(fs)
 	fs.Float64Var(&c.PromptLoss, "prompt-loss", c.PromptLoss, "weight of an auxiliary NLL on prompt tokens (0: completion-only loss)")
 	fs.BoolVar(&c.Values, "values", c.Values, "link the stored values a question quotes in its prompt: \"values: table.column = 'value'\" (compact prompts)")
+	fs.BoolVar(&c.DescPhrase, "desc-phrase", c.DescPhrase, "with -descriptions: show an abbreviated column's readable name alone and leave out descriptions that only restate the names")
 	fs.BoolVar(&c.TokenizerOwn, "tokenizer-own", c.TokenizerOwn, "with -general: train the tokenizer on the benchmark's own training questions alone, not the general split's")
 	fs.IntVar(&c.GeneralEach, "general-each", c.GeneralEach, "with -general: each epoch trains on all the benchmark's own questions and the next this many of a seeded shuffle of the general split's, each met once before any twice (0: all of them every epoch)")
 	fs.IntVar(&c.Group, "group", c.Group, "questions on one database trained together on one draw of renamed names, sharing the schema's computation (1: none)")

@@ -40,7 +40,8 @@ type Job struct {
 	// Run is where the run writes; its Init is RL's start and the
 	// checkpoint an evaluation evaluates.
 	Run Run
-	// Format renders SFT's prompts (with SFTConfig.Values set in it); RL
+	// Format renders SFT's prompts (with SFTConfig's Values and DescPhrase
+	// set in it); RL
 	// and an evaluation use their start checkpoint's.
 	Format policy.Format
 	SFT    *SFTConfig
@@ -61,6 +62,7 @@ func Do(ctx context.Context, j Job) (*Result, error) {
 	case j.SFT != nil:
 		f := j.Format
 		f.Values = f.Values || j.SFT.Values
+		f.DescPhrase = f.DescPhrase || f.Descriptions && j.SFT.DescPhrase
 		d, err := LoadBench(j.SFT.Split.Bench(j.Bench, j.SplitSeed, f))
 		if err != nil {
 			return nil, err

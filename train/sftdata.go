@@ -19,9 +19,10 @@ type SFTData struct {
 	Task       string
 	TrainSplit string
 	SplitSeed  uint64
-	// Types, Descriptions and DescPhrase shape the compact prompts
-	// (policy.Format); a run started from a checkpoint takes its format.
-	Types, Descriptions, DescPhrase bool
+	// Types and Descriptions shape the compact prompts (policy.Format,
+	// with SFTConfig's Values and DescPhrase); a run started from a
+	// checkpoint takes its format.
+	Types, Descriptions bool
 	// Dim, Layers, Heads and Context > 0 override the model preset's.
 	Dim, Layers, Heads, Context int
 }
@@ -33,7 +34,6 @@ func (d *SFTData) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&d.TrainSplit, "train-split", "train", "benchmark split to train on")
 	fs.BoolVar(&d.Types, "types", false, "show column types in compact prompts")
 	fs.BoolVar(&d.Descriptions, "descriptions", true, "show column descriptions in compact prompts (before each name)")
-	fs.BoolVar(&d.DescPhrase, "desc-phrase", false, "with -descriptions: show an abbreviated column's readable name alone and leave out descriptions that only restate the names")
 	fs.IntVar(&d.Dim, "dim", 0, "model width (overrides the preset's)")
 	fs.IntVar(&d.Layers, "layers", 0, "transformer layers (overrides the preset's)")
 	fs.IntVar(&d.Heads, "heads", 0, "attention heads (overrides the preset's)")
@@ -72,7 +72,7 @@ func (d SFTData) Model(o *SFTOptions) error {
 // Load loads path, a benchmark directory (its SFT share) or a TRL file,
 // for o; a review run does not evaluate a dev split (it decodes SQL).
 func (d SFTData) Load(o *SFTOptions, path string) (*Data, error) {
-	format := policy.Format{Kind: policy.FormatCompact, Types: d.Types, Descriptions: d.Descriptions, DescPhrase: d.Descriptions && d.DescPhrase}
+	format := policy.Format{Kind: policy.FormatCompact, Types: d.Types, Descriptions: d.Descriptions, DescPhrase: d.Descriptions && o.DescPhrase}
 	if o.Init != "" {
 		p, err := policy.Load(o.Init)
 		if err != nil {
