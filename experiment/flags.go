@@ -110,6 +110,11 @@ var flywheelSettings = []flywheelSetting{
 				_ = contextValue{dst}.Set(strconv.Itoa(src.SFT.Model.MaxSeq))
 			}
 		}},
+	{name: "desc-phrase", usage: "show an abbreviated column's readable name alone and leave out descriptions that only restate the names (train sft -desc-phrase; databases whose names are the question's words); a changed value trains SFT and everything after it anew", field: func(p *Preset) any { return &p.SFT.DescPhrase }},
+	{name: "rename-text", usage: "rename the words of the schema's names wherever they occur, question and evidence included, in SFT's examples and in KTO's renamed prompts (train sft and kto -rename-text; databases whose names are the question's words); a changed value trains SFT and everything after it anew",
+		value: func(p *Preset) flag.Value { return renameTextValue{p} },
+		copy:  func(dst, src *Preset) { dst.SFT.RenameText, dst.RL.RenameText = src.SFT.RenameText, src.RL.RenameText }},
+	{name: "rename-each", usage: "probability that SFT renames each name of an example (with -rename-text: each word; 0: train's default); a changed value trains SFT and everything after it anew", field: func(p *Preset) any { return &p.SFT.RenameEach }},
 	{name: "kto-steps", usage: "KTO optimizer steps", field: func(p *Preset) any { return &p.RL.Steps }},
 	{name: "kto-lr", usage: "KTO peak learning rate", field: func(p *Preset) any { return &p.RL.LR }},
 	{name: "kto-beta", usage: "KTO beta", field: func(p *Preset) any { return &p.RL.Beta }},
@@ -250,6 +255,25 @@ func (v contextValue) Set(s string) error {
 	}
 	return nil
 }
+
+// renameTextValue is -rename-text: words renamed rather than names, in
+// SFT and in KTO alike (KTO renames only where -rename is above 0).
+type renameTextValue struct{ p *Preset }
+
+func (v renameTextValue) String() string {
+	return strconv.FormatBool(v.p != nil && v.p.SFT.RenameText)
+}
+
+func (v renameTextValue) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q: want true or false", s)
+	}
+	v.p.SFT.RenameText, v.p.RL.RenameText = b, b
+	return nil
+}
+
+func (renameTextValue) IsBoolFlag() bool { return true }
 
 // roundsValue is -kto-rounds: unset (0) means the one round.
 type roundsValue struct{ n *int }

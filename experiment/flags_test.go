@@ -34,6 +34,11 @@ func TestFlywheelPreset(t *testing.T) {
 		{"ctx", []string{"-ctx", "512"}, func(p Preset) bool {
 			return p.SFT.Model != nil && p.SFT.Model.MaxSeq == 512 && p.SFT.Model.Dim == MicroModel.Dim
 		}, false},
+		{"words renamed, description phrase", []string{"-rename-text", "-rename-each", "0.5", "-desc-phrase", "-rename", "0.5"}, func(p Preset) bool {
+			return p.SFT.RenameText && p.RL.RenameText && p.SFT.RenameEach == 0.5 && p.RL.Rename == 0.5 && p.SFT.DescPhrase
+		}, false},
+		{"rename-each above 1", []string{"-rename-each", "1.5"}, nil, true},
+		{"rename-text not a bool", []string{"-rename-text=maybe"}, nil, true},
 		{"ctx too short", []string{"-ctx", "100"}, nil, true},
 		{"heldout 1", []string{"-heldout", "1"}, nil, true},
 		{"rounds 0", []string{"-kto-rounds", "0"}, nil, true},
@@ -44,16 +49,16 @@ func TestFlywheelPreset(t *testing.T) {
 			fs.SetOutput(io.Discard)
 			f.FlywheelFlags(fs)
 			err := fs.Parse(tt.args)
+			var p Preset
+			if err == nil {
+				p, err = FlywheelPreset(f, true, fs)
+			}
 			if tt.wantErr {
 				if err == nil {
-					t.Fatalf("%v parsed", tt.args)
+					t.Fatalf("%v accepted", tt.args)
 				}
 				return
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := FlywheelPreset(f, true, fs)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -119,6 +119,10 @@ func (p Preset) CheckFlywheel() error {
 		return fmt.Errorf("replay of %d examples: want 0 or more", r.Replay)
 	case !(r.Rename >= 0 && r.Rename <= 1):
 		return fmt.Errorf("rename probability %v: want one in [0, 1]", r.Rename)
+	case r.RenameText && r.RenameFamilies || p.SFT.RenameText && p.SFT.RenameFamilies:
+		return fmt.Errorf("renaming words (rename-text) and renaming by word families: choose one")
+	case !(p.SFT.RenameEach >= 0 && p.SFT.RenameEach <= 1):
+		return fmt.Errorf("SFT's rename probability %v: want one in [0, 1] (0: train's default)", p.SFT.RenameEach)
 	case r.RenameFamilies && r.Rename == 0:
 		return fmt.Errorf("renaming by word families renames KTO's prompts: it needs a rename probability above 0")
 	case p.SFT.Epochs < 1:

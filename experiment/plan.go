@@ -271,6 +271,9 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 			parent = model(byKey[d.start], seed, si)
 			r := p.RL
 			d.rl(&r)
+			if r.Rename == 0 { // words are renamed only where KTO renames its prompts
+				r.RenameText = false
+			}
 			c.Kind, c.RL, c.Parent = KindRL, &r, parent.ID
 		}
 		run := pl.add(&Run{Name: fmt.Sprintf("%s/seed%d", d.key, seed), Config: c, Parent: parent, Evals: map[string]*Run{}})

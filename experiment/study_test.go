@@ -444,3 +444,44 @@ func TestOfflineArmRunsUnderFlywheel(t *testing.T) {
 		t.Fatal("no offline arm in the algorithms study")
 	}
 }
+
+// TestRenameTextReachesRuns: rename-text renames words in SFT and in the
+// RL arms that rename their prompts (the flywheel's additions), and in
+// no RL run that does not rename (the recipe's plain RL, offline arms),
+// which train would refuse.
+func TestRenameTextReachesRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		preset func() Preset
+		wantRL bool
+	}{{"flywheel", Flywheel, true}, {"flywheel-studies", FlywheelStudies, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.preset()
+			if err := (renameTextValue{&p}).Set("true"); err != nil {
+				t.Fatal(err)
+			}
+			pl, err := NewPlan(p, "fp", []uint64{1}, []string{"dev"}, []string{"algorithms"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sft, rl int
+			for _, r := range pl.Runs {
+				switch c := r.Config; {
+				case c.SFT != nil:
+					sft++
+					if !c.SFT.RenameText {
+						t.Errorf("%s: SFT renames names, want words", r.Name)
+					}
+				case c.RL != nil:
+					rl++
+					if want := tc.wantRL && c.RL.Online; c.RL.RenameText != want || want && c.RL.Rename == 0 {
+						t.Errorf("%s: RL renames words %v at %v, want %v", r.Name, c.RL.RenameText, c.RL.Rename, want)
+					}
+				}
+			}
+			if sft == 0 || rl == 0 {
+				t.Fatalf("%d SFT and %d RL runs planned", sft, rl)
+			}
+		})
+	}
+}
