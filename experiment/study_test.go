@@ -326,6 +326,16 @@ func TestStudyConfigsInDocs(t *testing.T) {
 			t.Errorf("%s: budget %q (%v), want it to say %q", path, p.Budget, err, want)
 		}
 	}
+	// v2-recipe-session trains v2's recipe: words renamed at 0.5 in SFT
+	// and in KTO's prompts, the description phrase.
+	v2, _, err := ReadStudyConfig("../docs/studies/v2-recipe-session.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := v2.preset(); err != nil || !p.SFT.RenameText || p.SFT.RenameEach != 0.5 || !p.SFT.DescPhrase ||
+		!p.RL.RenameText || p.RL.Rename != 0.5 || p.SFT.Epochs != 12 {
+		t.Errorf("v2-recipe-session: SFT %+v, RL renaming %+v (%v): want v2's recipe", p.SFT, p.RL.Renaming, err)
+	}
 	c, _, err := ReadStudyConfig("../docs/studies/v1-okto.json")
 	if err != nil {
 		t.Fatal(err)
