@@ -21,7 +21,7 @@ BENCH=${BENCH:-data/bench}
 K=${K:-8}
 mkdir -p "$OUT"
 scripts/deps.sh >/dev/null
-go build -o bin/sqlrl ./cmd/sqlrl
+go build -buildvcs=auto -o bin/sqlrl ./cmd/sqlrl
 [ -f "$BENCH/dev.json" ] || bin/sqlrl bench generate --preset small --out "$BENCH"
 PLANNER=${PLANNER:-$OUT/sft75}
 if [ ! -e "$PLANNER/latest" ] && [ ! -f "$PLANNER/config.json" ]; then

@@ -15,7 +15,7 @@ runs=${1:-5}
 py=${PYTHON:-/usr/bin/python3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/sqlrl" ./cmd/sqlrl
+go build -buildvcs=auto -o "$work/sqlrl" ./cmd/sqlrl
 "$py" - "$work" <<'PY'
 import json, sys
 w = sys.argv[1]

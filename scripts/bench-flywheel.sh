@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-go build -o bin/sqlrl ./cmd/sqlrl
+go build -buildvcs=auto -o bin/sqlrl ./cmd/sqlrl
 data=${DATA:-data}
 out=${OUT:-out/flywheel}
 [ -f "$data/bench/dev.json" ] || bin/sqlrl bench generate --preset small --out "$data/bench" --force

@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-go build -o bin/sqlrl ./cmd/sqlrl
+go build -buildvcs=auto -o bin/sqlrl ./cmd/sqlrl
 out=${OUT:-out/specialise}
 dbs=datasets/bird-dev-sample/dev_databases
 bin/sqlrl specialise -db "$dbs/superhero/superhero.sqlite" -db "$dbs/student_club/student_club.sqlite" \

@@ -46,7 +46,7 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 ck=$(cd "$ck" && pwd)
 bin=$work/sqlrl
-go build -o "$bin" ./cmd/sqlrl
+go build -buildvcs=auto -o "$bin" ./cmd/sqlrl
 if [ ! -f "$bench/train.json" ]; then
 	"$bin" bench generate --preset small -out "$bench"
 fi

@@ -25,7 +25,7 @@ if ! command -v jq >/dev/null 2>&1; then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get install -y -qq jq >&2
 fi
-go build -o bin/sqlrl ./cmd/sqlrl
+go build -buildvcs=auto -o bin/sqlrl ./cmd/sqlrl
 [ -f "$D/dev.json" ] || bin/sqlrl bench generate --preset small --out "$D"
 S=${SFT75:-$OUT/sft75}
 [ -e "$S/latest" ] || bin/sqlrl train sft -sft-fraction 0.75 -seed 1 -eval-every -1 -out "$S" "$D"

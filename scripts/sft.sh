@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-go build -o bin/sqlrl ./cmd/sqlrl
+go build -buildvcs=auto -o bin/sqlrl ./cmd/sqlrl
 data=${DATA:-data/bench}
 out=${OUT:-runs/sft}
 [ -f "$data/dev.json" ] || bin/sqlrl bench generate --preset small --out "$data" --force

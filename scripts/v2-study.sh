@@ -19,7 +19,7 @@ OUT=${OUT:-out/v2-study}
 D=${BENCH:-data/bench-v2}
 mkdir -p "$OUT"
 scripts/deps.sh >/dev/null
-go build -o bin/sqlrl ./cmd/sqlrl
+go build -buildvcs=auto -o bin/sqlrl ./cmd/sqlrl
 [ -f "$D/dev.json" ] || bin/sqlrl bench generate --preset v2-small --out "$D"
 P="$OUT/sft75"
 [ -e "$P/latest" ] || bin/sqlrl train sft -sft-fraction 0.75 -desc-phrase -rename-text -rename-each 0.5 -max-steps 1700 -dev-split - -out "$P" "$D"
