@@ -102,6 +102,7 @@ type rlJSON struct {
 	RenameText   bool               `json:"rename_text,omitempty"`
 	SFTWeight    float64            `json:"sft_weight,omitempty"`
 	ReplayWeight float64            `json:"replay_weight,omitempty"`
+	ReplayAs     *train.SFTRenaming `json:"replay_as,omitempty"`
 	Judge        reward.JudgeConfig `json:"reward_judge,omitzero"`
 	ExecScheme   reward.Scheme      `json:"exec_scheme,omitempty"`
 	WExec        float64            `json:"w_exec,omitempty"`
@@ -149,7 +150,7 @@ func toRLJSON(r *RLConfig) *rlJSON {
 		Rename: r.Rename, RenameFamilies: r.RenameFamilies, ErrorValue: r.Reward.ErrorValue, GoldUnsolved: r.GoldUnsolved,
 		loopJSON: toLoopJSON(r.LoopConfig), ORPOLambda: r.ORPOLambda, KLCoef: r.KLCoef, KTOThreshold: r.KTOThreshold,
 		ClipEps: r.ClipEps, Epochs: r.Epochs, Gamma: r.Gamma, Lambda: r.Lambda, ValueLR: r.ValueLR, ScoreBatch: r.ScoreBatch,
-		RenameText: r.RenameText, SFTWeight: r.SFTWeight, ReplayWeight: r.ReplayWeight, Judge: r.Reward.Judging,
+		RenameText: r.RenameText, SFTWeight: r.SFTWeight, ReplayWeight: r.ReplayWeight, ReplayAs: r.ReplayAs, Judge: r.Reward.Judging,
 		ExecScheme: r.Reward.Scheme, WExec: r.Reward.WExec, WJudge: r.Reward.WJudge, AskOnMatch: r.Reward.AskOnMatch, General: r.General}
 }
 
@@ -165,7 +166,7 @@ func (w *rlJSON) config() *RLConfig {
 		Split:       train.Split{On: w.On, Fraction: w.Fraction, Pool: w.Pool, Augment: w.Augment, DevSplit: w.DevSplit, General: w.General},
 		Sampling:    train.Sampling{Prompts: w.Prompts, K: w.K, Temperature: w.Temperature, MaxTokens: w.MaxTokens, Guided: w.Guided},
 		Renaming:    train.Renaming{Rename: w.Rename, RenameText: w.RenameText, RenameFamilies: w.RenameFamilies},
-		ExtraLosses: train.ExtraLosses{SFTWeight: w.SFTWeight, Replay: w.Replay, ReplayWeight: w.ReplayWeight, GoldUnsolved: w.GoldUnsolved},
+		ExtraLosses: train.ExtraLosses{SFTWeight: w.SFTWeight, Replay: w.Replay, ReplayWeight: w.ReplayWeight, ReplayAs: w.ReplayAs, GoldUnsolved: w.GoldUnsolved},
 		Reward: reward.Config{Kind: w.Reward, Judging: w.Judge, ErrorValue: w.ErrorValue, Scheme: w.ExecScheme,
 			WExec: w.WExec, WJudge: w.WJudge, AskOnMatch: w.AskOnMatch},
 	}

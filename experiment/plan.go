@@ -274,6 +274,9 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 			if r.Rename == 0 { // words are renamed only where KTO renames its prompts
 				r.RenameText = false
 			}
+			if r.Replay > 0 {
+				r.ReplayAs = replayAs(p.SFT.SFTRenaming)
+			}
 			c.Kind, c.RL, c.Parent = KindRL, &r, parent.ID
 		}
 		run := pl.add(&Run{Name: fmt.Sprintf("%s/seed%d", d.key, seed), Config: c, Parent: parent, Evals: map[string]*Run{}})
@@ -403,4 +406,16 @@ func (pl *Plan) add(r *Run) *Run {
 	pl.byID[r.ID] = r
 	pl.Runs = append(pl.Runs, r)
 	return r
+}
+
+// replayAs is the renaming RL's replayed examples follow, their SFT's
+// (every RL arm starts from p.SFT's runs or from RL runs on them): nil
+// where it is the recipe's, every example and each name at
+// train.DefaultRenameEach, which replay does without being told, so that
+// those runs keep their IDs.
+func replayAs(s train.SFTRenaming) *train.SFTRenaming {
+	if (s.Rename == 0 || s.Rename == 1) && (s.RenameEach == 0 || s.RenameEach == train.DefaultRenameEach) && !s.RenameText && !s.RenameFamilies {
+		return nil
+	}
+	return &s
 }

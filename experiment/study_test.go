@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqlrl/sqlrl/train"
 )
 
 const studyJSON = `{
@@ -487,11 +489,49 @@ func TestRenameTextReachesRuns(t *testing.T) {
 					if want := tc.wantRL && c.RL.Online; c.RL.RenameText != want || want && c.RL.Rename == 0 {
 						t.Errorf("%s: RL renames words %v at %v, want %v", r.Name, c.RL.RenameText, c.RL.Rename, want)
 					}
+					if c.RL.Replay > 0 && (c.RL.ReplayAs == nil || !c.RL.ReplayAs.RenameText) {
+						t.Errorf("%s: replays examples renamed as %+v, want words renamed as SFT renamed them", r.Name, c.RL.ReplayAs)
+					}
 				}
 			}
 			if sft == 0 || rl == 0 {
 				t.Fatalf("%d SFT and %d RL runs planned", sft, rl)
 			}
 		})
+	}
+}
+
+// TestReplayAs: RL's replayed examples follow the SFT's renaming, left
+// unset (and the run IDs as they were) where it is the recipe's.
+func TestReplayAs(t *testing.T) {
+	recipe := train.DefaultSFTConfig().SFTRenaming
+	for _, tc := range []struct {
+		name string
+		s    train.SFTRenaming
+		want *train.SFTRenaming
+	}{
+		{"zero: train's defaults", train.SFTRenaming{}, nil},
+		{"the recipe spelt out", recipe, nil},
+		{"none", train.SFTRenaming{Rename: -1}, &train.SFTRenaming{Rename: -1}},
+		{"words", train.SFTRenaming{RenameText: true, RenameEach: 0.5}, &train.SFTRenaming{RenameText: true, RenameEach: 0.5}},
+		{"families", train.SFTRenaming{RenameFamilies: true}, &train.SFTRenaming{RenameFamilies: true}},
+		{"each name at 0.5", train.SFTRenaming{RenameEach: 0.5}, &train.SFTRenaming{RenameEach: 0.5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := replayAs(tc.s)
+			if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
+				t.Errorf("replayAs(%+v) = %+v, want %+v", tc.s, got, tc.want)
+			}
+		})
+	}
+	// The flywheel's runs keep their IDs: no replay_as in their configs.
+	pl, err := NewPlan(Flywheel(), "fp", []uint64{1}, []string{"dev"}, []string{"flywheel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range pl.Runs {
+		if c := r.Config.RL; c != nil && (c.Replay == 0 || c.ReplayAs != nil) {
+			t.Errorf("%s: replay %d as %+v, want the preset's replay as the recipe's SFT", r.Name, c.Replay, c.ReplayAs)
+		}
 	}
 }

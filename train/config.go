@@ -254,11 +254,16 @@ type ExtraLosses struct {
 	// desirable samples times SFTWeight (AddNLL). KTO only.
 	SFTWeight float64 `json:"sft_weight,omitempty"`
 	// Replay, above 0, adds to every step the SFT loss of this many
-	// examples of the SFT share, renamed as SFT renames them, times
+	// examples of the SFT share, renamed as SFT renamed them, times
 	// ReplayWeight (default 1): PPO-ptx's mix, to keep what SFT's
 	// renaming taught. Benchmark data only.
 	Replay       int     `json:"replay,omitempty"`
 	ReplayWeight float64 `json:"replay_weight,omitempty"`
+	// ReplayAs is how the SFT run that made the start renamed its
+	// examples, which replay follows; nil is the recipe's SFT (every
+	// example, each name at DefaultRenameEach). Experiments set it from
+	// their SFT's settings where those differ.
+	ReplayAs *SFTRenaming `json:"replay_as,omitempty"`
 	// GoldUnsolved, above 0, adds to a step the SFT loss of the gold SQL
 	// of each prompt none of whose samples was correct, under the prompt
 	// they saw, times GoldUnsolved: a prompt that gives only negatives
@@ -269,7 +274,7 @@ type ExtraLosses struct {
 // Flags declares the extra losses' flags.
 func (c *ExtraLosses) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.SFTWeight, "sft-weight", c.SFTWeight, "kto: add the mean token NLL of the desirable samples times this weight (RPO's term)")
-	fs.IntVar(&c.Replay, "replay", c.Replay, "add to every step the SFT loss of this many renamed examples of the SFT share (PPO-ptx's mix)")
+	fs.IntVar(&c.Replay, "replay", c.Replay, "add to every step the SFT loss of this many examples of the SFT share, renamed as the recipe's SFT renames them (PPO-ptx's mix; experiments follow their own SFT's renaming)")
 	fs.Float64Var(&c.ReplayWeight, "replay-weight", c.ReplayWeight, "with -replay: the weight of the replayed examples' mean token NLL")
 	fs.Float64Var(&c.GoldUnsolved, "gold-unsolved", c.GoldUnsolved, "online: add the SFT loss of the gold SQL of every prompt none of whose samples was correct, at this weight (0: none)")
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // replay is RLOptions.Replay: at every RL step, a batch of the SFT share's
-// examples, renamed as SFT renames them, whose completion NLL (the SFT
+// examples, renamed as SFT renamed them (RLConfig.ReplayAs), whose completion NLL (the SFT
 // loss, times ReplayWeight) is added to the RL loss. It is InstructGPT's
 // PPO-ptx (Ouyang et al. 2022, eq. 2: the pretraining log-likelihood
 // mixed into the RL objective) with SFT's data as the "pretraining" mix.
@@ -25,19 +25,36 @@ import (
 // renamed SFT examples keeps the reading-the-schema skill under the
 // gradient that RL would otherwise let drift.
 type replay struct {
-	rn  *renamer
-	fit *Fitter
+	rn *renamer
+	// share of the examples renamed (1: all, 0 or less: none) and each
+	// name's (or word's) probability in a renamed one: SFT's settings.
+	share, each float64
+	fit         *Fitter
 }
 
-// newReplay is the replay of d's SFT share for the policy p, or an error
-// when the data has no SFT share to replay or no schemas to rename.
-func newReplay(d *Data, p *policy.Policy) (*replay, error) {
+// newReplay is the replay of d's SFT share for the policy p, renamed as
+// as says SFT renamed (nil: the recipe's SFT, every example, each name
+// at DefaultRenameEach), or an error when the data has no SFT share to
+// replay.
+func newReplay(d *Data, p *policy.Policy, as *SFTRenaming) (*replay, error) {
 	if len(d.Train) == 0 {
 		return nil, errors.New("train: replay needs the SFT share's examples (a benchmark's train split); these RL prompts come without it")
 	}
-	// SFT renames every example (SFTOptions.Rename 1), each name with
-	// DefaultRenameEach.
-	return &replay{rn: d.trainRenamer(renameByName), fit: completionFitter(p)}, nil
+	r := &replay{rn: d.trainRenamer(renameByName), share: 1, each: DefaultRenameEach, fit: completionFitter(p)}
+	if as != nil {
+		mode, err := renameModeFor(as.RenameText, as.RenameFamilies)
+		if err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+		r.rn, r.share, r.each = d.trainRenamer(mode), as.Rename, as.RenameEach
+		if r.share == 0 { // SFT's defaults
+			r.share = 1
+		}
+		if r.each == 0 {
+			r.each = DefaultRenameEach
+		}
+	}
+	return r, nil
 }
 
 // replayStep adds the gradient of ReplayWeight times the mean token NLL
@@ -62,14 +79,27 @@ func (b *rlBase) replaySeqs(ctx context.Context, step int64) ([]policy.Sequence,
 	var seqs []policy.Sequence
 	for k, i := range idx {
 		ex := &b.d.Train[i]
-		er := rand.New(rand.NewPCG(o.Seed^uint64(step)*0x9e3779b97f4a7c15, 0x7270<<32|uint64(k)))
-		pr, c, err := b.d.renderFit(ctx, ex, b.rp.rn, DefaultRenameEach, er, b.rp.fit)
+		pr, c, err := b.replayExample(ctx, ex, step, k)
 		if err != nil {
 			return nil, fmt.Errorf("replay question %d: %w", ex.QuestionID, err)
 		}
 		seqs = b.appendFitting(seqs, pr, c)
 	}
 	return seqs, nil
+}
+
+// replayExample renders ex, step's k-th replayed example, renamed as SFT
+// renames its examples, from a generator seeded by (Seed, step, k). With
+// every example renamed (the recipe) no draw decides it, so the stream is
+// the one replay used before it followed SFT's settings.
+func (b *rlBase) replayExample(ctx context.Context, ex *Example, step int64, k int) (string, string, error) {
+	er := rand.New(rand.NewPCG(b.o.Seed^uint64(step)*0x9e3779b97f4a7c15, 0x7270<<32|uint64(k)))
+	var rng *rand.Rand
+	p := 0.0
+	if b.rp.share >= 1 || b.rp.share > 0 && er.Float64() < b.rp.share {
+		rng, p = er, b.rp.each
+	}
+	return b.d.renderFit(ctx, ex, b.rp.rn, p, rng, b.rp.fit)
 }
 
 // appendFitting appends the sequence of prompt and completion to seqs

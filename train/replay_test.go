@@ -25,7 +25,7 @@ func TestReplaySeqs(t *testing.T) {
 	pol := loadPolicy(t, rlInit(t))
 	b.pol = pol
 	var err error
-	if b.rp, err = newReplay(d, pol); err != nil {
+	if b.rp, err = newReplay(d, pol, nil); err != nil {
 		t.Fatal(err)
 	}
 	s5, err := b.replaySeqs(ctx, 5)
@@ -86,7 +86,7 @@ func TestReplayGradient(t *testing.T) {
 	pol := loadPolicy(t, rlInit(t))
 	b.pol, b.sc = pol, policy.NewLogProbScorer(pol.Model)
 	var err error
-	if b.rp, err = newReplay(d, pol); err != nil {
+	if b.rp, err = newReplay(d, pol, nil); err != nil {
 		t.Fatal(err)
 	}
 	m := pol.Model
@@ -169,5 +169,75 @@ func TestRLReplay(t *testing.T) {
 	o.Out = t.TempDir()
 	if _, err := RL(context.Background(), &noTrain, o); err == nil || !strings.Contains(err.Error(), "SFT share") {
 		t.Errorf("replay without an SFT share: %v", err)
+	}
+}
+
+// TestReplayFollowsSFT: replayed examples are renamed as the SFT run that
+// made the start renamed its own: the recipe's (nil) exactly as replay
+// always rendered them, none for an SFT that renamed nothing, words
+// (question included) for one that renamed words.
+func TestReplayFollowsSFT(t *testing.T) {
+	ctx := context.Background()
+	d := rlData(t)
+	o := rlOptions(t, AlgoKTO, t.TempDir(), rlStack(t))
+	o.Replay = 6
+	o.defaults()
+	pol := loadPolicy(t, rlInit(t))
+	for _, tc := range []struct {
+		name                   string
+		as                     *SFTRenaming
+		minRenamed, maxRenamed int  // of 20 prompts
+		question               bool // some renamed question differs from the example's
+	}{
+		{"recipe", nil, 15, 20, false},
+		{"none", &SFTRenaming{Rename: -1}, 0, 0, false},
+		{"words", &SFTRenaming{RenameText: true, RenameEach: 0.5}, 15, 20, true},
+		{"half the examples", &SFTRenaming{Rename: 0.5}, 4, 16, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newOnline(d, o, nil, nil)
+			b.pol = pol
+			var err error
+			if b.rp, err = newReplay(d, pol, tc.as); err != nil {
+				t.Fatal(err)
+			}
+			old, err := newReplay(d, pol, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			renamed, question := 0, false
+			for k := range 20 {
+				ex := &d.Train[k]
+				pr, _, err := b.replayExample(ctx, ex, 3, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				plain, _, err := d.renderFit(ctx, ex, b.rp.rn, 0, nil, b.rp.fit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if pr != plain {
+					renamed++
+				}
+				if !strings.Contains(pr, ex.Question) {
+					question = true
+				}
+				if tc.as == nil {
+					// the stream replay used before it followed SFT
+					step := int64(3)
+					er := rand.New(rand.NewPCG(o.Seed^uint64(step)*0x9e3779b97f4a7c15, 0x7270<<32|uint64(k)))
+					want, _, err := d.renderFit(ctx, ex, old.rn, DefaultRenameEach, er, old.fit)
+					if err != nil || pr != want {
+						t.Fatalf("example %d: the recipe's replay changed (%v)", k, err)
+					}
+				}
+			}
+			if renamed < tc.minRenamed || renamed > tc.maxRenamed {
+				t.Errorf("%d of 20 replayed prompts renamed, want %d-%d", renamed, tc.minRenamed, tc.maxRenamed)
+			}
+			if question != tc.question {
+				t.Errorf("a renamed question: %v, want %v", question, tc.question)
+			}
+		})
 	}
 }

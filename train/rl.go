@@ -339,6 +339,10 @@ func (b *rlBase) fingerprint() map[string]string {
 	if o.Replay > 0 {
 		f["replay"] = fmt.Sprint(o.Replay)
 		f["replay_weight"] = fmt.Sprint(o.ReplayWeight)
+		if o.ReplayAs != nil { // only when set: older runs still resume
+			rb, _ := json.Marshal(o.ReplayAs)
+			f["replay_as"] = string(rb)
+		}
 	}
 	if o.GoldUnsolved > 0 {
 		f["gold_unsolved"] = fmt.Sprint(o.GoldUnsolved)
@@ -386,7 +390,7 @@ func (b *rlBase) start(p *policy.Policy) error {
 	}
 	if b.o.Replay > 0 {
 		var err error
-		if b.rp, err = newReplay(b.d, p); err != nil {
+		if b.rp, err = newReplay(b.d, p, b.o.ReplayAs); err != nil {
 			return err
 		}
 	}
