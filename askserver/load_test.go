@@ -165,8 +165,11 @@ func TestLoadRetriesWhileDown(t *testing.T) {
 	if err := rep.Verify(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
-	ask := rep.Routes[RouteAsk]
-	if rep.DisruptError != "" || ask.ConnErrors == 0 || ask.HTTPErrors() != 0 || rep.Routes[RouteFeedback].HTTPErrors() != 0 || rep.Lost != 0 || ask.OK == 0 {
+	// Which route's requests meet the 300 ms outage depends on timing (a
+	// loaded machine may have only feedback in flight), so the connection
+	// errors are counted over both routes.
+	ask, fb := rep.Routes[RouteAsk], rep.Routes[RouteFeedback]
+	if rep.DisruptError != "" || ask.ConnErrors+fb.ConnErrors == 0 || ask.HTTPErrors() != 0 || fb.HTTPErrors() != 0 || rep.Lost != 0 || ask.OK == 0 {
 		var sb strings.Builder
 		rep.WriteText(&sb)
 		t.Errorf("a server down for 300 ms:\n%s", sb.String())

@@ -143,3 +143,27 @@ func TestContextFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestRenamingWithoutSFTRenaming: where SFT renames nothing (specialise's
+// preset), the settings that shape SFT's renaming are refused, not
+// silently inert.
+func TestRenamingWithoutSFTRenaming(t *testing.T) {
+	for _, args := range [][]string{{"-rename-text"}, {"-rename-each", "0.5"}} {
+		p := Flywheel()
+		p.SFT.Rename = -1
+		fs := flag.NewFlagSet("specialise", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		p.FlywheelFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := FlywheelPreset(p, false, fs); err == nil {
+			t.Errorf("%v accepted where SFT renames nothing", args)
+		}
+	}
+	p := Flywheel()
+	p.SFT.Rename = -1
+	if err := p.CheckFlywheel(); err != nil {
+		t.Errorf("no renaming at all: %v", err)
+	}
+}

@@ -121,6 +121,8 @@ func (p Preset) CheckFlywheel() error {
 		return fmt.Errorf("rename probability %v: want one in [0, 1]", r.Rename)
 	case r.RenameText && r.RenameFamilies || p.SFT.RenameText && p.SFT.RenameFamilies:
 		return fmt.Errorf("renaming words (rename-text) and renaming by word families: choose one")
+	case p.SFT.Rename < 0 && (p.SFT.RenameText || p.SFT.RenameEach != 0):
+		return fmt.Errorf("SFT renames no example here (specialise's default): rename-text and rename-each would change nothing")
 	case !(p.SFT.RenameEach >= 0 && p.SFT.RenameEach <= 1):
 		return fmt.Errorf("SFT's rename probability %v: want one in [0, 1] (0: train's default)", p.SFT.RenameEach)
 	case r.RenameFamilies && r.Rename == 0:
