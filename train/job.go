@@ -41,8 +41,7 @@ type Job struct {
 	// checkpoint an evaluation evaluates.
 	Run Run
 	// Format renders SFT's prompts (with SFTConfig's Values and DescPhrase
-	// set in it); RL
-	// and an evaluation use their start checkpoint's.
+	// set in it); RL and an evaluation use their start checkpoint's.
 	Format policy.Format
 	SFT    *SFTConfig
 	RL     *RLConfig
