@@ -12,9 +12,9 @@ import (
 // replay is RLOptions.Replay: at every RL step, a batch of the SFT share's
 // examples, renamed as SFT renamed them (ExtraLosses.ReplayAs), whose
 // completion NLL (the SFT loss, times ReplayWeight) is added to the RL
-// loss. It is InstructGPT's
-// PPO-ptx (Ouyang et al. 2022, eq. 2: the pretraining log-likelihood
-// mixed into the RL objective) with SFT's data as the "pretraining" mix.
+// loss. It is InstructGPT's PPO-ptx (Ouyang et al. 2022, eq. 2: the
+// pretraining log-likelihood mixed into the RL objective) with SFT's data
+// as the "pretraining" mix.
 //
 // Why: RL's prompts show the holdout databases under their own names, so
 // the policy is rewarded for writing those names and for the value and
