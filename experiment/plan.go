@@ -275,7 +275,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 				r.RenameText = false
 			}
 			if r.Replay > 0 {
-				r.ReplayAs = replayAs(p.SFT.SFTRenaming)
+				r.ReplayAs = p.SFT.ReplayAs() // every RL arm starts from p.SFT's runs or RL on them
 			}
 			c.Kind, c.RL, c.Parent = KindRL, &r, parent.ID
 		}
@@ -406,16 +406,4 @@ func (pl *Plan) add(r *Run) *Run {
 	pl.byID[r.ID] = r
 	pl.Runs = append(pl.Runs, r)
 	return r
-}
-
-// replayAs is the renaming RL's replayed examples follow, their SFT's
-// (every RL arm starts from p.SFT's runs or from RL runs on them): nil
-// where it is the recipe's, every example and each name at
-// train.DefaultRenameEach, which replay does without being told, so that
-// those runs keep their IDs.
-func replayAs(s train.SFTRenaming) *train.SFTRenaming {
-	if (s.Rename == 0 || s.Rename == 1) && (s.RenameEach == 0 || s.RenameEach == train.DefaultRenameEach) && !s.RenameText && !s.RenameFamilies {
-		return nil
-	}
-	return &s
 }

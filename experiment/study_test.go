@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sqlrl/sqlrl/train"
 )
 
 const studyJSON = `{
@@ -501,29 +499,9 @@ func TestRenameTextReachesRuns(t *testing.T) {
 	}
 }
 
-// TestReplayAs: RL's replayed examples follow the SFT's renaming, left
-// unset (and the run IDs as they were) where it is the recipe's.
+// TestReplayAs: the flywheel's runs replay as the recipe's SFT, with no
+// replay_as in their configs, so that they keep their IDs.
 func TestReplayAs(t *testing.T) {
-	recipe := train.DefaultSFTConfig().SFTRenaming
-	for _, tc := range []struct {
-		name string
-		s    train.SFTRenaming
-		want *train.SFTRenaming
-	}{
-		{"zero: train's defaults", train.SFTRenaming{}, nil},
-		{"the recipe spelt out", recipe, nil},
-		{"none", train.SFTRenaming{Rename: -1}, &train.SFTRenaming{Rename: -1}},
-		{"words", train.SFTRenaming{RenameText: true, RenameEach: 0.5}, &train.SFTRenaming{RenameText: true, RenameEach: 0.5}},
-		{"families", train.SFTRenaming{RenameFamilies: true}, &train.SFTRenaming{RenameFamilies: true}},
-		{"each name at 0.5", train.SFTRenaming{RenameEach: 0.5}, &train.SFTRenaming{RenameEach: 0.5}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := replayAs(tc.s)
-			if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
-				t.Errorf("replayAs(%+v) = %+v, want %+v", tc.s, got, tc.want)
-			}
-		})
-	}
 	// The flywheel's runs keep their IDs: no replay_as in their configs.
 	pl, err := NewPlan(Flywheel(), "fp", []uint64{1}, []string{"dev"}, []string{"flywheel"})
 	if err != nil {

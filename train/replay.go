@@ -58,6 +58,17 @@ func newReplay(d *Data, p *policy.Policy, as *SFTRenaming) (*replay, error) {
 	return r, nil
 }
 
+// ReplayAs is ExtraLosses.ReplayAs for RL from an SFT run renamed as s
+// says: nil where s is the recipe's (every example, each name at
+// DefaultRenameEach, train's defaults), which replay follows unset, so
+// that those runs' settings stay as they were.
+func (s SFTRenaming) ReplayAs() *SFTRenaming {
+	if (s.Rename == 0 || s.Rename == 1) && (s.RenameEach == 0 || s.RenameEach == DefaultRenameEach) && !s.RenameText && !s.RenameFamilies {
+		return nil
+	}
+	return &s
+}
+
 // replayStep adds the gradient of ReplayWeight times the mean token NLL
 // of step's replayed examples into the policy, and returns that NLL and
 // the tokens scored. The examples and their renaming are drawn from

@@ -13,8 +13,7 @@ import (
 
 // TestReplaySeqs: a step's replayed examples are the same whenever the
 // step is run (a resumed run replays what the killed one would have),
-// another step's are others, and their prompts are renamed as SFT renames
-// (the same example rendered without renaming shows other names).
+// another step's are others (how they are renamed: TestReplayFollowsSFT).
 func TestReplaySeqs(t *testing.T) {
 	ctx := context.Background()
 	d := rlData(t)
@@ -52,26 +51,6 @@ func TestReplaySeqs(t *testing.T) {
 	}
 	if same(toks(s5), toks(s6)) {
 		t.Error("steps 5 and 6 replayed the same examples")
-	}
-	// Renamed: most prompts differ from the example rendered as is.
-	renamed := 0
-	for i := range 20 {
-		ex := &d.Train[i]
-		er := rand.New(rand.NewPCG(uint64(i), 1))
-		pr, _, err := d.renderFit(ctx, ex, b.rp.rn, DefaultRenameEach, er, b.rp.fit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		plain, _, err := d.renderFit(ctx, ex, b.rp.rn, 0, nil, b.rp.fit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pr != plain {
-			renamed++
-		}
-	}
-	if renamed < 15 {
-		t.Errorf("%d of 20 replayed prompts renamed", renamed)
 	}
 }
 
@@ -237,6 +216,30 @@ func TestReplayFollowsSFT(t *testing.T) {
 			}
 			if question != tc.question {
 				t.Errorf("a renamed question: %v, want %v", question, tc.question)
+			}
+		})
+	}
+}
+
+// TestSFTRenamingReplayAs: ReplayAs is unset for the recipe's renaming,
+// however it is spelt, and carries any other.
+func TestSFTRenamingReplayAs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    SFTRenaming
+		want *SFTRenaming
+	}{
+		{"zero: train's defaults", SFTRenaming{}, nil},
+		{"the recipe spelt out", DefaultSFTConfig().SFTRenaming, nil},
+		{"none", SFTRenaming{Rename: -1}, &SFTRenaming{Rename: -1}},
+		{"words", SFTRenaming{RenameText: true, RenameEach: 0.5}, &SFTRenaming{RenameText: true, RenameEach: 0.5}},
+		{"families", SFTRenaming{RenameFamilies: true}, &SFTRenaming{RenameFamilies: true}},
+		{"each name at 0.5", SFTRenaming{RenameEach: 0.5}, &SFTRenaming{RenameEach: 0.5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.s.ReplayAs()
+			if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
+				t.Errorf("%+v.ReplayAs() = %+v, want %+v", tc.s, got, tc.want)
 			}
 		})
 	}
