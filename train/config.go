@@ -262,7 +262,8 @@ type ExtraLosses struct {
 	// ReplayAs is how the SFT run that made the start renamed its
 	// examples, which replay follows; nil is the recipe's SFT (every
 	// example, each name at DefaultRenameEach). Experiments set it from
-	// their SFT's settings where those differ.
+	// their SFT's settings where those differ, `train ALGO -replay` from
+	// -init's (ReplayAsOf).
 	ReplayAs *SFTRenaming `json:"replay_as,omitempty"`
 	// GoldUnsolved, above 0, adds to a step the SFT loss of the gold SQL
 	// of each prompt none of whose samples was correct, under the prompt
@@ -274,7 +275,7 @@ type ExtraLosses struct {
 // Flags declares the extra losses' flags.
 func (c *ExtraLosses) Flags(fs *flag.FlagSet) {
 	fs.Float64Var(&c.SFTWeight, "sft-weight", c.SFTWeight, "kto: add the mean token NLL of the desirable samples times this weight (RPO's term)")
-	fs.IntVar(&c.Replay, "replay", c.Replay, "add to every step the SFT loss of this many examples of the SFT share, renamed as the recipe's SFT renames them (PPO-ptx's mix; experiments follow their own SFT's renaming)")
+	fs.IntVar(&c.Replay, "replay", c.Replay, "add to every step the SFT loss of this many examples of the SFT share, renamed as -init's SFT renamed them (PPO-ptx's mix)")
 	fs.Float64Var(&c.ReplayWeight, "replay-weight", c.ReplayWeight, "with -replay: the weight of the replayed examples' mean token NLL")
 	fs.Float64Var(&c.GoldUnsolved, "gold-unsolved", c.GoldUnsolved, "online: add the SFT loss of the gold SQL of every prompt none of whose samples was correct, at this weight (0: none)")
 }

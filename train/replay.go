@@ -2,9 +2,12 @@ package train
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 
 	"github.com/sqlrl/sqlrl/policy"
 )
@@ -67,6 +70,38 @@ func (s SFTRenaming) ReplayAs() *SFTRenaming {
 		return nil
 	}
 	return &s
+}
+
+// ReplayAsOf is ExtraLosses.ReplayAs for RL from init (a run directory
+// or a checkpoint in one): the renaming of the SFT run that made it, read
+// from the run's SettingsFile; from an RL run, that run's own ReplayAs
+// (RL after RL replays the first SFT's data). found is false where init
+// has no settings (a checkpoint copied out of its run, a shipped base
+// model): replay then follows the recipe's SFT.
+func ReplayAsOf(init string) (as *SFTRenaming, found bool, err error) {
+	ck, err := policy.Resolve(init)
+	if err != nil {
+		return nil, false, fmt.Errorf("replay: %w", err)
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(ck), SettingsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("replay: the renaming of %s: %w", init, err)
+	}
+	var s struct {
+		Algorithm   *json.RawMessage `json:"algorithm"` // present in RL runs' settings only
+		Renaming    SFTRenaming      `json:"renaming"`
+		ExtraLosses ExtraLosses      `json:"extra_losses"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, false, fmt.Errorf("replay: the renaming of %s: %s: %w", init, filepath.Join(filepath.Dir(ck), SettingsFile), err)
+	}
+	if s.Algorithm != nil {
+		return s.ExtraLosses.ReplayAs, true, nil
+	}
+	return s.Renaming.ReplayAs(), true, nil
 }
 
 // replayStep adds the gradient of ReplayWeight times the mean token NLL

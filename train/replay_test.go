@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -242,5 +244,70 @@ func TestSFTRenamingReplayAs(t *testing.T) {
 				t.Errorf("%+v.ReplayAs() = %+v, want %+v", tc.s, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestReplayAsOf reads the renaming replay follows from the start's run
+// directory, as recordSettings wrote it, through a run directory, a
+// checkpoint in it and an experiment run's train/ subdirectory.
+func TestReplayAsOf(t *testing.T) {
+	words := SFTRenaming{RenameText: true, RenameEach: 0.5}
+	sftWords := DefaultSFTConfig()
+	sftWords.SFTRenaming = words
+	rlAfterWords := DefaultRLConfig(AlgoKTO)
+	rlAfterWords.ReplayAs = &words
+	for _, tc := range []struct {
+		name      string
+		settings  any // nil: no settings file
+		raw       string
+		want      *SFTRenaming
+		wantFound bool
+		wantErr   bool
+	}{
+		{name: "the recipe's SFT", settings: DefaultSFTConfig(), wantFound: true},
+		{name: "SFT renaming words", settings: sftWords, want: &words, wantFound: true},
+		{name: "RL after the recipe", settings: DefaultRLConfig(AlgoKTO), wantFound: true},
+		{name: "RL after words", settings: rlAfterWords, want: &words, wantFound: true},
+		{name: "no settings"},
+		{name: "unreadable settings", raw: "{", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := filepath.Join(t.TempDir(), "run")
+			ck := filepath.Join(run, policy.RunTrainDir, "step-000010")
+			for _, f := range []string{policy.FileConfig, policy.FileModel} {
+				if err := os.MkdirAll(ck, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(ck, f), []byte("{}"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			trainDir := filepath.Dir(ck)
+			if err := os.WriteFile(filepath.Join(trainDir, policy.FileLatest), []byte("step-000010\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tc.settings != nil {
+				if err := recordSettings(trainDir, tc.settings); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.raw != "" {
+				if err := os.WriteFile(filepath.Join(trainDir, SettingsFile), []byte(tc.raw), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, init := range []string{run, trainDir, ck} {
+				got, found, err := ReplayAsOf(init)
+				if (err != nil) != tc.wantErr {
+					t.Fatalf("ReplayAsOf(%s): error %v, want one: %v", init, err, tc.wantErr)
+				}
+				if found != tc.wantFound || (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
+					t.Errorf("ReplayAsOf(%s) = %+v, %v; want %+v, %v", init, got, found, tc.want, tc.wantFound)
+				}
+			}
+		})
+	}
+	if _, _, err := ReplayAsOf(t.TempDir()); err == nil {
+		t.Error("ReplayAsOf of an empty directory: no error, want one (not a run)")
 	}
 }

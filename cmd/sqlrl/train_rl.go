@@ -55,6 +55,16 @@ func rlFlags(fs *flag.FlagSet, algo string) func(context.Context, []string) erro
 			return usagef("-online=false needs -offline FILE (a rollouts file: -sample-only's, or a feedback export's rollouts.jsonl)")
 		}
 		o.Progress = progressTo(*quiet)
+		if o.Replay > 0 { // replay renames as -init's SFT renamed
+			as, found, err := train.ReplayAsOf(o.Init)
+			if err != nil {
+				return trainErr(err)
+			}
+			if !found {
+				fmt.Fprintf(os.Stderr, "note: %s records no settings (%s); -replay renames as the recipe's SFT does\n", o.Init, train.SettingsFile)
+			}
+			o.ReplayAs = as
+		}
 		scored := o.Online || *sampleOnly
 		data, dbRoot, err := d.Load(ctx, &o, fs, scored, *sampleOnly)
 		if err != nil {
