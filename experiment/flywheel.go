@@ -156,7 +156,7 @@ func FlywheelStudies() Preset {
 // studiesBudget is the arithmetic of the cost of p's OKTO studies on 2
 // cores (FlywheelStudies), from the measured costs above.
 func studiesBudget(p Preset) string {
-	return fmt.Sprintf("flywheel settings on 2 cores: SFT-75 ~%.0f min and SFT-100 ~%.0f min a seed, each RL arm %d steps of %dx%d ~%.0f-10 min a seed (offline KTO adds sampling 4 completions of every pool prompt), each evaluation of every question ~1 min; runs shared with `experiment flywheel` in the same directory are reused",
+	return fmt.Sprintf("flywheel settings on 2 cores: SFT-75 ~%.0f min and SFT-100 ~%.0f min a seed, each RL arm %d steps of %dx%d ~%.0f-10 min a seed (offline KTO adds sampling 4 completions of every pool prompt), each evaluation of every question ~1 min, for the bundled v1 benchmark (other benchmarks scale with their questions and prompt tokens); runs shared with `experiment flywheel` in the same directory are reused",
 		float64(sftSteps(p.SFT, p.RL.Fraction))*sftStepSec/60, float64(sftSteps(p.SFT, 1))*sftStepSec/60, p.RL.Steps, p.RL.Prompts, p.RL.K, float64(p.RL.Steps)*ktoStepSec/60)
 }
 
@@ -204,8 +204,9 @@ func sftSteps(c SFTConfig, fraction float64) int {
 }
 
 // FlywheelBudget is the arithmetic of p's cost on 2 cores, from the
-// measured costs above, for the bundled benchmark (3,000 train questions,
-// 500 dev): SFT steps, KTO steps scaled by completion length, in-run dev
+// measured costs above, for the bundled v1 benchmark (3,000 train
+// questions, 500 dev; the string says so, since a study on another
+// benchmark prints it too): SFT steps, KTO steps scaled by completion length, in-run dev
 // samples and the final evaluations; SFT-100 and its evaluation where
 // p.SFT100.
 func FlywheelBudget(p Preset) string {
@@ -281,7 +282,7 @@ func FlywheelBudget(p Preset) string {
 	}
 	inRun *= float64(runs)
 	return fmt.Sprintf("SFT-75 %d steps x %.2f s ~ %.0f min (measured); %sonline KTO %s%d steps of %dx%d x ~%.1f s ~ %.0f min (measured; more where completions run to %d tokens); "+
-		"dev EX on %d questions every %d KTO steps ~ %.1f min; %d evaluations of %d dev%s questions ~ %.0f s each quiet (up to 3 min loaded): ~%.0f min on a quiet 2-core machine",
+		"dev EX on %d questions every %d KTO steps ~ %.1f min; %d evaluations of %d dev%s questions ~ %.0f s each quiet (up to 3 min loaded): ~%.0f min on a quiet 2-core machine, for the bundled v1 benchmark (other benchmarks scale with their questions and prompt tokens; the Runs table has what each run took)",
 		steps75, sftStepSec, float64(steps75)*sftStepSec/60, sft100, ktoRuns, p.RL.Steps, p.RL.Prompts, p.RL.K, step, kto/60, p.RL.MaxTokens, p.RL.EvalN, p.RL.EvalEvery, inRun/60, evals, n, heldText, each, (sft+kto+inRun+ev)/60)
 }
 
