@@ -51,6 +51,22 @@ func TestTrainRLCommands(t *testing.T) {
 	if fp["augment"] != "4" || fp["score_batch"] != "8" {
 		t.Errorf("default augment %q, score batch %q; want 4 and 8", fp["augment"], fp["score_batch"])
 	}
+	// -replay renames as -init's SFT renamed: the recipe's (unrecorded)
+	// after a default SFT, words at 0.5 after one that renamed words
+	initWords := filepath.Join(dir, "sft-words")
+	sft(initWords, "-rename-text", "-rename-each", "0.5")
+	for _, c := range []struct{ init, want string }{
+		{init, ""},
+		{initWords, `{"rename":1,"rename_each":0.5,"rename_text":true}`}, // as its settings record it
+	} {
+		out := filepath.Join(t.TempDir(), "kto-replay")
+		if stderr, code := rl("kto", "-init", c.init, "-out", out, "-replay", "2"); code != 0 {
+			t.Fatalf("kto -replay 2 from %s: exit %d: %s", filepath.Base(c.init), code, stderr)
+		}
+		if got := runFingerprint(t, out)["replay_as"]; got != c.want {
+			t.Errorf("kto -replay 2 from %s: replay_as %q, want %q", filepath.Base(c.init), got, c.want)
+		}
+	}
 	roll := filepath.Join(dir, "rollouts.jsonl")
 	if stderr, code := rl("kto", "-init", init, "-out", roll, "-sample-only"); code != 0 {
 		t.Fatalf("sample-only: exit %d: %s", code, stderr)
