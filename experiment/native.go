@@ -52,7 +52,7 @@ func (InProcess) Do(ctx context.Context, j Job) (*Result, error) {
 		}
 		ev := res.LastEval
 		if j.Progress != nil {
-			fmt.Fprintf(j.Progress, "%s on %s: %s\n", filepath.Base(filepath.Dir(j.ParentOut)), c.Eval.Split, ev)
+			fmt.Fprintf(j.Progress, "%s on %s: %s\n", filepath.Base(filepath.Dir(j.ParentOut)), c.Eval.Split, ev.Summary())
 		}
 		if err := writeEvalFile(j.Dir, ev.Report); err != nil {
 			return nil, err

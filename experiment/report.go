@@ -466,7 +466,7 @@ func (rep *Report) Markdown() []byte {
 		p.RL.Algo, p.RL.Online, on, p.RL.Augment, p.RL.Reward.Kind, p.RL.Steps, p.RL.Prompts, p.RL.K, p.RL.Temperature, p.RL.MaxTokens, p.RL.Beta, p.RL.LR)
 	fmt.Fprintf(&b, "- Final evaluation: greedy, schema-guided, %s per model and split.\n", questions(p.EvalN))
 	fmt.Fprintf(&b, "- Budget: %s.\n\n", p.Budget)
-	fmt.Fprintf(&b, "Every cell is dev EX in points: mean ± sample std [min-max] over the seeds that finished (n).\n\n")
+	fmt.Fprintf(&b, "Every cell is EX in points (on the split its table names): mean ± sample std [min-max] over the seeds that finished (n).\n\n")
 	for _, st := range rep.Studies {
 		fmt.Fprintf(&b, "## %s\n\n%s\n\n", st.Name, st.Question)
 		for _, t := range st.Tables {

@@ -21,7 +21,7 @@ func (rep *Report) Plots() map[string][]byte {
 	out := map[string][]byte{}
 	for _, st := range rep.Studies {
 		for _, t := range st.Tables {
-			out[barsName(st.Name, t.Split)] = bars(fmt.Sprintf("%s on %s: dev EX by difficulty (mean, min-max over seeds)", st.Name, t.Split), t)
+			out[barsName(st.Name, t.Split)] = bars(fmt.Sprintf("%s on %s: EX by difficulty (mean, min-max over seeds)", st.Name, t.Split), t)
 		}
 	}
 	if len(rep.Curves) > 0 {
