@@ -44,21 +44,16 @@ func newReplay(d *Data, p *policy.Policy, as *SFTRenaming) (*replay, error) {
 	if len(d.Train) == 0 {
 		return nil, errors.New("train: replay needs the SFT share's examples (a benchmark's train split); these RL prompts come without it")
 	}
-	r := &replay{rn: d.trainRenamer(renameByName), share: 1, each: DefaultRenameEach, fit: completionFitter(p)}
+	var sft SFTRenaming
 	if as != nil {
-		mode, err := renameModeFor(as.RenameText, as.RenameFamilies)
-		if err != nil {
-			return nil, fmt.Errorf("replay: %w", err)
-		}
-		r.rn, r.share, r.each = d.trainRenamer(mode), as.Rename, as.RenameEach
-		if r.share == 0 { // SFT's defaults
-			r.share = 1
-		}
-		if r.each == 0 {
-			r.each = DefaultRenameEach
-		}
+		sft = *as
 	}
-	return r, nil
+	sft = sft.withDefaults()
+	mode, err := renameModeFor(sft.RenameText, sft.RenameFamilies)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	return &replay{rn: d.trainRenamer(mode), share: sft.Rename, each: sft.RenameEach, fit: completionFitter(p)}, nil
 }
 
 // ReplayAs is ExtraLosses.ReplayAs for RL from an SFT run renamed as s
@@ -66,7 +61,7 @@ func newReplay(d *Data, p *policy.Policy, as *SFTRenaming) (*replay, error) {
 // DefaultRenameEach, train's defaults), which replay follows unset, so
 // that those runs' settings stay as they were.
 func (s SFTRenaming) ReplayAs() *SFTRenaming {
-	if (s.Rename == 0 || s.Rename == 1) && (s.RenameEach == 0 || s.RenameEach == DefaultRenameEach) && !s.RenameText && !s.RenameFamilies {
+	if s.withDefaults() == (SFTRenaming{}).withDefaults() {
 		return nil
 	}
 	return &s

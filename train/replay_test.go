@@ -22,13 +22,7 @@ func TestReplaySeqs(t *testing.T) {
 	o := rlOptions(t, AlgoKTO, t.TempDir(), rlStack(t))
 	o.Replay = 6
 	o.defaults()
-	b := newOnline(d, o, nil, nil)
-	pol := loadPolicy(t, rlInit(t))
-	b.pol = pol
-	var err error
-	if b.rp, err = newReplay(d, pol, nil); err != nil {
-		t.Fatal(err)
-	}
+	b := replaying(t, d, o, loadPolicy(t, rlInit(t)), nil)
 	s5, err := b.replaySeqs(ctx, 5)
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +48,19 @@ func TestReplaySeqs(t *testing.T) {
 	if same(toks(s5), toks(s6)) {
 		t.Error("steps 5 and 6 replayed the same examples")
 	}
+}
+
+// replaying is an online step builder for policy pol whose replay
+// renames as as says SFT renamed.
+func replaying(t *testing.T, d *Data, o RLOptions, pol *policy.Policy, as *SFTRenaming) *online {
+	t.Helper()
+	b := newOnline(d, o, nil, nil)
+	b.pol = pol
+	var err error
+	if b.rp, err = newReplay(d, pol, as); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestReplayGradient: the gradient replay adds is ReplayWeight times the
@@ -176,12 +183,7 @@ func TestReplayFollowsSFT(t *testing.T) {
 		{"half the examples", &SFTRenaming{Rename: 0.5}, 4, 16, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newOnline(d, o, nil, nil)
-			b.pol = pol
-			var err error
-			if b.rp, err = newReplay(d, pol, tc.as); err != nil {
-				t.Fatal(err)
-			}
+			b := replaying(t, d, o, pol, tc.as)
 			old, err := newReplay(d, pol, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -31,6 +31,19 @@ func (o *SFTOptions) loop() LoopOptions {
 // its examples the same way.
 const DefaultRenameEach = 0.9
 
+// withDefaults is s with its unset fields at SFT's defaults: every
+// example renamed, each name at DefaultRenameEach. SFT and the replay of
+// its examples read s through it.
+func (s SFTRenaming) withDefaults() SFTRenaming {
+	if s.Rename == 0 {
+		s.Rename = 1
+	}
+	if s.RenameEach == 0 {
+		s.RenameEach = DefaultRenameEach
+	}
+	return s
+}
+
 func (o *SFTOptions) defaults() {
 	o.Run.defaults()
 	o.LoopConfig.defaults()
@@ -49,12 +62,7 @@ func (o *SFTOptions) defaults() {
 	if o.LR == 0 {
 		o.LR = 2e-3
 	}
-	if o.Rename == 0 {
-		o.Rename = 1
-	}
-	if o.RenameEach == 0 {
-		o.RenameEach = DefaultRenameEach
-	}
+	o.SFTRenaming = o.SFTRenaming.withDefaults()
 	if o.Group == 0 {
 		o.Group = 8
 	}
