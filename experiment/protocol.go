@@ -383,6 +383,9 @@ func (p *Protocol) decide() Verdict {
 		}
 	}
 	switch {
+	case c.Split == dataset.SplitTest && !p.FinalTest && p.TestReads > 0:
+		// the decision is the -final-test report's; this one does not read test again
+		v.Unmet = append(v.Unmet, fmt.Sprintf("this report does not show the sealed test split, which -final-test has read %d time(s) for this configuration: its report holds the decision", p.TestReads))
 	case c.Split == dataset.SplitTest && !p.FinalTest:
 		v.Unmet = append(v.Unmet, "the final evaluation on the sealed test split has not run (-final-test, once the config is final and committed)")
 	case row == nil || row.Stats == nil:

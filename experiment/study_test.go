@@ -169,6 +169,17 @@ func TestStudyProtocol(t *testing.T) {
 		t.Errorf("no finding: %+v", p.Decision)
 	}
 
+	// A plain invocation after the final test: test neither read nor
+	// shown again, and the decision pointed to the -final-test report
+	// rather than said not to have run.
+	if _, err := ExecuteStudy(context.Background(), o, StudyOptions{Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	after := readProtocol(t, out)
+	if unmet := strings.Join(after.Decision.Unmet, ";"); after.TestReads != 2 || after.FinalTest || !strings.Contains(unmet, "-final-test has read 2 time(s)") || strings.Contains(unmet, "has not run") {
+		t.Errorf("plain run after the final test: reads %d, final %v, unmet %q", after.TestReads, after.FinalTest, unmet)
+	}
+
 	// 3. An edit after the first run: a new hash, the first one kept,
 	// the report saying so, and the reads of the new config counted apart.
 	edited := strings.Replace(studyJSON, `"alpha": 0.05`, `"alpha": 0.1`, 1)
