@@ -348,8 +348,8 @@ func levelCell(before, after *train.Eval, l string) string {
 	if l == "total" {
 		return fmt.Sprintf("%.1f -> %.1f", 100*before.EX, 100*after.EX)
 	}
-	n, ok := before.Counts[l]
-	if !ok {
+	n := before.Counts[l]
+	if n == 0 { // no question of this difficulty (a file without BIRD's difficulties)
 		return "-"
 	}
 	return fmt.Sprintf("%.1f -> %.1f (%d)", 100*before.Levels[l], 100*after.Levels[l], n)

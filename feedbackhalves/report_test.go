@@ -106,3 +106,24 @@ func TestReport(t *testing.T) {
 	rep.TestReads, rep.TestReadsAll = 4, 5
 	testkit.Golden(t, "testdata/report-sft.md", rep.Markdown())
 }
+
+// TestLevelCell: a difficulty no scored question has is "-", whether the
+// scorer left it out or counted it at 0 (questions without BIRD's
+// difficulties); otherwise before -> after and the count.
+func TestLevelCell(t *testing.T) {
+	before := &train.Eval{EX: 0.25, Levels: map[string]float64{"simple": 0.5, "moderate": 0}, Counts: map[string]int{"simple": 2, "moderate": 0}}
+	after := &train.Eval{EX: 0.75, Levels: map[string]float64{"simple": 1, "moderate": 0}, Counts: map[string]int{"simple": 2, "moderate": 0}}
+	for _, c := range []struct{ level, want string }{
+		{"simple", "50.0 -> 100.0 (2)"},
+		{"moderate", "-"},
+		{"challenging", "-"},
+		{"total", "25.0 -> 75.0"},
+	} {
+		if got := levelCell(before, after, c.level); got != c.want {
+			t.Errorf("levelCell(%q) = %q, want %q", c.level, got, c.want)
+		}
+	}
+	if got := levelCell(nil, after, "simple"); got != "" {
+		t.Errorf("levelCell without a before eval = %q, want empty", got)
+	}
+}

@@ -50,7 +50,7 @@ func (e *Eval) String() string { return "dev " + e.Summary() }
 func (e *Eval) Summary() string {
 	var parts []string
 	for _, l := range []string{"simple", "moderate", "challenging"} {
-		if n, ok := e.Counts[l]; ok {
+		if n := e.Counts[l]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %.1f%% (%d)", l, 100*e.Levels[l], n))
 		}
 	}

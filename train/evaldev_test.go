@@ -240,3 +240,22 @@ func TestDevPredictVotes(t *testing.T) {
 		t.Error("a vote at temperature 0 passed Check")
 	}
 }
+
+// TestEvalSummaryLevels: Summary names the difficulties that have
+// questions; a file without BIRD's difficulties (the scorer still counts
+// each level, at 0) shows none rather than "simple 0.0% (0)".
+func TestEvalSummaryLevels(t *testing.T) {
+	for _, c := range []struct {
+		counts map[string]int
+		want   string
+	}{
+		{map[string]int{"simple": 2, "moderate": 1, "challenging": 1}, "EX 50.0% on 4 [simple 50.0% (2), moderate 100.0% (1), challenging 0.0% (1)] in 1.0s"},
+		{map[string]int{"simple": 0, "moderate": 0, "challenging": 0}, "EX 50.0% on 4 [] in 1.0s"},
+		{map[string]int{"simple": 4, "challenging": 0}, "EX 50.0% on 4 [simple 50.0% (4)] in 1.0s"},
+	} {
+		e := &Eval{N: 4, EX: 0.5, Seconds: 1, Counts: c.counts, Levels: map[string]float64{"simple": 0.5, "moderate": 1}}
+		if got := e.Summary(); got != c.want {
+			t.Errorf("counts %v: Summary %q, want %q", c.counts, got, c.want)
+		}
+	}
+}
