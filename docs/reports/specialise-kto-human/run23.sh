@@ -1,0 +1,15 @@
+#!/bin/bash
+# specialise-kto-human.md, seeds 2 and 3 (SFT trained anew), after run-halves.sh ends; resumable (the same command continues)
+cd /work/main
+echo 19 > /proc/self/autogroup 2>/dev/null
+D=/work/models/ktofix
+DBS=datasets/bird-dev-sample/dev_databases
+while pgrep -f "feedback-halves-main" > /dev/null; do sleep 15; done
+for s in 2 3; do
+  echo "s$s start $(date -u +%FT%TZ) binary $(go version -m $D/sqlrl | awk -F= '/vcs.revision/{print substr($2,1,12)}')" >> $D/meta.txt
+  OPENBLAS_CORETYPE=Haswell $D/sqlrl specialise -db $DBS/superhero/superhero.sqlite -db $DBS/student_club/student_club.sqlite \
+    -general bird-train -tokenizer-own -questions datasets/bird-dev-sample/dev.json -seed $s -out out/specialise-kto-fix-s$s > $D/s$s.log 2> $D/s$s.err
+  rc=$?
+  echo "s$s end $(date -u +%FT%TZ) rc $rc" >> $D/meta.txt
+  [ $rc -eq 0 ] || exit $rc
+done
