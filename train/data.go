@@ -116,44 +116,15 @@ type BenchOptions struct {
 
 // LoadBench reads a benchmark for SFT.
 func LoadBench(o BenchOptions) (*Data, error) {
-	if o.TrainSplit == "" {
-		o.TrainSplit = "train"
-	}
-	if o.DevSplit == "" {
-		o.DevSplit = "dev"
-	}
-	if o.SFTFraction == 0 {
-		o.SFTFraction = dataset.DefaultSFTFraction
-	}
-	b, err := dataset.Load(o.Dir, o.TrainSplit)
+	b, general, sp, err := cutBench(&o)
 	if err != nil {
 		return nil, err
 	}
-	general, err := loadGeneral(o, b)
-	if err != nil {
-		return nil, err
-	}
-	b.Examples = append(b.Examples, general...)
 	if o.HoldoutAugment == 0 {
 		o.HoldoutAugment = 1
 	}
 	if o.HoldoutAugment < 1 {
 		return nil, fmt.Errorf("train: holdout augmentation %d (want >= 1)", o.HoldoutAugment)
-	}
-	var sp *dataset.SplitResult
-	switch {
-	case o.SFTFraction == 1:
-		// SFT on everything (the SFT-100 study): no holdout. dataset.Split
-		// wants a fraction below 1; its SFT part is in question_id order.
-		sp = &dataset.SplitResult{SFT: slices.SortedStableFunc(slices.Values(b.Examples), func(a, b dataset.Example) int {
-			return cmp.Compare(a.QuestionID, b.QuestionID)
-		})}
-	case o.SFTFraction > 0 && o.SFTFraction < 1:
-		if sp, err = dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: o.SFTFraction, Seed: o.Seed}); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("train: SFT fraction %v (want in (0, 1])", o.SFTFraction)
 	}
 	d := &Data{Format: o.Format, HoldoutAugment: o.HoldoutAugment, AugmentSeed: o.Seed, Notes: map[string]string{
 		"data": o.Dir, "train_split": o.TrainSplit, "sft_fraction": fmt.Sprint(o.SFTFraction), "split_seed": fmt.Sprint(o.Seed),
@@ -217,6 +188,93 @@ func LoadBench(o BenchOptions) (*Data, error) {
 		d.Notes["dev_split"] = o.DevSplit
 	}
 	return d, nil
+}
+
+// cutBench sets o's defaults, reads the train split and o.General's
+// questions and cuts them into SFT's share and the holdout: the one cut
+// that LoadBench and GeneralHeldOut share.
+func cutBench(o *BenchOptions) (*dataset.Benchmark, []dataset.Example, *dataset.SplitResult, error) {
+	if o.TrainSplit == "" {
+		o.TrainSplit = "train"
+	}
+	if o.DevSplit == "" {
+		o.DevSplit = "dev"
+	}
+	if o.SFTFraction == 0 {
+		o.SFTFraction = dataset.DefaultSFTFraction
+	}
+	b, err := dataset.Load(o.Dir, o.TrainSplit)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	general, err := loadGeneral(*o, b)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	b.Examples = append(b.Examples, general...)
+	var sp *dataset.SplitResult
+	switch {
+	case o.SFTFraction == 1:
+		// SFT on everything (the SFT-100 study): no holdout. dataset.Split
+		// wants a fraction below 1; its SFT part is in question_id order.
+		sp = &dataset.SplitResult{SFT: slices.SortedStableFunc(slices.Values(b.Examples), func(a, b dataset.Example) int {
+			return cmp.Compare(a.QuestionID, b.QuestionID)
+		})}
+	case o.SFTFraction > 0 && o.SFTFraction < 1:
+		if sp, err = dataset.Split(b.Examples, dataset.SplitOptions{SFTFraction: o.SFTFraction, Seed: o.Seed}); err != nil {
+			return nil, nil, nil, err
+		}
+	default:
+		return nil, nil, nil, fmt.Errorf("train: SFT fraction %v (want in (0, 1])", o.SFTFraction)
+	}
+	return b, general, sp, nil
+}
+
+// GeneralHeldOut returns o.General's questions that o's cut keeps from
+// SFT, with their own ids: human questions on other databases that
+// neither SFT nor RL trains on (RL's holdout drops them), so a split for
+// choosing settings on human questions. In question_id order.
+func GeneralHeldOut(o BenchOptions) ([]dataset.Example, error) {
+	if o.General == "" {
+		return nil, errors.New("train: no general questions to hold out (General is empty)")
+	}
+	_, _, sp, err := cutBench(&o)
+	if err != nil {
+		return nil, err
+	}
+	var held []dataset.Example
+	for _, ex := range sp.Holdout {
+		if ex.QuestionID >= GeneralIDBase {
+			ex.QuestionID -= GeneralIDBase
+			held = append(held, ex)
+		}
+	}
+	slices.SortFunc(held, func(a, b dataset.Example) int { return cmp.Compare(a.QuestionID, b.QuestionID) })
+	return held, nil
+}
+
+// StartGeneralHeldOut is GeneralHeldOut for checkpoint (or run) ck, cut
+// as its notes record it (StartSplit's fraction and seed, its train and
+// general splits), over benchmark dir.
+func StartGeneralHeldOut(ck, dir string) ([]dataset.Example, error) {
+	ck, err := policy.Resolve(ck)
+	if err != nil {
+		return nil, err
+	}
+	info, err := policy.ReadInfo(ck)
+	if err != nil {
+		return nil, fmt.Errorf("train: general holdout: %w", err)
+	}
+	notes := info.Notes
+	general, _, _ := strings.Cut(notes["general"], " (") // "NAME (N questions)"
+	if general == "" {
+		return nil, fmt.Errorf("train: general holdout: %s trained on no general questions (-general)", ck)
+	}
+	fraction, seed, _, err := StartSplit(notes, 0, false, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	return GeneralHeldOut(BenchOptions{Dir: dir, TrainSplit: notes["train_split"], SFTFraction: fraction, Seed: seed, DevSplit: "-", General: general})
 }
 
 // GeneralIDBase is added to a general question's question_id when it

@@ -2,6 +2,8 @@ package train
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,10 +16,10 @@ import (
 	"github.com/sqlrl/sqlrl/standin"
 )
 
-// TestGeneralSplit: general questions (stand-ins beside train's
-// databases) join the train split before the cut, so SFT's share is the
-// one a train.json holding both would give, and the holdout holds none.
-func TestGeneralSplit(t *testing.T) {
+// generalBench is tinyBench's train split beside the BIRD sample's
+// questions as a general split, on stand-ins of their databases.
+func generalBench(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.CopyFS(filepath.Join(dir, "train_databases"), os.DirFS(filepath.Join(tinyBench(t), "train_databases"))); err != nil {
 		t.Fatal(err)
@@ -36,6 +38,82 @@ func TestGeneralSplit(t *testing.T) {
 	if _, err := standin.Build(context.Background(), human.Examples, standin.Options{Dir: dir, Split: "general", DBRoot: filepath.Join(dir, "train_databases")}); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// TestGeneralHeldOut: the general questions SFT's share leaves out, with
+// their own ids, are what LoadBench's Train lacks of the general split;
+// StartGeneralHeldOut cuts them as a checkpoint's notes record, and says
+// so when a checkpoint trained on no general questions.
+func TestGeneralHeldOut(t *testing.T) {
+	dir := generalBench(t)
+	d, err := LoadBench(BenchOptions{Dir: dir, Seed: 3, Format: policy.Format{Kind: policy.FormatCompact}, DevSplit: "-", General: "general"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	inSFT := map[int]bool{}
+	for _, ex := range d.Train {
+		if ex.QuestionID >= GeneralIDBase {
+			inSFT[ex.QuestionID-GeneralIDBase] = true
+		}
+	}
+	g, err := dataset.LoadQuestions(filepath.Join(dir, "general.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	for _, ex := range g.Examples {
+		if !inSFT[ex.QuestionID] {
+			want = append(want, ex.QuestionID)
+		}
+	}
+	slices.Sort(want)
+	held, err := GeneralHeldOut(BenchOptions{Dir: dir, Seed: 3, General: "general"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || !slices.Equal(exampleIDs(held), want) {
+		t.Fatalf("held out %v, want the %d general questions SFT's share lacks: %v", exampleIDs(held), len(want), want)
+	}
+	if other, err := GeneralHeldOut(BenchOptions{Dir: dir, Seed: 4, General: "general"}); err != nil || slices.Equal(exampleIDs(other), want) {
+		t.Errorf("another split seed held out the same questions (err %v)", err)
+	}
+	if _, err := GeneralHeldOut(BenchOptions{Dir: dir, Seed: 3}); err == nil {
+		t.Error("no general split: want an error")
+	}
+
+	ck := filepath.Join(t.TempDir(), "ck")
+	writeInfo := func(notes map[string]string) {
+		t.Helper()
+		if err := os.MkdirAll(ck, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(policy.Info{Format: policy.CheckpointFormat, Notes: notes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ck, policy.FileConfig), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeInfo(d.Notes)
+	if got, err := StartGeneralHeldOut(ck, dir); err != nil || !slices.Equal(exampleIDs(got), want) {
+		t.Errorf("StartGeneralHeldOut with the notes LoadBench wrote: %v (err %v), want %v", exampleIDs(got), err, want)
+	}
+	notes := maps.Clone(d.Notes)
+	delete(notes, "general")
+	writeInfo(notes)
+	if _, err := StartGeneralHeldOut(ck, dir); err == nil || !strings.Contains(err.Error(), "no general questions") {
+		t.Errorf("a checkpoint without general questions: got %v", err)
+	}
+}
+
+// TestGeneralSplit: general questions (stand-ins beside train's
+// databases) join the train split before the cut, so SFT's share is the
+// one a train.json holding both would give, and the holdout holds none.
+func TestGeneralSplit(t *testing.T) {
+	dir := generalBench(t)
 	f := policy.Format{Kind: policy.FormatCompact}
 	d, err := LoadBench(BenchOptions{Dir: dir, Seed: 3, Format: f, DevSplit: "-", General: "general"})
 	if err != nil {
@@ -77,18 +155,11 @@ func TestGeneralSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := func(exs []dataset.Example) []int {
-		var out []int
-		for _, ex := range exs {
-			out = append(out, ex.QuestionID)
-		}
-		return out
-	}
 	var got []dataset.Example
 	for _, ex := range d.Train {
 		got = append(got, ex.Example)
 	}
-	if !slices.Equal(ids(got), ids(sp.SFT)) {
+	if !slices.Equal(exampleIDs(got), exampleIDs(sp.SFT)) {
 		t.Error("SFT's share differs from a merged train.json's")
 	}
 
@@ -204,4 +275,13 @@ func TestGeneralSplit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// exampleIDs lists exs' question ids in order.
+func exampleIDs(exs []dataset.Example) []int {
+	var out []int
+	for _, ex := range exs {
+		out = append(out, ex.QuestionID)
+	}
+	return out
 }
