@@ -33,6 +33,8 @@ type Report struct {
 	// DevVote is the served model's synthetic dev EX answering by vote,
 	// as serve.json answers (nil: greedy).
 	DevVote *DevVote `json:"dev_vote,omitempty"`
+	// GeneralDev is GeneralDevFile's content (nil without -general).
+	GeneralDev *GeneralDev `json:"general_dev,omitempty"`
 	// PeakRSS is the most resident memory any invocation of the command
 	// held on this -out (procstat.PeakRSS; a resumed run keeps the
 	// earlier invocations' peak), in bytes; 0 when unknown.
@@ -164,6 +166,12 @@ func (r *Report) Markdown() []byte {
 		}
 	}
 	fmt.Fprintf(&b, "\nServe it: `SQLRL_SERVE_KEY=$(openssl rand -hex 16) sqlrl serve -config %s`\n", r.Serve)
+	if g := r.GeneralDev; g != nil {
+		b.WriteString("\n## Human questions for choosing settings\n\n")
+		fmt.Fprintf(&b, "%s holds %d human questions on %d other databases (%s) that SFT's split held out and KTO never draws (%d are held out in all), on their stand-ins under %s. Choose settings (decoding, feedback training) on them, not on a test:\n\n",
+			g.File, g.Questions, len(g.Databases), strings.Join(g.Databases, ", "), g.HeldOut, g.DBRoot)
+		fmt.Fprintf(&b, "    sqlrl score -model %s -questions %s -db-root %s -vote 8 -json general-dev-vote.json\n", r.Model, g.File, g.DBRoot)
+	}
 	if h := r.Human; h != nil {
 		b.WriteString("\n## Human test: your questions, EX by difficulty\n\n")
 		fmt.Fprintf(&b, "%s (sha256 %s), read %s in this folder (%s), never trained on", h.File, h.SHA256[:12], times(h.Reads), ReadsFile)

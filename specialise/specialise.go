@@ -292,6 +292,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	for _, d := range stamp.Databases {
 		dbs[d.DBID] = d.Path
 	}
+	var gd *GeneralDev
+	if o.General != "" {
+		if gd, err = writeGeneralDev(o.Out, sft); err != nil {
+			return nil, err
+		}
+	}
 	served, which := chooseServed(done.Flywheel, sft, kto)
 	var dv *DevVote
 	if o.Vote.On() {
@@ -323,7 +329,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	rep := newReport(o, stamp, done.Flywheel, human, dv)
-	rep.Model, rep.Served = served, which
+	rep.Model, rep.Served, rep.GeneralDev = served, which, gd
 	if err := rep.write(o.Out); err != nil {
 		return nil, err
 	}

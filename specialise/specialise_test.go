@@ -416,6 +416,30 @@ func TestGeneral(t *testing.T) {
 	if md := string(res.Report.Markdown()); !strings.Contains(md, "40 general") || !strings.Contains(md, "of the general questions") {
 		t.Errorf("report does not name the general questions:\n%s", md)
 	}
+	// general-dev.json: the general questions SFT's split held out (about
+	// a quarter of 40), with their own ids, on the stand-ins score reads.
+	gd := res.Report.GeneralDev
+	if gd == nil {
+		t.Fatal("no general dev split in the report")
+	}
+	dev, err := dataset.LoadQuestions(filepath.Join(o.Out, GeneralDevFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(dev.Examples); n != gd.Questions || n != gd.HeldOut || n < 8 || n > 12 || !slices.Equal(gd.Databases, []string{"zoo"}) {
+		t.Errorf("general dev split: %d questions (report: %d of %d held out, on %v), want about 10 on zoo", n, gd.Questions, gd.HeldOut, gd.Databases)
+	}
+	for _, ex := range dev.Examples {
+		if ex.DBID != "zoo" || ex.QuestionID < 0 || ex.QuestionID >= 40 {
+			t.Errorf("general dev question %d on %s: want the file's own ids, on zoo", ex.QuestionID, ex.DBID)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(gd.DBRoot, "zoo", "zoo.sqlite")); err != nil {
+		t.Errorf("general dev split's databases: %v", err)
+	}
+	if md := string(res.Report.Markdown()); !strings.Contains(md, "## Human questions for choosing settings") || !strings.Contains(md, "sqlrl score -model") {
+		t.Errorf("report does not say where the general dev split is:\n%s", md)
+	}
 	again, err := Run(context.Background(), o)
 	if err != nil || again.Generated || again.Trained {
 		t.Errorf("rerun: generated %v, trained %v, %v", again.Generated, again.Trained, err)
@@ -485,5 +509,25 @@ func TestGeneral(t *testing.T) {
 	o.General = bad
 	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "none of its 1 questions") {
 		t.Errorf("a file of failing golds: %v", err)
+	}
+}
+
+func TestLargest(t *testing.T) {
+	count := map[string]int{"works_cycles": 95, "public_review_platform": 64, "movie_3": 56, "mondial_geo": 52, "soccer_2016": 47, "app_store": 47, "a": 3}
+	for _, tc := range []struct {
+		least int
+		want  []string
+	}{
+		{300, []string{"works_cycles", "public_review_platform", "movie_3", "mondial_geo", "app_store"}}, // a tie goes by name
+		{314, []string{"works_cycles", "public_review_platform", "movie_3", "mondial_geo", "app_store"}},
+		{315, []string{"works_cycles", "public_review_platform", "movie_3", "mondial_geo", "app_store", "soccer_2016"}},
+		{1, []string{"works_cycles"}},
+		{95, []string{"works_cycles"}},
+		{96, []string{"works_cycles", "public_review_platform"}},
+		{1000, []string{"works_cycles", "public_review_platform", "movie_3", "mondial_geo", "app_store", "soccer_2016", "a"}},
+	} {
+		if got := largest(count, tc.least); !slices.Equal(got, tc.want) {
+			t.Errorf("largest(%d) = %v, want %v", tc.least, got, tc.want)
+		}
 	}
 }

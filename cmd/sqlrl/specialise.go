@@ -38,6 +38,11 @@ func init() {
      read once per run of the models and every read is counted in
      -out/test-reads.json; do not choose settings on it.
 
+With -general, -out/general-dev.json holds human questions to choose
+settings on instead: those of -general's that SFT's split held out (KTO never
+draws them), whole databases, the largest first, until there are 300; the
+report says how to score a model on them ('sqlrl score').
+
 -out/report.md and report.json hold each stage's time and the tables.
 Running the same command again continues where it stopped: finished
 stages are reused and a rerun of a finished run only writes the report.
