@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
+	"github.com/sqlrl/sqlrl/consensus"
 	"github.com/sqlrl/sqlrl/dataset"
 	"github.com/sqlrl/sqlrl/train"
 )
@@ -34,6 +35,22 @@ type GeneralDev struct {
 	// HeldOut counts every general question SFT's split held out, of
 	// Databases' and the others'.
 	HeldOut int `json:"held_out"`
+	// Score is the command that scores the served model on File as it
+	// answers (scoreCommand).
+	Score string `json:"score"`
+}
+
+// scoreCommand is the `sqlrl score` line that decodes g's questions with
+// model as serve.json answers: greedily, or by vote.
+func (g *GeneralDev) scoreCommand(model string, vote consensus.Sampling) string {
+	c := fmt.Sprintf("sqlrl score -model %s -questions %s -db-root %s", model, g.File, g.DBRoot)
+	if vote.On() {
+		c += fmt.Sprintf(" -vote %d", vote.Samples)
+		if vote.Temperature != DefaultVote().Temperature {
+			c += fmt.Sprintf(" -vote-temperature %g", vote.Temperature)
+		}
+	}
+	return c + " -json general-dev-eval.json"
 }
 
 // writeGeneralDev writes GeneralDevFile into out from the general

@@ -170,7 +170,7 @@ func (r *Report) Markdown() []byte {
 		b.WriteString("\n## Human questions for choosing settings\n\n")
 		fmt.Fprintf(&b, "%s holds %d human questions on %d other databases (%s) that SFT's split held out and KTO never draws (%d are held out in all), on their stand-ins under %s. Choose settings (decoding, feedback training) on them, not on a test:\n\n",
 			g.File, g.Questions, len(g.Databases), strings.Join(g.Databases, ", "), g.HeldOut, g.DBRoot)
-		fmt.Fprintf(&b, "    sqlrl score -model %s -questions %s -db-root %s -vote 8 -json general-dev-vote.json\n", r.Model, g.File, g.DBRoot)
+		fmt.Fprintf(&b, "    %s\n", g.Score)
 	}
 	if h := r.Human; h != nil {
 		b.WriteString("\n## Human test: your questions, EX by difficulty\n\n")

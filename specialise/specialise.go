@@ -299,6 +299,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	served, which := chooseServed(done.Flywheel, sft, kto)
+	if gd != nil {
+		gd.Score = gd.scoreCommand(served, o.Vote)
+	}
 	var dv *DevVote
 	if o.Vote.On() {
 		if dv, err = devVote(ctx, o, served); err != nil {

@@ -437,7 +437,10 @@ func TestGeneral(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(gd.DBRoot, "zoo", "zoo.sqlite")); err != nil {
 		t.Errorf("general dev split's databases: %v", err)
 	}
-	if md := string(res.Report.Markdown()); !strings.Contains(md, "## Human questions for choosing settings") || !strings.Contains(md, "sqlrl score -model") {
+	if want := "sqlrl score -model " + res.Report.Model + " -questions " + filepath.Join(o.Out, GeneralDevFile) + " -db-root " + gd.DBRoot + " -json"; !strings.HasPrefix(gd.Score, want) { // quickOptions answers greedily
+		t.Errorf("general dev split's command %q, want it to begin %q (the served model, as it answers)", gd.Score, want)
+	}
+	if md := string(res.Report.Markdown()); !strings.Contains(md, "## Human questions for choosing settings") || !strings.Contains(md, gd.Score) {
 		t.Errorf("report does not say where the general dev split is:\n%s", md)
 	}
 	again, err := Run(context.Background(), o)
@@ -528,6 +531,25 @@ func TestLargest(t *testing.T) {
 	} {
 		if got := largest(count, tc.least); !slices.Equal(got, tc.want) {
 			t.Errorf("largest(%d) = %v, want %v", tc.least, got, tc.want)
+		}
+	}
+}
+
+func TestGeneralDevScoreCommand(t *testing.T) {
+	g := &GeneralDev{File: "out/x/general-dev.json", DBRoot: "out/x/data/train_databases"}
+	base := "sqlrl score -model M -questions out/x/general-dev.json -db-root out/x/data/train_databases"
+	cool := DefaultVote()
+	cool.Temperature = 0.7
+	for _, tc := range []struct {
+		vote consensus.Sampling
+		want string
+	}{
+		{consensus.Sampling{}, base + " -json general-dev-eval.json"},
+		{DefaultVote(), base + fmt.Sprintf(" -vote %d -json general-dev-eval.json", DefaultVote().Samples)},
+		{cool, base + fmt.Sprintf(" -vote %d -vote-temperature 0.7 -json general-dev-eval.json", DefaultVote().Samples)},
+	} {
+		if got := g.scoreCommand("M", tc.vote); got != tc.want {
+			t.Errorf("vote %+v: %q, want %q", tc.vote, got, tc.want)
 		}
 	}
 }
