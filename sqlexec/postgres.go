@@ -170,12 +170,21 @@ func (e *Postgres) Query(ctx context.Context, db, sql string) (*Result, error) {
 	}
 	defer c.Release()
 	pc := c.Conn().PgConn()
+	var stopped bool // run stopped the statement (a cap): a cancel request may be on its way
 	defer func() {
 		// Always end the transaction; a connection left in any other state
-		// is closed so that the pool discards it.
+		// is closed so that the pool discards it. So is one whose statement
+		// was interrupted: the server applies a cancel request by a signal
+		// some time after it arrives, which may then cancel whatever the
+		// backend runs next (PostgreSQL's protocol docs, "Canceling Requests
+		// in Progress"), another caller's query on a reused connection.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pgCleanupTimeout)
 		defer cancel()
 		if pc.IsClosed() {
+			return
+		}
+		if ctx.Err() != nil || stopped {
+			pc.Close(cctx)
 			return
 		}
 		if _, err := pc.Exec(cctx, "ROLLBACK").ReadAll(); err != nil || pc.TxStatus() != 'I' {
@@ -192,7 +201,9 @@ func (e *Postgres) Query(ctx context.Context, db, sql string) (*Result, error) {
 	if len(sd.Fields) == 0 {
 		return nil, &Error{Class: ClassNotReadOnly, Msg: "statement returns no rows: only queries are run (it was not executed)"}
 	}
-	return e.run(ctx, pc, sd, start)
+	res, err := e.run(ctx, pc, sd, start)
+	stopped = ClassOf(err) == ClassTooLarge
+	return res, err
 }
 
 // begin opens the query's transaction in one round trip: READ ONLY, the

@@ -475,6 +475,48 @@ func TestPostgresTimeoutsAndCancel(t *testing.T) {
 	}
 }
 
+// TestPostgresInterruptedConnectionDiscarded: a connection whose
+// statement was interrupted (a deadline, a cap) is closed, not reused,
+// since a late cancel signal could cancel the next caller's query on it;
+// one whose statement ended by itself is reused.
+func TestPostgresInterruptedConnectionDiscarded(t *testing.T) {
+	d := sample(t)
+	ctx := context.Background()
+	e, err := sqlexec.NewPostgres(ctx, sqlexec.PostgresOptions{DSN: d.Admin, AllowSuperuser: true, MaxConns: 1,
+		Limits: sqlexec.Limits{MaxRows: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	backend := func() int64 {
+		t.Helper()
+		res, err := e.Query(ctx, "superhero", "SELECT pg_backend_pid()")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Rows[0][0].I
+	}
+	first := backend()
+	if again := backend(); again != first {
+		t.Errorf("a query that ended by itself: the next ran on backend %d, want %d (the connection reused)", again, first)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := e.Query(dctx, "superhero", "SELECT count(*) FROM hero_power a, hero_power b, hero_power c"); sqlexec.ClassOf(err) != sqlexec.ClassTimeout {
+		t.Fatalf("runaway under a deadline: %v, want a timeout", err)
+	}
+	afterDeadline := backend()
+	if afterDeadline == first {
+		t.Errorf("after a statement cut by its deadline the next query ran on the same backend %d", first)
+	}
+	if _, err := e.Query(ctx, "superhero", "SELECT id FROM superhero"); sqlexec.ClassOf(err) != sqlexec.ClassTooLarge {
+		t.Fatalf("over the row cap: %v, want too large", err)
+	}
+	if afterCap := backend(); afterCap == afterDeadline {
+		t.Errorf("after a statement stopped by a cap the next query ran on the same backend %d", afterCap)
+	}
+}
+
 // TestPostgresCaps: row and byte caps stop a huge result early.
 func TestPostgresCaps(t *testing.T) {
 	ctx := context.Background()
