@@ -443,6 +443,27 @@ func TestGeneral(t *testing.T) {
 	if md := string(res.Report.Markdown()); !strings.Contains(md, "## Human questions for choosing settings") || !strings.Contains(md, gd.Score) {
 		t.Errorf("report does not say where the general dev split is:\n%s", md)
 	}
+	// An SFT that trained on every general question (as a tiny file's
+	// split may) leaves no dev split: none is written, and no error.
+	ck := filepath.Join(t.TempDir(), "ck")
+	if err := os.MkdirAll(ck, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	info, err := json.Marshal(policy.Info{Format: policy.CheckpointFormat, Notes: map[string]string{
+		"general": GeneralSplit + " (40 questions)", "sft_fraction": "1", "split_seed": "1", "train_split": "train"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ck, policy.FileConfig), info, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if none, err := writeGeneralDev(t.TempDir(), ck); none != nil || err == nil {
+		t.Errorf("a -out without data: %+v, %v; want an error", none, err)
+	}
+	if none, err := writeGeneralDev(o.Out, ck); none != nil || err != nil {
+		t.Errorf("SFT on every general question: %+v, %v; want no dev split and no error", none, err)
+	}
+
 	again, err := Run(context.Background(), o)
 	if err != nil || again.Generated || again.Trained {
 		t.Errorf("rerun: generated %v, trained %v, %v", again.Generated, again.Trained, err)
