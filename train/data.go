@@ -143,7 +143,7 @@ func LoadBench(o BenchOptions) (*Data, error) {
 		}
 		drop := func(ex dataset.Example) bool { return isGeneral[ex.DBID] }
 		pool, heldOut = slices.DeleteFunc(pool, drop), slices.DeleteFunc(heldOut, drop)
-		d.Notes["general"] = fmt.Sprintf("%s (%d questions)", o.General, len(general))
+		d.Notes["general"] = generalNote(o.General, len(general))
 	}
 	for _, ex := range pool {
 		d.Holdout = append(d.Holdout, Example{Example: ex})
@@ -266,7 +266,7 @@ func StartGeneralHeldOut(ck, dir string) ([]dataset.Example, error) {
 		return nil, fmt.Errorf("train: general holdout: %w", err)
 	}
 	notes := info.Notes
-	general, _, _ := strings.Cut(notes["general"], " (") // "NAME (N questions)"
+	general := generalSplitOf(notes["general"])
 	if general == "" {
 		return nil, fmt.Errorf("train: general holdout: %s trained on no general questions (-general)", ck)
 	}
@@ -275,6 +275,15 @@ func StartGeneralHeldOut(ck, dir string) ([]dataset.Example, error) {
 		return nil, err
 	}
 	return GeneralHeldOut(BenchOptions{Dir: dir, TrainSplit: notes["train_split"], SFTFraction: fraction, Seed: seed, DevSplit: "-", General: general})
+}
+
+// generalNote is a checkpoint's "general" note: the general split's name
+// and size; generalSplitOf reads the name back.
+func generalNote(split string, n int) string { return fmt.Sprintf("%s (%d questions)", split, n) }
+
+func generalSplitOf(note string) string {
+	name, _, _ := strings.Cut(note, " (")
+	return name
 }
 
 // GeneralIDBase is added to a general question's question_id when it
