@@ -184,6 +184,11 @@ func writeComparisons(b *bytes.Buffer, rows []ComparisonRow) {
 		for _, p := range s.PerSeed {
 			per = append(per, fmt.Sprintf("%d: %.2g", p.Seed, p.P))
 		}
+		if s.Wins+s.Losses == 0 {
+			// Nothing to test: say why the row is empty, since two arms
+			// that differ in a setting can still train the same model.
+			per = append(per, "no question answered differently in any seed: the arms' models may be the same (see their training logs)")
+		}
 		fmt.Fprintf(b, "| %s | %s | %d x %d | %+.1f | [%+.1f, %+.1f] | %d / %d | %.2g | %.2g | %s |\n", r.TreatmentLabel, r.ControlLabel, s.Seeds, s.Questions,
 			s.Diff, s.Low, s.High, s.Wins, s.Losses, s.P, s.PHolm, strings.Join(per, ", "))
 	}

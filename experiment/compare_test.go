@@ -1,10 +1,12 @@
 package experiment
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sqlrl/sqlrl/eval"
@@ -99,6 +101,23 @@ func BenchmarkCompareArms(b *testing.B) {
 		rows := compareArms("s", "test", arms, []armPair{{"t", "c"}}, dir, significance.Options{Seed: 1})
 		if rows[0].Stats == nil {
 			b.Fatal(rows[0].Note)
+		}
+	}
+}
+
+// TestWriteComparisonsSameAnswers: a row whose arms never answer a question
+// differently says so, rather than printing a bare p of 1.
+func TestWriteComparisonsSameAnswers(t *testing.T) {
+	for _, c := range []struct {
+		wins, losses int
+		note         bool
+	}{{0, 0, true}, {1, 0, false}, {0, 3, false}} {
+		var b bytes.Buffer
+		writeComparisons(&b, []ComparisonRow{{TreatmentLabel: "a", ControlLabel: "b",
+			Stats: &significance.Comparison{Seeds: 2, Questions: 10, Wins: c.wins, Losses: c.losses, P: 1, PHolm: 1,
+				PerSeed: []significance.SeedTest{{Seed: 1, P: 1}, {Seed: 2, P: 1}}}}})
+		if got := strings.Contains(b.String(), "no question answered differently"); got != c.note {
+			t.Errorf("wins %d, losses %d: note printed %v, want %v:\n%s", c.wins, c.losses, got, c.note, b.String())
 		}
 	}
 }

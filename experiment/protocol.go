@@ -175,7 +175,11 @@ func ExecuteStudy(ctx context.Context, o Options, so StudyOptions) (*Done, error
 		pairs[i] = armPair{p.Treatment, p.Control}
 	}
 	for _, split := range done.Plan.Splits {
-		prot.Comparisons = append(prot.Comparisons, compareArms(c.Name, split, arms, pairs, runsDir, so2)...)
+		rows := compareArms(c.Name, split, arms, pairs, runsDir, so2)
+		for i := range rows {
+			rows[i].TreatmentLabel, rows[i].ControlLabel = pairLabels(done.Plan, pairs[i])
+		}
+		prot.Comparisons = append(prot.Comparisons, rows...)
 	}
 	prot.machines(done.Plan, arms, results)
 	testShown := false
@@ -293,6 +297,24 @@ func planArms(pl *Plan) map[string]Arm {
 		}
 	}
 	return arms
+}
+
+// pairLabels names a comparison's two arms as the first of pl's studies
+// that holds both names them, so that an arm shared by several studies is
+// named for what this comparison varies: the recipe's run is "holdout x4"
+// beside x1, "hybrid (gate)" beside the other rewards, and the SFT-75 +
+// KTO of the holdout study beside SFT-100 + KTO. Without such a study, each
+// arm keeps the label planArms gives it.
+func pairLabels(pl *Plan, p armPair) (treatment, control string) {
+	for _, st := range pl.Studies {
+		t := slices.IndexFunc(st.Arms, func(a Arm) bool { return a.Key == p.treatment })
+		c := slices.IndexFunc(st.Arms, func(a Arm) bool { return a.Key == p.control })
+		if t >= 0 && c >= 0 {
+			return st.Arms[t].Label, st.Arms[c].Label
+		}
+	}
+	arms := planArms(pl)
+	return arms[p.treatment].Label, arms[p.control].Label
 }
 
 func armKeys(pl *Plan) []string {

@@ -524,3 +524,30 @@ func TestReplayAs(t *testing.T) {
 		}
 	}
 }
+
+// TestPairLabels: a comparison names its arms as the study that varies
+// what it compares does, not as the last study sharing the recipe's run
+// (v1-recipe-choices-session's first report called SFT-75 + KTO on the
+// holdout "hybrid (gate)" beside SFT-100 + KTO).
+func TestPairLabels(t *testing.T) {
+	pl, err := NewPlan(Quick(), "fp", []uint64{1}, []string{"dev"}, []string{"holdout", "augmentation", "reward"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		pair           armPair
+		treatment, ctl string
+	}{
+		{armPair{"okto", "rl_seen"}, "SFT-75 + online KTO on the 25% holdout", "SFT-100 + online KTO on the same data"},
+		{armPair{"okto", "sft100"}, "SFT-75 + online KTO on the 25% holdout", "SFT-100"},
+		{armPair{"sft100", "sft75"}, "SFT-100", "SFT-75"},
+		{armPair{"okto", "aug1"}, "holdout x4", "holdout x1"},
+		{armPair{"okto", "reward_exec"}, "hybrid (gate)", "execution only"},
+		{armPair{"reward_judge", "rl_seen"}, "judge only", "SFT-100 + online KTO on the same data"}, // no study holds both
+	} {
+		tr, ctl := pairLabels(pl, c.pair)
+		if tr != c.treatment || ctl != c.ctl {
+			t.Errorf("%s - %s: labelled %q - %q; want %q - %q", c.pair.treatment, c.pair.control, tr, ctl, c.treatment, c.ctl)
+		}
+	}
+}
