@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sqlrl/sqlrl/atomicfile"
@@ -41,6 +42,13 @@ type Report struct {
 	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 }
 
+// sft100Arm is the flywheel's arm of SFT on all of train (-sft100), and
+// sft100Stage its stage in the report.
+const (
+	sft100Arm   = "sft100"
+	sft100Stage = "SFT-100 (-sft100)"
+)
+
 // Stage is one stage's time, summed over its runs.
 type Stage struct {
 	Name    string  `json:"name"`
@@ -51,13 +59,23 @@ type Stage struct {
 func newReport(o Options, stamp *Stamp, fr *experiment.FlywheelReport, human *HumanTest, dv *DevVote) *Report {
 	r := &Report{Command: o.Command, Databases: stamp.Databases, Questions: stamp.Counts, Preset: fr.Preset,
 		Serve: filepath.Join(o.Out, ServeFile), Human: human, DevVote: dv}
-	r.Stages = []Stage{{Name: "generate", Seconds: stamp.Seconds}, {Name: "SFT"}, {Name: "KTO"}, {Name: "evaluate (dev)"}}
-	index := map[string]int{experiment.KindSFT: 1, experiment.KindRL: 2, experiment.KindEval: 3}
+	r.Stages = []Stage{{Name: "generate", Seconds: stamp.Seconds}, {Name: "SFT"}, {Name: sft100Stage}, {Name: "KTO"}, {Name: "evaluate (dev)"}}
+	index := map[string]int{experiment.KindSFT: 1, experiment.KindRL: 3, experiment.KindEval: 4}
 	for _, s := range fr.Stages {
-		if i, ok := index[s.Kind]; ok {
-			r.Stages[i].Seconds += s.Seconds
-			r.Stages[i].Steps += s.Steps
+		i, ok := index[s.Kind]
+		if !ok {
+			continue
 		}
+		if s.Kind == experiment.KindSFT && strings.HasPrefix(s.Name, sft100Arm+"/") {
+			// -sft100's SFT on all of train: a stage of its own, so
+			// that the SFT row stays the served model's.
+			i = 2
+		}
+		r.Stages[i].Seconds += s.Seconds
+		r.Stages[i].Steps += s.Steps
+	}
+	if r.Stages[2].Seconds == 0 && r.Stages[2].Steps == 0 {
+		r.Stages = slices.Delete(r.Stages, 2, 3)
 	}
 	if dv != nil {
 		r.Stages = append(r.Stages, Stage{Name: "evaluate (dev, by vote)", Seconds: dv.Seconds})
@@ -143,9 +161,22 @@ func (r *Report) Markdown() []byte {
 	}
 	b.WriteString("## Synthetic dev: EX by difficulty, before and after KTO\n\n")
 	b.WriteString("Generated questions over the same databases, never trained on; the split settings are chosen on.\n\n")
-	b.WriteString("| difficulty | questions | SFT | SFT + KTO | change |\n|---|---|---|---|---|\n")
+	with100 := slices.ContainsFunc(r.Dev, func(c experiment.Change) bool { return c.SFT100 != nil })
+	if with100 {
+		b.WriteString("| difficulty | questions | SFT | SFT + KTO | change | SFT-100 (-sft100: all of train, no KTO) |\n|---|---|---|---|---|---|\n")
+	} else {
+		b.WriteString("| difficulty | questions | SFT | SFT + KTO | change |\n|---|---|---|---|---|\n")
+	}
 	for _, c := range r.Dev {
-		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %+.1f |\n", c.Level, c.Questions, c.Before.Mean, c.After.Mean, c.Delta)
+		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %+.1f |", c.Level, c.Questions, c.Before.Mean, c.After.Mean, c.Delta)
+		if with100 {
+			if c.SFT100 != nil {
+				fmt.Fprintf(&b, " %.1f |", c.SFT100.Mean)
+			} else {
+				b.WriteString(" - |")
+			}
+		}
+		b.WriteString("\n")
 	}
 	if r.Served == "sft" {
 		b.WriteString("\nKTO lowered the synthetic dev EX, so serve.json serves the SFT model.\n")

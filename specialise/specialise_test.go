@@ -574,3 +574,39 @@ func TestGeneralDevScoreCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestReportSFT100: with -sft100 the report gives SFT on all of train a
+// stage of its own and a dev column; without it, neither appears.
+func TestReportSFT100(t *testing.T) {
+	stamp := &Stamp{Databases: []StampDB{{DBID: "league", Path: "league.sqlite", SHA256: strings.Repeat("a", 64)}}, Counts: map[string]int{"train": 10}}
+	for _, with100 := range []bool{false, true} {
+		fr := &experiment.FlywheelReport{Preset: experiment.Quick()}
+		fr.Stages = []experiment.RunRow{
+			{Name: "sft75/seed1", Kind: experiment.KindSFT, Steps: 30, Seconds: 60},
+			{Name: "okto/seed1", Kind: experiment.KindRL, Steps: 5, Seconds: 30},
+			{Name: "eval/okto/seed1/dev", Kind: experiment.KindEval, Seconds: 6},
+		}
+		row := experiment.Change{Level: "total", Questions: 20, Before: experiment.Stat{Mean: 40}, After: experiment.Stat{Mean: 45}, Delta: 5}
+		if with100 {
+			fr.Stages = append(fr.Stages, experiment.RunRow{Name: "sft100/seed1", Kind: experiment.KindSFT, Steps: 40, Seconds: 90})
+			row.SFT100 = &experiment.Stat{Mean: 47.5}
+		}
+		fr.Tables = []experiment.BeforeAfter{{Split: "dev", Rows: []experiment.Change{row}}}
+		r := newReport(Options{Command: "sqlrl specialise", Out: t.TempDir()}, stamp, fr, nil, nil)
+		md := string(r.Markdown())
+		var names []string
+		for _, s := range r.Stages {
+			names = append(names, s.Name)
+		}
+		if r.Stages[1].Name != "SFT" || r.Stages[1].Steps != 30 {
+			t.Errorf("-sft100 %v: SFT stage %+v; want the served model's SFT alone (30 steps)", with100, r.Stages[1])
+		}
+		has := slices.Contains(names, sft100Stage)
+		if has != with100 || strings.Contains(md, "SFT-100") != with100 || strings.Contains(md, "| 40.0 | 45.0 | +5.0 | 47.5 |") != with100 {
+			t.Errorf("-sft100 %v: stages %v, report:\n%s", with100, names, md)
+		}
+		if with100 && r.Stages[2].Steps != 40 {
+			t.Errorf("SFT-100 stage %+v; want its 40 steps, after SFT", r.Stages[2])
+		}
+	}
+}
