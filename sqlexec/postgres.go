@@ -178,6 +178,8 @@ func (e *Postgres) Query(ctx context.Context, db, sql string) (*Result, error) {
 		// some time after it arrives, which may then cancel whatever the
 		// backend runs next (PostgreSQL's protocol docs, "Canceling Requests
 		// in Progress"), another caller's query on a reused connection.
+		// A statement the server's own statement_timeout ended while ctx
+		// was still live sent no cancel request and keeps its connection.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pgCleanupTimeout)
 		defer cancel()
 		if pc.IsClosed() {
