@@ -70,7 +70,7 @@ func checkClaims(rep *Report) []Claim {
 			}
 		}
 		sft75, ok75 := get("sft75")
-		sft100, ok100 := get("sft100")
+		sft100, ok100 := get(ArmSFT100)
 		okto, okOkto := get("okto")
 		// RL on seen data gives almost no signal.
 		if seen, ok := get("rl_seen"); ok && ok75 && ok100 && okOkto {

@@ -503,7 +503,7 @@ func NewFlywheelReport(pl *Plan, rep *Report, results map[string]*Result) *Flywh
 			}
 			return Row{}
 		}
-		sft100, merged, seen := byKey("sft100").Cells, byKey("okto_merged"), byKey("rl_seen")
+		sft100, merged, seen := byKey(ArmSFT100).Cells, byKey("okto_merged"), byKey("rl_seen")
 		var later []Row // KTO rounds 2.. (Preset.Rounds)
 		for r := 2; r <= fr.Preset.Rounds; r++ {
 			later = append(later, byKey(RoundKey(r)))

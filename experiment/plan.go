@@ -128,6 +128,16 @@ type Run struct {
 	Evals map[string]*Run
 }
 
+// ArmSFT100 is the key of SFT on all of train (Preset.SFT100).
+const ArmSFT100 = "sft100"
+
+// RunArm is the arm key of a trained run's name ("sft100/seed1" ->
+// "sft100"); an evaluation's name ("eval/okto/seed1/dev") gives "eval".
+func RunArm(name string) string {
+	arm, _, _ := strings.Cut(name, "/")
+	return arm
+}
+
 // StudyFlywheel is the main job's one comparison (sqlrl experiment
 // flywheel): SFT-75 against SFT-75 + online KTO, the recipe's run. It is
 // not one of the OKTO studies (its two arms are in "final" already), so
@@ -185,9 +195,9 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	}
 	recipe := func(*RLConfig) {}
 	sft75 := armDef{key: "sft75", label: "SFT-75", sft: 0.75}
-	sft100 := armDef{key: "sft100", label: "SFT-100", sft: 1}
+	sft100 := armDef{key: ArmSFT100, label: "SFT-100", sft: 1}
 	okto := armDef{key: "okto", label: "SFT-75 + online KTO-25 (x4, hybrid)", start: "sft75", rl: recipe}
-	rlSeen := armDef{key: "rl_seen", label: "SFT-100 + online KTO on the same data", start: "sft100", rl: func(r *RLConfig) { r.On, r.Fraction, r.Pool = train.RLOnTrain, 1, 0 }}
+	rlSeen := armDef{key: "rl_seen", label: "SFT-100 + online KTO on the same data", start: ArmSFT100, rl: func(r *RLConfig) { r.On, r.Fraction, r.Pool = train.RLOnTrain, 1, 0 }}
 	algo := func(key, label, a string, online bool) armDef {
 		return armDef{key: key, label: label, start: "sft75", rl: func(r *RLConfig) {
 			r.Algo, r.Online = a, online
@@ -252,7 +262,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 	defs[StudyFlywheel] = fw
 	models := map[string][]*Run{} // arm key -> runs by seed
 	var model func(d armDef, seed uint64, si int) *Run
-	byKey := map[string]armDef{"sft75": sft75, "sft100": sft100, "okto": okto}
+	byKey := map[string]armDef{"sft75": sft75, ArmSFT100: sft100, "okto": okto}
 	model = func(d armDef, seed uint64, si int) *Run {
 		if rs := models[d.key]; len(rs) > si && rs[si] != nil {
 			return rs[si]
@@ -279,7 +289,7 @@ func NewPlan(p Preset, bench string, seeds []uint64, splits, studies []string) (
 			}
 			c.Kind, c.RL, c.Parent = KindRL, &r, parent.ID
 		}
-		run := pl.add(&Run{Name: fmt.Sprintf("%s/seed%d", d.key, seed), Config: c, Parent: parent, Evals: map[string]*Run{}})
+		run := pl.add(&Run{Name: fmt.Sprintf("%s/seed%d", d.key, seed), Config: c, Parent: parent, Evals: map[string]*Run{}}) // RunArm reads it back
 		for len(models[d.key]) <= si {
 			models[d.key] = append(models[d.key], nil)
 		}

@@ -174,10 +174,14 @@ func ExecuteStudy(ctx context.Context, o Options, so StudyOptions) (*Done, error
 	for i, p := range c.Comparisons {
 		pairs[i] = armPair{p.Treatment, p.Control}
 	}
+	labels := make([][2]string, len(pairs))
+	for i, p := range pairs {
+		labels[i][0], labels[i][1] = pairLabels(done.Plan, p)
+	}
 	for _, split := range done.Plan.Splits {
 		rows := compareArms(c.Name, split, arms, pairs, runsDir, so2)
 		for i := range rows {
-			rows[i].TreatmentLabel, rows[i].ControlLabel = pairLabels(done.Plan, pairs[i])
+			rows[i].TreatmentLabel, rows[i].ControlLabel = labels[i][0], labels[i][1]
 		}
 		prot.Comparisons = append(prot.Comparisons, rows...)
 	}

@@ -550,4 +550,31 @@ func TestPairLabels(t *testing.T) {
 			t.Errorf("%s - %s: labelled %q - %q; want %q - %q", c.pair.treatment, c.pair.control, tr, ctl, c.treatment, c.ctl)
 		}
 	}
+
+	// and a study's report carries those labels, on every split
+	defer func(old func(context.Context, string) (string, string)) { gitCommitted = old }(gitCommitted)
+	gitCommitted = func(context.Context, string) (string, string) { return "c0ffee", "" }
+	bench := fakeBench(t, "dev", "test")
+	cfg := filepath.Join(t.TempDir(), "choices.json")
+	js := strings.NewReplacer(`"flywheel-quick"`, `"quick"`, `"settings": {"sft100": true, "kto-steps": 3},`, ``,
+		`["flywheel"]`, `["holdout", "reward"]`, `["sft75", "okto", "sft100"]`, `["sft75", "okto", "sft100", "rl_seen", "reward_exec"]`,
+		`[{"treatment": "okto", "control": "sft75"}, {"treatment": "okto", "control": "sft100"}]`, `[{"treatment": "okto", "control": "rl_seen"}, {"treatment": "okto", "control": "reward_exec"}]`,
+		`"primary": {"treatment": "okto", "control": "sft100"}`, `"primary": {"treatment": "okto", "control": "rl_seen"}`).Replace(studyJSON)
+	if err := os.WriteFile(cfg, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ExecuteStudy(context.Background(), studyOptions(bench, t.TempDir(), &fake{}), StudyOptions{Config: cfg, FinalTest: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"rl_seen": "SFT-75 + online KTO on the 25% holdout", "reward_exec": "hybrid (gate)"}
+	rows := d.Report.Protocol.Comparisons
+	if len(rows) == 0 {
+		t.Fatal("no comparisons in the study's report")
+	}
+	for _, r := range rows {
+		if r.TreatmentLabel != want[r.Control] {
+			t.Errorf("%s: okto - %s labelled %q, want %q", r.Split, r.Control, r.TreatmentLabel, want[r.Control])
+		}
+	}
 }

@@ -42,12 +42,9 @@ type Report struct {
 	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 }
 
-// sft100Arm is the flywheel's arm of SFT on all of train (-sft100), and
-// sft100Stage its stage in the report.
-const (
-	sft100Arm   = "sft100"
-	sft100Stage = "SFT-100 (-sft100)"
-)
+// sft100Stage is -sft100's SFT on all of train in the report: a stage of
+// its own, so that the SFT row stays the served model's.
+const sft100Stage = "SFT-100 (-sft100)"
 
 // Stage is one stage's time, summed over its runs.
 type Stage struct {
@@ -60,23 +57,20 @@ func newReport(o Options, stamp *Stamp, fr *experiment.FlywheelReport, human *Hu
 	r := &Report{Command: o.Command, Databases: stamp.Databases, Questions: stamp.Counts, Preset: fr.Preset,
 		Serve: filepath.Join(o.Out, ServeFile), Human: human, DevVote: dv}
 	r.Stages = []Stage{{Name: "generate", Seconds: stamp.Seconds}, {Name: "SFT"}, {Name: sft100Stage}, {Name: "KTO"}, {Name: "evaluate (dev)"}}
-	index := map[string]int{experiment.KindSFT: 1, experiment.KindRL: 3, experiment.KindEval: 4}
+	stageOf := map[string]string{experiment.KindSFT: "SFT", experiment.KindRL: "KTO", experiment.KindEval: "evaluate (dev)"}
 	for _, s := range fr.Stages {
-		i, ok := index[s.Kind]
+		name, ok := stageOf[s.Kind]
 		if !ok {
 			continue
 		}
-		if s.Kind == experiment.KindSFT && strings.HasPrefix(s.Name, sft100Arm+"/") {
-			// -sft100's SFT on all of train: a stage of its own, so
-			// that the SFT row stays the served model's.
-			i = 2
+		if s.Kind == experiment.KindSFT && experiment.RunArm(s.Name) == experiment.ArmSFT100 {
+			name = sft100Stage
 		}
+		i := slices.IndexFunc(r.Stages, func(st Stage) bool { return st.Name == name })
 		r.Stages[i].Seconds += s.Seconds
 		r.Stages[i].Steps += s.Steps
 	}
-	if r.Stages[2].Seconds == 0 && r.Stages[2].Steps == 0 {
-		r.Stages = slices.Delete(r.Stages, 2, 3)
-	}
+	r.Stages = slices.DeleteFunc(r.Stages, func(st Stage) bool { return st.Name == sft100Stage && st.Seconds == 0 && st.Steps == 0 })
 	if dv != nil {
 		r.Stages = append(r.Stages, Stage{Name: "evaluate (dev, by vote)", Seconds: dv.Seconds})
 	}
@@ -162,11 +156,11 @@ func (r *Report) Markdown() []byte {
 	b.WriteString("## Synthetic dev: EX by difficulty, before and after KTO\n\n")
 	b.WriteString("Generated questions over the same databases, never trained on; the split settings are chosen on.\n\n")
 	with100 := slices.ContainsFunc(r.Dev, func(c experiment.Change) bool { return c.SFT100 != nil })
+	head, rule := "| difficulty | questions | SFT | SFT + KTO | change |", "|---|---|---|---|---|"
 	if with100 {
-		b.WriteString("| difficulty | questions | SFT | SFT + KTO | change | SFT-100 (-sft100: all of train, no KTO) |\n|---|---|---|---|---|---|\n")
-	} else {
-		b.WriteString("| difficulty | questions | SFT | SFT + KTO | change |\n|---|---|---|---|---|\n")
+		head, rule = head+" SFT-100 (-sft100: all of train, no KTO) |", rule+"---|"
 	}
+	b.WriteString(head + "\n" + rule + "\n")
 	for _, c := range r.Dev {
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %+.1f |", c.Level, c.Questions, c.Before.Mean, c.After.Mean, c.Delta)
 		if with100 {
